@@ -1,0 +1,45 @@
+"""A pure-Python Gin Rummy engine: cards, melds, deals, games and matches.
+
+No Django, no I/O.  Cards are small ints, hands 52-bit masks; every shuffle comes from a
+recorded seed, so a deal, a game or a match is its seed plus its action log.
+"""
+
+from .actions import Action, ActionKind
+from .cards import Card, CardSet, card_index, card_name, parse_cards
+from .deal import Deal, Outcome, Phase, Termination
+from .errors import (
+    DealOverError,
+    EngineError,
+    IllegalActionError,
+    InvalidActionError,
+    InvalidCardError,
+    InvalidMeldsError,
+    NotYourTurnError,
+)
+from .rules import HOLLYWOOD, OKLAHOMA, STANDARD, STRAIGHT, RuleSet
+
+__all__ = [
+    "HOLLYWOOD",
+    "OKLAHOMA",
+    "STANDARD",
+    "STRAIGHT",
+    "Action",
+    "ActionKind",
+    "Card",
+    "CardSet",
+    "Deal",
+    "DealOverError",
+    "EngineError",
+    "IllegalActionError",
+    "InvalidActionError",
+    "InvalidCardError",
+    "InvalidMeldsError",
+    "NotYourTurnError",
+    "Outcome",
+    "Phase",
+    "RuleSet",
+    "Termination",
+    "card_index",
+    "card_name",
+    "parse_cards",
+]
