@@ -3,8 +3,14 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+MANAGE := $(BIN)/python manage.py
 
-.PHONY: venv test lint
+# Integration tests run on the local PostgreSQL and Redis; override to point elsewhere.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
+TEST_REDIS_URL    ?= redis://127.0.0.1:6379/9
+
+.PHONY: venv run demo migrate worker beat test test-unit test-integration lint format \
+        cluster cluster-stop cluster-status
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,9 +20,50 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-test: $(STAMP)
-	$(BIN)/pytest
+# Embedded default: SQLite in var/, tasks run in-process, DEBUG on. http://127.0.0.1:8000
+run: export DEBUG = 1
+run: $(STAMP)
+	$(MANAGE) migrate --no-input
+	$(MANAGE) demo
+	$(MANAGE) runserver 127.0.0.1:8000
+
+migrate: $(STAMP)
+	$(MANAGE) migrate --no-input
+
+# A Celery worker for whatever CELERY_BROKER_URL and DATABASE_URL say.
+worker: $(STAMP)
+	$(BIN)/celery -A config worker --loglevel INFO
+
+beat: $(STAMP)
+	$(BIN)/celery -A config beat --loglevel INFO --schedule var/celerybeat-schedule
+
+# Unit tests on SQLite with no broker; integration tests on PostgreSQL + Redis + a worker.
+# DEBUG=1 only supplies the development SECRET_KEY and plain-HTTP defaults; pytest-django
+# still runs every test with settings.DEBUG off.
+test: test-unit test-integration
+
+test-unit: $(STAMP)
+	DEBUG=1 DATABASE_URL= CELERY_BROKER_URL= REDIS_URL= \
+	    $(BIN)/pytest -m "not integration" -p no:cacheprovider
+
+test-integration: $(STAMP)
+	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_REDIS_URL) REDIS_URL= \
+	    $(BIN)/pytest -m integration tests/integration -p no:cacheprovider
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# gunicorn + two Celery workers + beat on the local PostgreSQL and Redis (deploy/cluster.py).
+cluster: $(STAMP)
+	$(BIN)/python deploy/cluster.py start
+
+cluster-stop:
+	$(BIN)/python deploy/cluster.py stop
+
+cluster-status:
+	$(BIN)/python deploy/cluster.py status

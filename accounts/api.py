@@ -1,0 +1,214 @@
+"""Accounts API: registration, sign-in and sign-out, the caller's player, the player list.
+
+Views validate input, call a service or selector, and serialize. Serializers list their fields
+explicitly; everything but the display name is read-only.
+"""
+
+import django_filters
+from django.contrib.auth import authenticate
+from django.http import Http404
+from django.urls import path
+from drf_spectacular.utils import extend_schema, inline_serializer
+from knox.views import LogoutAllView, LogoutView
+from rest_framework import generics, mixins, permissions, serializers, viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.routers import SimpleRouter
+from rest_framework.views import APIView
+
+from accounts import selectors, services
+from accounts.models import NAME_MAX_LENGTH, Player
+
+# --- Serializers ----------------------------------------------------------------------------
+
+
+class PlayerSerializer(serializers.ModelSerializer):
+    """A player as anyone may see them."""
+
+    class Meta:
+        model = Player
+        fields = ["id", "name", "kind", "bot_strategy", "created_at"]
+        read_only_fields = ["id", "kind", "bot_strategy", "created_at"]
+
+
+class PlayerUpdateSerializer(serializers.Serializer):
+    """What a player may change about themselves."""
+
+    name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False)
+
+
+class MeSerializer(serializers.ModelSerializer):
+    """The caller's own player, with their account."""
+
+    username = serializers.CharField(source="user.get_username", read_only=True)
+    is_staff = serializers.BooleanField(source="user.is_staff", read_only=True)
+
+    class Meta:
+        model = Player
+        fields = ["id", "name", "kind", "bot_strategy", "created_at", "username", "is_staff"]
+        read_only_fields = fields
+
+
+class RegisterSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+    name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False, allow_blank=True)
+
+
+class SignInSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+
+
+TokenSerializer = inline_serializer(
+    "Token",
+    {
+        "token": serializers.CharField(),
+        "expiry": serializers.DateTimeField(),
+        "player": MeSerializer(allow_null=True),
+    },
+)
+
+
+def _token_response(request: Request, user, player: Player | None, status: int) -> Response:
+    instance, token = services.token_issue(user=user)
+    data = {
+        "token": token,
+        "expiry": serializers.DateTimeField().to_representation(instance.expiry),
+        "player": MeSerializer(player, context={"request": request}).data if player else None,
+    }
+    return Response(data, status=status)
+
+
+# --- Sign-up, sign-in, sign-out -------------------------------------------------------------
+
+
+class RegisterView(APIView):
+    """Create an account and its human player; answers with a sign-in token."""
+
+    authentication_classes: list = []
+    permission_classes = [permissions.AllowAny]
+    throttle_scope = "register"
+
+    @extend_schema(request=RegisterSerializer, responses={201: TokenSerializer}, auth=[])
+    def post(self, request: Request) -> Response:
+        serializer = RegisterSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        player = services.player_register(**serializer.validated_data)
+        return _token_response(request, player.user, player, status=201)
+
+
+class SignInView(APIView):
+    """Exchange a username and password for a token that expires (``Authorization: Token …``)."""
+
+    authentication_classes: list = []
+    permission_classes = [permissions.AllowAny]
+    throttle_scope = "sign-in"
+
+    @extend_schema(request=SignInSerializer, responses={200: TokenSerializer}, auth=[])
+    def post(self, request: Request) -> Response:
+        serializer = SignInSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = authenticate(request=request, **serializer.validated_data)
+        if user is None:  # wrong password, unknown or inactive user; bots have no user at all
+            raise serializers.ValidationError(
+                {"non_field_errors": ["Unable to sign in with the given username and password."]}
+            )
+        return _token_response(request, user, selectors.player_for_user(user=user), status=200)
+
+
+class SignOutView(LogoutView):
+    """Revoke the token this request was made with."""
+
+    @extend_schema(request=None, responses={204: None})
+    def post(self, request, format=None):
+        return super().post(request, format)
+
+
+class SignOutEverywhereView(LogoutAllView):
+    """Revoke every token of the caller."""
+
+    @extend_schema(request=None, responses={204: None})
+    def post(self, request, format=None):
+        return super().post(request, format)
+
+
+# --- Players --------------------------------------------------------------------------------
+
+
+class IsOwnerOrReadOnly(permissions.BasePermission):
+    """Anyone may read; only the player's own user may change it (staff use the admin)."""
+
+    message = "You can change only your own player."
+
+    def has_object_permission(self, request, view, obj: Player) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return obj.user_id is not None and obj.user_id == request.user.id
+
+
+class PlayerFilter(django_filters.FilterSet):
+    kind = django_filters.ChoiceFilter(choices=Player.Kind.choices)
+    name = django_filters.CharFilter(lookup_expr="icontains", help_text="Part of the name.")
+
+    class Meta:
+        model = Player
+        fields = ["kind", "name"]
+
+
+class PlayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Players: public to read; each player edits only their own name."""
+
+    serializer_class = PlayerSerializer
+    filterset_class = PlayerFilter
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly]
+
+    def get_queryset(self):
+        return selectors.player_list()
+
+    @extend_schema(request=PlayerUpdateSerializer, responses={200: PlayerSerializer})
+    def partial_update(self, request: Request, pk=None) -> Response:
+        player = self.get_object()
+        serializer = PlayerUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        player = services.player_update(player=player, **serializer.validated_data)
+        return Response(PlayerSerializer(player).data)
+
+
+class MeView(generics.GenericAPIView):
+    """The caller's own player: read it, or change the display name."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = MeSerializer
+
+    def get_object(self) -> Player:
+        player = selectors.player_for_user(user=self.request.user)
+        if player is None:
+            raise Http404  # e.g. a staff account made with createsuperuser
+        return player
+
+    def get(self, request: Request) -> Response:
+        return Response(MeSerializer(self.get_object()).data)
+
+    @extend_schema(request=PlayerUpdateSerializer, responses={200: MeSerializer})
+    def patch(self, request: Request) -> Response:
+        player = self.get_object()
+        serializer = PlayerUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        player = services.player_update(player=player, **serializer.validated_data)
+        return Response(MeSerializer(player).data)
+
+
+# --- URLs -----------------------------------------------------------------------------------
+
+router = SimpleRouter(trailing_slash=False)
+router.register("players", PlayerViewSet, basename="player")
+
+urlpatterns = [
+    path("auth/register", RegisterView.as_view(), name="register"),
+    path("auth/login", SignInView.as_view(), name="login"),
+    path("auth/logout", SignOutView.as_view(), name="logout"),
+    path("auth/logoutall", SignOutEverywhereView.as_view(), name="logoutall"),
+    path("me", MeView.as_view(), name="me"),
+    *router.urls,
+]

@@ -1,0 +1,26 @@
+"""Reads of players and accounts."""
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import QuerySet
+
+from accounts.models import Player
+
+
+def player_list() -> QuerySet[Player]:
+    """Every player, public data, oldest first (filters apply on top in the API)."""
+    return Player.objects.all()
+
+
+def player_for_user(*, user: AbstractBaseUser | AnonymousUser) -> Player | None:
+    """The player of a signed-in user, or None (anonymous, or a staff user with no player)."""
+    if not user.is_authenticated:
+        return None
+    return Player.objects.filter(user=user).first()
+
+
+def player_name_taken(*, name: str, exclude_id: int | None = None) -> bool:
+    """Whether a display name is in use, ignoring case."""
+    players = Player.objects.filter(name__iexact=name)
+    if exclude_id is not None:
+        players = players.exclude(id=exclude_id)
+    return players.exists()

@@ -1,0 +1,111 @@
+"""The Celery app: configuration from Django settings (``CELERY_*``), a base task class.
+
+Every task of the project gets, from :class:`Task`:
+
+- retries with exponential backoff and jitter when the database is briefly unreachable
+  (``OperationalError``/``InterfaceError``), up to ``max_retries``;
+- a redelivery cap: a message whose worker died ``CELERY_TASK_MAX_REDELIVERIES`` times is
+  dropped with an error log instead of killing workers forever;
+- ``delay_on_commit``/``apply_async_on_commit`` (from Celery's ``DjangoTask``): enqueue only
+  once the surrounding transaction has committed. With no broker configured the task then runs
+  in-process, right after the commit.
+
+Workers keep their database connection between tasks (``CELERY_DB_REUSE_MAX``) and, like
+Django does around each request, drop it when it is too old or broken.
+"""
+
+import logging
+import os
+from functools import cache
+
+from celery import Celery, signals
+from celery.contrib.django.task import DjangoTask
+from django.db import InterfaceError, OperationalError
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+logger = logging.getLogger(__name__)
+
+
+class Task(DjangoTask):
+    """Base class of every task here: retries on database hiccups, caps redeliveries."""
+
+    autoretry_for = (OperationalError, InterfaceError)
+    retry_backoff = True  # 1 s, 2 s, 4 s, ... between retries
+    retry_backoff_max = 60
+    retry_jitter = True  # spread retries so recovering workers do not stampede the database
+    max_retries = 5
+
+    def __call__(self, *args, **kwargs):
+        if self._redelivery_cap_reached():
+            return None  # acknowledged and dropped: see _redelivery_cap_reached
+        return super().__call__(*args, **kwargs)
+
+    def _redelivery_cap_reached(self) -> bool:
+        """Count redeliveries of this message; true once the cap is reached.
+
+        Redis marks a message ``redelivered`` when it goes back to the queue because its worker
+        died (reject on worker lost, or the visibility timeout). Only those deliveries are
+        counted, so the normal path costs nothing. A retry is a new message (``retries`` is in
+        the key) and starts a new count.
+        """
+        request = self.request
+        if request.is_eager or not (request.delivery_info or {}).get("redelivered"):
+            return False
+        client = _broker_redis()
+        if client is None:
+            return False
+        key = f"ginrummy:redeliveries:{request.id}:{request.retries}"
+        count = client.incr(key)
+        client.expire(key, 24 * 3600)
+        cap = self.app.conf.get("task_max_redeliveries") or 5
+        if count < cap:
+            logger.warning("Task %s[%s] redelivered (%d of %d)", self.name, request.id, count, cap)
+            return False
+        logger.error(
+            "Task %s[%s] dropped after %d redeliveries: its worker died every time. "
+            "Arguments: %r %r",
+            self.name,
+            request.id,
+            count,
+            request.args,
+            request.kwargs,
+        )
+        return True
+
+
+@cache
+def _broker_redis():
+    """A Redis client on the broker's database, or None for another broker."""
+    url = app.conf.broker_url or ""
+    if not url.startswith(("redis://", "rediss://")):
+        return None
+    import redis
+
+    return redis.Redis.from_url(url)
+
+
+app = Celery("ginrummy", task_cls=Task)
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+@signals.task_prerun.connect
+@signals.task_postrun.connect
+def _close_old_connections(sender=None, **kwargs):
+    """Apply CONN_MAX_AGE and CONN_HEALTH_CHECKS between tasks, as Django does per request.
+
+    With CELERY_DB_REUSE_MAX set, Celery's fix-up no longer closes the connection around each
+    task; without this a broken or very old connection would be reused by the next task.
+    """
+    if getattr(sender.request, "is_eager", False):
+        return  # in-process: the surrounding request or test owns the connection
+    from django.db import close_old_connections
+
+    close_old_connections()
+
+
+@app.task(name="health.ping")
+def ping() -> str:
+    """Answer "pong": proves a round trip through the broker to a worker and back."""
+    return "pong"

@@ -1,0 +1,347 @@
+"""Settings for the Gin Rummy service, read from the environment.
+
+One module for every environment. With nothing set, the service runs *embedded*: SQLite in
+``var/`` and Celery tasks run in-process (no broker). With ``DATABASE_URL`` and
+``CELERY_BROKER_URL`` it runs on PostgreSQL and Redis with real workers. Every variable is
+listed, with its default, in the README's configuration table.
+
+A bad value stops start-up with a message that names the variable (see the ``env_*`` helpers).
+"""
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def env_str(name: str, default: str = "") -> str:
+    """The variable's value, or ``default`` when it is unset or empty."""
+    value = os.environ.get(name, "").strip()
+    return value or default
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """A yes/no variable: 1/0, true/false, yes/no, on/off (any case). Unset or empty: default."""
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise ImproperlyConfigured(
+        f"{name}={os.environ[name]!r} is not a boolean: use 1/0, true/false, yes/no or on/off"
+    )
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    """An integer variable, at least ``minimum`` when given. Unset or empty: default."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} is too small: the minimum is {minimum}")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    """A comma-separated list; blanks around items and empty items are dropped."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return list(default)
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+# --- Core -----------------------------------------------------------------------------------
+
+DEBUG = env_bool("DEBUG", False)
+
+# Runtime files (SQLite database, collected static files, cluster pidfiles and logs).
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Set it to a long random string in production, "
+            "or set DEBUG=1 for local development (which uses a built-in development key)."
+        )
+    SECRET_KEY = "django-insecure-development-only-key-never-use-in-production"
+
+ALLOWED_HOSTS = env_list(
+    "ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"] if DEBUG else []
+)
+if not DEBUG and not ALLOWED_HOSTS:
+    raise ImproperlyConfigured(
+        "ALLOWED_HOSTS is not set: with DEBUG off, list the host names this service answers "
+        "to, comma-separated (e.g. ALLOWED_HOSTS=rummy.example.org)."
+    )
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    # Before staticfiles, so that runserver serves static files through WhiteNoise too.
+    "whitenoise.runserver_nostatic",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "knox",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "accounts",
+    "games",
+    "tournaments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+
+_DEFAULT_DATABASE_URL = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+try:
+    _database = dj_database_url.parse(env_str("DATABASE_URL", _DEFAULT_DATABASE_URL))
+except ValueError as exc:  # unknown scheme or unparsable URL
+    raise ImproperlyConfigured(f"DATABASE_URL is not a usable database URL: {exc}") from None
+
+if _database["ENGINE"] == "django.db.backends.sqlite3":
+    # Embedded mode: IMMEDIATE transactions take the write lock up front, so two writers wait
+    # for each other (busy timeout) instead of failing with "database is locked" mid-transaction;
+    # WAL lets readers go on while one writer works.
+    _database["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        **_database.get("OPTIONS", {}),
+    }
+else:
+    # Persistent connections: about a minute, checked before reuse (RELIABILITY.md measured
+    # 218 vs 514+ requests/s without and with them).
+    _database["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
+    _database["CONN_HEALTH_CHECKS"] = True
+DATABASES = {"default": _database}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache (DRF throttling counters live here) ----------------------------------------------
+
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    # Shared by every web process, so throttling counts across gunicorn workers.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "ginrummy",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Auth -----------------------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# Sign-in tokens (django-rest-knox): stored hashed, expire, revocable one by one or all at once.
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(hours=env_int("TOKEN_TTL_HOURS", 10, minimum=1)),
+    "TOKEN_LIMIT_PER_USER": None,
+    "AUTO_REFRESH": False,
+}
+
+# --- Internationalisation -------------------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files (served by WhiteNoise) ----------------------------------------------------
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Hashed, compressed files in production; needs `manage.py collectstatic`.
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+# --- HTTPS and security headers (production defaults; `check --deploy` is clean) ------------
+
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# Load balancers probe over plain HTTP; the health report must not bounce to HTTPS.
+SECURE_REDIRECT_EXEMPT = [r"^api/health$"]
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
+    # Only behind a proxy that sets this header itself; otherwise clients could forge it.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# --- REST API -------------------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "knox.auth.TokenAuthentication",
+        # The web pages added later sign in with sessions.
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    # Anonymous users read public data only.
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
+    ],
+    "DEFAULT_PAGINATION_CLASS": "config.api.PageNumberPagination",
+    "PAGE_SIZE": env_int("API_PAGE_SIZE", 20, minimum=1),
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.ScopedRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("THROTTLE_ANON_RATE", "120/min"),
+        "user": env_str("THROTTLE_USER_RATE", "600/min"),
+        "sign-in": env_str("THROTTLE_SIGN_IN_RATE", "10/min"),
+        "register": env_str("THROTTLE_REGISTER_RATE", "10/hour"),
+    },
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Gin Rummy service API",
+    "DESCRIPTION": "Players, accounts, and (in later releases) play, tournaments and ladders.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI from the installed sidecar package: the docs work without a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# --- Celery (see config/celery.py and RELIABILITY.md) ---------------------------------------
+
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
+# Embedded mode: no broker, tasks run in-process. `task.delay_on_commit(...)` is the one code
+# path either way: embedded, the task runs right after the commit in the same process.
+CELERY_EMBEDDED = not CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = CELERY_EMBEDDED
+CELERY_TASK_EAGER_PROPAGATES = CELERY_EMBEDDED
+CELERY_RESULT_BACKEND = (
+    env_str(
+        "CELERY_RESULT_BACKEND", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else ""
+    )
+    or None
+)
+CELERY_RESULT_EXPIRES = 3600
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+# At least once: ack after the task ran, requeue it if its worker process dies mid-task
+# (without reject-on-worker-lost such a task is lost). Tasks must therefore be idempotent.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 120, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 180, minimum=1)
+# Redis hands an unacknowledged message to another worker after this many seconds. It must
+# outlast the longest task and the longest countdown, or healthy tasks run twice.
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 300, minimum=1)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+if CELERY_TASK_SOFT_TIME_LIMIT > CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        f"CELERY_TASK_SOFT_TIME_LIMIT ({CELERY_TASK_SOFT_TIME_LIMIT} s) must not exceed "
+        f"CELERY_TASK_TIME_LIMIT ({CELERY_TASK_TIME_LIMIT} s)"
+    )
+if CELERY_VISIBILITY_TIMEOUT <= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        f"CELERY_VISIBILITY_TIMEOUT ({CELERY_VISIBILITY_TIMEOUT} s) must exceed "
+        f"CELERY_TASK_TIME_LIMIT ({CELERY_TASK_TIME_LIMIT} s): otherwise Redis hands a task "
+        "that is still running to a second worker"
+    )
+# Keep a worker's database connection across tasks. Celery's Django fix-up closes it around
+# every task unless this is set; it then closes it only every this-many tasks. Between tasks
+# config/celery.py also applies CONN_MAX_AGE and the health check, as Django does per request.
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000, minimum=0)
+# A task redelivered this many times (its worker died each time) is dropped with an error log,
+# so one poison message cannot crash workers forever. See config.celery.Task.
+CELERY_TASK_MAX_REDELIVERIES = env_int("CELERY_TASK_MAX_REDELIVERIES", 5, minimum=1)
+CELERY_BEAT_SCHEDULE: dict[str, dict] = {
+    # Later: the clock sweep, every second, e.g.
+    # "sweep-clocks": {"task": "games.sweep_clocks", "schedule": 1.0},
+}
+
+# --- Logging --------------------------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,20 @@
+"""URL map: the API under /api/, its schema and docs, and the admin."""
+
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from config import api, health
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/health", health.HealthView.as_view(), name="health"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/", include("accounts.api")),
+    # Last: any other /api/ path is a JSON 404 in the error shape, with DEBUG on or off.
+    re_path(r"^api(/.*)?$", api.api_not_found),
+]
+
+handler404 = "config.api.page_not_found"
+handler500 = "config.api.server_error"
