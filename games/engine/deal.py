@@ -243,6 +243,15 @@ class Deal:
         return len(self.stock)
 
     @property
+    def actions(self) -> tuple[Action, ...]:
+        """The actions applied so far, in order."""
+        return tuple(self._log)
+
+    def seat_of_ply(self, ply: int) -> int:
+        """The seat that made the ``ply``-th action."""
+        return self._seats >> ply & 1
+
+    @property
     def log(self) -> list[tuple[int, Action]]:
         """The actions applied so far, each with the seat that acted."""
         return [(self._seats >> i & 1, a) for i, a in enumerate(self._log)]

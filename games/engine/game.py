@@ -1,0 +1,340 @@
+"""Games to the target, and Hollywood sets of three games, as runs of deals.
+
+Players of a game are 0 and 1.  A deal's seats map to players through ``swap``: seat
+``s`` is played by player ``s ^ swap``.  Plain deals have ``swap = 0``; with duplicate
+deals every seed is dealt twice, the second time with ``swap = 1``, so each player holds
+each hand once, from the same seat (dealer or not) as the other player held it.
+
+Seeds: a game's deal seeds come from the game seed by :func:`derive_seed`, so a game is
+its seed, its first dealer, its rules and its actions.
+
+>>> from .rules import RuleSet
+>>> game = Game.new(seed=1, first_dealer=0, rules=RuleSet(target=100))
+>>> game.scores, game.deal.dealer, game.to_act_player
+([0, 0], 0, 1)
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .actions import Action
+from .deal import Deal, Outcome, shuffled_deck
+from .errors import DealOverError, NotYourTurnError
+from .rules import STANDARD, NextDealer, RuleSet, ScoringStyle, ShutoutStyle
+
+
+def derive_seed(parent: int, *path: str | int) -> int:
+    """A child seed: the first 63 bits of SHA-256 over ``"parent/path/..."``.
+
+    >>> derive_seed(42, "game", 0)
+    8048489010478082432
+    """
+    text = "/".join([str(parent), *(str(p) for p in path)])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def cut_for_deal(seed: int) -> int:
+    """The player (0 or 1) who deals first: each cuts a card, the lower rank deals.
+
+    Player 0 cuts first; equal ranks cut again.  Aces are low.
+    """
+    deck = shuffled_deck(seed)
+    for i in range(0, 52, 2):
+        a, b = deck[i] % 13, deck[i + 1] % 13
+        if a != b:
+            return 0 if a < b else 1
+    return 0  # unreachable: 26 pairs of equal rank cannot all tie
+
+
+class GameTermination(enum.StrEnum):
+    TARGET = "target"  # a player reached the target
+    FORFEIT = "forfeit"  # a player forfeited (timeout, no-show, resignation, bot failure)
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    """A finished deal of a game: enough to replay it, and how it scored."""
+
+    number: int
+    seed: int
+    dealer: int  # the dealer's seat
+    swap: int
+    actions: tuple[Action, ...]
+    outcome: Outcome | None  # None if the game ended by forfeit during the deal
+
+    def player_of_seat(self, seat: int) -> int:
+        return seat ^ self.swap
+
+    @property
+    def winner_player(self) -> int | None:
+        if self.outcome is None or self.outcome.winner is None:
+            return None
+        return self.outcome.winner ^ self.swap
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """A finished game, scored by the book: hand points plus bonuses."""
+
+    winner: int
+    termination: GameTermination
+    hand_points: tuple[int, int]
+    hands_won: tuple[int, int]
+    game_bonus: tuple[int, int]
+    line_bonus: tuple[int, int]
+    shutout: bool
+    final: tuple[int, int]
+    reason: str = ""
+
+    @property
+    def margin(self) -> int:
+        """The winner's final score minus the loser's."""
+        return self.final[self.winner] - self.final[1 - self.winner]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "winner": self.winner,
+            "termination": self.termination.value,
+            "hand_points": list(self.hand_points),
+            "hands_won": list(self.hands_won),
+            "game_bonus": list(self.game_bonus),
+            "line_bonus": list(self.line_bonus),
+            "shutout": self.shutout,
+            "final": list(self.final),
+            "margin": self.margin,
+            "reason": self.reason,
+        }
+
+
+def score_game(
+    rules: RuleSet,
+    winner: int,
+    hand_points: tuple[int, int],
+    hands_won: tuple[int, int],
+    termination: GameTermination = GameTermination.TARGET,
+    reason: str = "",
+) -> GameResult:
+    """Apply the end-of-game bonuses: game bonus, line bonus per hand won, shutout."""
+    loser = 1 - winner
+    shutout = hands_won[loser] == 0 and rules.shutout is not ShutoutStyle.NONE
+    points = list(hand_points)
+    bonus = [0, 0]
+    bonus[winner] = rules.game_bonus
+    if shutout and rules.shutout is ShutoutStyle.DOUBLE_HAND_POINTS:
+        points[winner] *= 2
+    elif shutout and rules.shutout is ShutoutStyle.DOUBLE_GAME_BONUS:
+        bonus[winner] *= 2
+    line = (hands_won[0] * rules.line_bonus, hands_won[1] * rules.line_bonus)
+    final = (points[0] + bonus[0] + line[0], points[1] + bonus[1] + line[1])
+    return GameResult(
+        winner=winner,
+        termination=termination,
+        hand_points=(points[0], points[1]),
+        hands_won=hands_won,
+        game_bonus=(bonus[0], bonus[1]),
+        line_bonus=line,
+        shutout=shutout,
+        final=final,
+        reason=reason,
+    )
+
+
+@dataclass(slots=True)
+class _Column:
+    """One game's running totals: a plain game has one column, Hollywood three."""
+
+    scores: list[int] = field(default_factory=lambda: [0, 0])
+    hands_won: list[int] = field(default_factory=lambda: [0, 0])
+    result: GameResult | None = None
+
+
+class Game:
+    """A run of deals scored into one game (standard) or three (Hollywood).
+
+    ``deal`` is the deal in play; when it ends the next one starts at once, unless the
+    game is over.  ``deals`` holds the finished ones.  ``results`` lists the finished
+    games in the order they ended (one for standard scoring, up to three for Hollywood).
+    """
+
+    __slots__ = (
+        "_pair_dealer",
+        "columns",
+        "deal",
+        "deal_swap",
+        "deals",
+        "first_dealer",
+        "forfeit_by",
+        "results",
+        "rules",
+        "seed",
+        "wins_count",
+    )
+
+    def __init__(self, seed: int, first_dealer: int, rules: RuleSet = STANDARD) -> None:
+        if first_dealer not in (0, 1):
+            raise ValueError("first_dealer must be player 0 or 1")
+        self.seed = seed
+        self.rules = rules
+        self.first_dealer = first_dealer
+        hollywood = rules.scoring is ScoringStyle.HOLLYWOOD
+        self.columns = [_Column() for _ in range(3 if hollywood else 1)]
+        self.wins_count = [0, 0]  # winning hands per player, for Hollywood's columns
+        self.deals: list[DealRecord] = []
+        self.results: list[GameResult] = []
+        self.forfeit_by: tuple[int, str] | None = None
+        self._pair_dealer = first_dealer
+        self.deal_swap = 0
+        self.deal = self._make_deal(0, first_dealer, 0)
+
+    @classmethod
+    def new(cls, seed: int, first_dealer: int, rules: RuleSet = STANDARD) -> Game:
+        return cls(seed, first_dealer, rules)
+
+    # --- reading -----------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return all(col.result is not None for col in self.columns)
+
+    @property
+    def scores(self) -> list[int]:
+        """Running hand points of the first (or only) game."""
+        return list(self.columns[0].scores)
+
+    @property
+    def hands_won(self) -> list[int]:
+        return list(self.columns[0].hands_won)
+
+    @property
+    def deal_number(self) -> int:
+        return len(self.deals)
+
+    def player_of_seat(self, seat: int) -> int:
+        return seat ^ self.deal_swap
+
+    def seat_of_player(self, player: int) -> int:
+        return player ^ self.deal_swap
+
+    @property
+    def to_act_player(self) -> int | None:
+        if self.is_over:
+            return None
+        return self.deal.to_act ^ self.deal_swap
+
+    def legal_actions(self) -> list[Action]:
+        return [] if self.is_over else self.deal.legal_actions()
+
+    # --- acting ------------------------------------------------------------------------
+
+    def apply(self, action: Action, player: int | None = None) -> DealRecord | None:
+        """Apply an action for the player to act; returns the deal's record if it ended."""
+        if self.is_over:
+            raise DealOverError("the game is over")
+        seat = None if player is None else player ^ self.deal_swap
+        if seat is not None and seat != self.deal.to_act:
+            raise NotYourTurnError(f"it is player {self.deal.to_act ^ self.deal_swap}'s turn")
+        self.deal.apply(action, seat)
+        if not self.deal.is_over:
+            return None
+        return self._finish_deal()
+
+    def forfeit(self, player: int, reason: str = "") -> None:
+        """``player`` forfeits: every open game is won by the opponent, scored as it stands."""
+        if self.is_over:
+            raise DealOverError("the game is over")
+        d = self.deal
+        self.deals.append(
+            DealRecord(len(self.deals), d.seed, d.dealer, self.deal_swap, d.actions, None)
+        )
+        self.forfeit_by = (player, reason)
+        for col in self.columns:
+            if col.result is None:
+                col.result = score_game(
+                    self.rules,
+                    1 - player,
+                    (col.scores[0], col.scores[1]),
+                    (col.hands_won[0], col.hands_won[1]),
+                    GameTermination.FORFEIT,
+                    reason,
+                )
+                self.results.append(col.result)
+
+    # --- deal sequencing ---------------------------------------------------------------
+
+    def _make_deal(self, number: int, dealer_player: int, swap: int) -> Deal:
+        rules = self.rules
+        if rules.duplicate_deals:
+            seed = derive_seed(self.seed, "deal", number // 2)
+        else:
+            seed = derive_seed(self.seed, "deal", number)
+        self.deal_swap = swap
+        return Deal.new(seed, dealer_player ^ swap, rules)
+
+    def _finish_deal(self) -> DealRecord:
+        d = self.deal
+        assert d.outcome is not None
+        record = DealRecord(len(self.deals), d.seed, d.dealer, self.deal_swap, d.actions, d.outcome)
+        self.deals.append(record)
+        winner = record.winner_player
+        if winner is not None:
+            self._score(winner, d.outcome.points)
+        duplicate = self.rules.duplicate_deals
+        if not duplicate or record.number % 2 == 1:
+            self._check_targets()
+        if self.is_over:
+            return record
+        number = len(self.deals)
+        dealer_player = d.dealer ^ self.deal_swap
+        if duplicate:
+            if number % 2 == 1:
+                # Same seed and dealer seat, the players swapped.
+                self.deal = self._make_deal(number, self._pair_dealer ^ 1, 1)
+                return record
+            self._pair_dealer ^= 1
+            self.deal = self._make_deal(number, self._pair_dealer, 0)
+            return record
+        if winner is None:
+            next_dealer = dealer_player  # a drawn hand: the same dealer deals again
+        elif self.rules.next_dealer is NextDealer.LOSER:
+            next_dealer = 1 - winner
+        else:
+            next_dealer = 1 - dealer_player
+        self.deal = self._make_deal(number, next_dealer, 0)
+        return record
+
+    def _score(self, winner: int, points: int) -> None:
+        self.wins_count[winner] += 1
+        reach = min(self.wins_count[winner], len(self.columns))
+        for col in self.columns[:reach]:
+            if col.result is None:
+                col.scores[winner] += points
+                col.hands_won[winner] += 1
+
+    def _check_targets(self) -> None:
+        target = self.rules.target
+        for col in self.columns:
+            if col.result is not None:
+                continue
+            a, b = col.scores
+            if max(a, b) < target or a == b:
+                continue
+            winner = 0 if a > b else 1
+            col.result = score_game(
+                self.rules, winner, (a, b), (col.hands_won[0], col.hands_won[1])
+            )
+            self.results.append(col.result)
+
+
+__all__ = [
+    "DealRecord",
+    "Game",
+    "GameResult",
+    "GameTermination",
+    "cut_for_deal",
+    "derive_seed",
+    "score_game",
+]

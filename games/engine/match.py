@@ -1,0 +1,204 @@
+"""A match: best of N games (five by default), each to the target.
+
+A match is its seed, its rules and its actions: game seeds come from the match seed, the
+first game's dealer is cut from it, and the first deal of each later game alternates.
+
+>>> match = Match(seed=2024)
+>>> match.games_won, match.rules.best_of, match.is_over
+([0, 0], 5, False)
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from .actions import Action
+from .errors import DealOverError
+from .game import DealRecord, Game, GameResult, cut_for_deal, derive_seed
+from .rules import STANDARD, RuleSet
+
+
+class MatchTermination(enum.StrEnum):
+    GAMES = "games"  # a player won the majority of games
+    FORFEIT = "forfeit"  # a player forfeited the match
+
+
+class Match:
+    """A best-of-N match between players 0 and 1."""
+
+    __slots__ = (
+        "_counted",
+        "cut_dealer",
+        "game",
+        "games",
+        "reason",
+        "results",
+        "rules",
+        "seed",
+        "termination",
+        "winner",
+    )
+
+    def __init__(self, seed: int, rules: RuleSet = STANDARD) -> None:
+        self.seed = seed
+        self.rules = rules
+        self.cut_dealer = cut_for_deal(derive_seed(seed, "cut"))
+        self.games: list[Game] = []
+        self.results: list[GameResult] = []
+        self.winner: int | None = None
+        self.termination: MatchTermination | None = None
+        self.reason = ""
+        self._counted = 0
+        self.game = self._start_game()
+
+    def _start_game(self) -> Game:
+        index = len(self.games)
+        first_dealer = self.cut_dealer ^ (index % 2)
+        game = Game(derive_seed(self.seed, "game", index), first_dealer, self.rules)
+        self.games.append(game)
+        self._counted = 0
+        return game
+
+    # --- reading -----------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def games_won(self) -> list[int]:
+        won = [0, 0]
+        for result in self.results:
+            won[result.winner] += 1
+        return won
+
+    @property
+    def margins(self) -> list[int]:
+        """Per player: the sum over games of own final score minus the opponent's."""
+        total = [0, 0]
+        for r in self.results:
+            total[0] += r.final[0] - r.final[1]
+            total[1] += r.final[1] - r.final[0]
+        return total
+
+    @property
+    def to_act_player(self) -> int | None:
+        return None if self.is_over else self.game.to_act_player
+
+    def legal_actions(self) -> list[Action]:
+        return [] if self.is_over else self.game.legal_actions()
+
+    # --- acting ------------------------------------------------------------------------
+
+    def apply(self, action: Action, player: int | None = None) -> DealRecord | None:
+        """Apply an action for the player to act; returns the deal's record if it ended."""
+        if self.is_over:
+            raise DealOverError("the match is over")
+        record = self.game.apply(action, player)
+        if record is not None:
+            self._collect()
+        return record
+
+    def forfeit_game(self, player: int, reason: str = "") -> None:
+        """``player`` forfeits the game in play (scored as it stands); the match goes on."""
+        if self.is_over:
+            raise DealOverError("the match is over")
+        self.game.forfeit(player, reason)
+        self._collect()
+
+    def forfeit_match(self, player: int, reason: str = "") -> None:
+        """``player`` forfeits the match: the game in play is forfeited and the match ends."""
+        if self.is_over:
+            raise DealOverError("the match is over")
+        self.game.forfeit(player, reason)
+        self._collect(stop=True)
+        self.winner = 1 - player
+        self.termination = MatchTermination.FORFEIT
+        self.reason = reason
+
+    def _collect(self, stop: bool = False) -> None:
+        game = self.game
+        need = self.rules.games_to_win
+        while self._counted < len(game.results):
+            result = game.results[self._counted]
+            self._counted += 1
+            self.results.append(result)
+            if self.games_won[result.winner] >= need:
+                self.winner = result.winner
+                self.termination = MatchTermination.GAMES
+                return
+        if game.is_over and not stop:
+            self.game = self._start_game()
+
+    @classmethod
+    def replay(cls, data: dict[str, Any]) -> Match:
+        """Rebuild a match from :meth:`log_json` output by replaying every action.
+
+        Only the seed, rules, actions and forfeits are read; the recorded outcomes and
+        results can then be compared with the replay's.
+        """
+        match = cls(int(data["seed"]), RuleSet.from_dict(data["rules"]))
+        games = data["games"]
+        for index, game in enumerate(games):
+            for deal in game["deals"]:
+                for text in deal["actions"]:
+                    match.apply(Action.parse(text))
+            forfeit = game.get("forfeit")
+            if forfeit is not None:
+                last = index == len(games) - 1
+                if last and data.get("termination") == MatchTermination.FORFEIT.value:
+                    match.forfeit_match(int(forfeit["player"]), str(forfeit["reason"]))
+                else:
+                    match.forfeit_game(int(forfeit["player"]), str(forfeit["reason"]))
+        return match
+
+    # --- logs --------------------------------------------------------------------------
+
+    def log_json(self) -> dict[str, Any]:
+        """Compact JSON of the whole match: seeds, every deal's actions, every result."""
+        return {
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "cut_dealer": self.cut_dealer,
+            "games": [
+                {
+                    "seed": g.seed,
+                    "first_dealer": g.first_dealer,
+                    "deals": [_deal_json(rec) for rec in g.deals]
+                    + ([] if g.is_over else [_live_deal_json(g)]),
+                    "forfeit": None
+                    if g.forfeit_by is None
+                    else {"player": g.forfeit_by[0], "reason": g.forfeit_by[1]},
+                }
+                for g in self.games
+            ],
+            "results": [r.to_json() for r in self.results],
+            "winner": self.winner,
+            "termination": None if self.termination is None else self.termination.value,
+            "games_won": self.games_won,
+        }
+
+
+def _deal_json(rec: DealRecord) -> dict[str, Any]:
+    return {
+        "seed": rec.seed,
+        "dealer": rec.dealer,
+        "swap": rec.swap,
+        "actions": [str(a) for a in rec.actions],
+        "outcome": rec.outcome.to_json() if rec.outcome else None,
+    }
+
+
+def _live_deal_json(game: Game) -> dict[str, Any]:
+    d = game.deal
+    return {
+        "seed": d.seed,
+        "dealer": d.dealer,
+        "swap": game.deal_swap,
+        "actions": [str(a) for a in d.actions],
+        "outcome": None,
+    }
+
+
+__all__ = ["Match", "MatchTermination"]

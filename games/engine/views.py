@@ -1,0 +1,154 @@
+"""What one player (or a spectator) may see of a deal.
+
+A :class:`PlayerView` is built from the deal but holds only what its viewer may know:
+their own hand, the discard pile, the stock's size (never its order), the cards the
+opponent is known to hold because they were picked up from the discard pile, and the
+public history of the deal.  The opponent's other cards appear only once the deal is over.
+Bots receive views, never deals, so they cannot peek.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import Action, ActionKind
+from .cards import card_name, cards_of
+from .deal import Deal, Outcome, Phase
+from .melds import arrange
+from .rules import RuleSet
+
+
+@dataclass(frozen=True, slots=True)
+class PublicAction:
+    """One ply as its viewer saw it: stock draws never show their card."""
+
+    seat: int
+    kind: ActionKind
+    card: int | None  # the card when the viewer may know it
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """One viewer's knowledge of a deal.  ``seat`` is None for a spectator."""
+
+    seat: int | None
+    rules: RuleSet
+    dealer: int
+    phase: Phase
+    to_act: int | None  # None once the deal is over
+    ply: int
+    upcard: int  # the first upcard (public: it sets Oklahoma's knock limit)
+    knock_limit: int
+    multiplier: int
+    hand: int  # the viewer's own cards (0 for a spectator)
+    discards: tuple[int, ...]  # bottom first; the last is the top of the pile
+    stock_size: int
+    hand_sizes: tuple[int, int]
+    known: tuple[int, int]  # per seat: cards known to be held (picked up from the pile)
+    forbidden_discard: int | None  # the viewer's card that may not be discarded this turn
+    legal_actions: tuple[Action, ...]  # empty unless it is the viewer's turn
+    history: tuple[PublicAction, ...]
+    outcome: Outcome | None
+    revealed: tuple[int, int] | None  # both hands, once the deal is over
+
+    @property
+    def opponent(self) -> int | None:
+        return None if self.seat is None else 1 - self.seat
+
+    @property
+    def opponent_known(self) -> int:
+        """Cards the opponent is known to hold (0 for a spectator)."""
+        return 0 if self.seat is None else self.known[1 - self.seat]
+
+    @property
+    def top_discard(self) -> int | None:
+        return self.discards[-1] if self.discards else None
+
+    @property
+    def my_turn(self) -> bool:
+        return self.seat is not None and self.seat == self.to_act
+
+    def to_json(self) -> dict[str, Any]:
+        """The view as JSON-ready data (card names, melds of the own hand grouped)."""
+
+        def names(mask: int) -> list[str]:
+            return [card_name(c) for c in cards_of(mask)]
+
+        own = arrange(self.hand) if self.seat is not None else None
+        data: dict[str, Any] = {
+            "seat": self.seat,
+            "dealer": self.dealer,
+            "phase": self.phase.name.lower(),
+            "to_act": self.to_act,
+            "ply": self.ply,
+            "upcard": card_name(self.upcard),
+            "knock_limit": self.knock_limit,
+            "multiplier": self.multiplier,
+            "hand": names(self.hand) if self.seat is not None else None,
+            "melds": own.meld_names() if own else None,
+            "deadwood": own.deadwood_names() if own else None,
+            "deadwood_points": own.points if own else None,
+            "discard_pile": [card_name(c) for c in self.discards],
+            "stock_size": self.stock_size,
+            "hand_sizes": list(self.hand_sizes),
+            "known": [names(self.known[0]), names(self.known[1])],
+            "forbidden_discard": (
+                None if self.forbidden_discard is None else card_name(self.forbidden_discard)
+            ),
+            "legal_actions": [a.to_json() for a in self.legal_actions],
+            "history": [
+                {
+                    "seat": p.seat,
+                    "type": p.kind.value,
+                    "card": None if p.card is None else card_name(p.card),
+                }
+                for p in self.history
+            ],
+            "outcome": self.outcome.to_json() if self.outcome else None,
+            "revealed": [names(h) for h in self.revealed] if self.revealed else None,
+        }
+        return data
+
+
+def _public(seat: int, action: Action, viewer: int | None, over: bool) -> PublicAction:
+    kind = action.kind
+    card = action.card
+    if kind is ActionKind.DRAW_STOCK:
+        card = None
+    elif (kind is ActionKind.KNOCK or kind is ActionKind.GIN) and not over and viewer != seat:
+        card = None  # the knock card goes face down (the deal ends with it, so this is moot)
+    return PublicAction(seat, kind, card)
+
+
+def view_for(deal: Deal, seat: int | None) -> PlayerView:
+    """The view of ``seat`` (0 or 1), or of a spectator when ``seat`` is None."""
+    over = deal.phase is Phase.OVER
+    if seat is not None and seat not in (0, 1):
+        raise ValueError("seat must be 0, 1 or None")
+    history = [_public(s, action, seat, over) for s, action in deal.log]
+    my_turn = seat is not None and not over and deal.to_act == seat
+    return PlayerView(
+        seat=seat,
+        rules=deal.rules,
+        dealer=deal.dealer,
+        phase=deal.phase,
+        to_act=None if over else deal.to_act,
+        ply=deal.ply,
+        upcard=deal.upcard,
+        knock_limit=deal.knock_limit,
+        multiplier=deal.multiplier,
+        hand=deal.hands[seat] if seat is not None else 0,
+        discards=tuple(deal.discards),
+        stock_size=len(deal.stock),
+        hand_sizes=(deal.hands[0].bit_count(), deal.hands[1].bit_count()),
+        known=(deal.known[0], deal.known[1]),
+        forbidden_discard=deal.forbidden_discard if my_turn else None,
+        legal_actions=tuple(deal.legal_actions()) if my_turn else (),
+        history=tuple(history),
+        outcome=deal.outcome,
+        revealed=(deal.hands[0], deal.hands[1]) if over else None,
+    )
+
+
+__all__ = ["PlayerView", "PublicAction", "view_for"]
