@@ -77,13 +77,18 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     return response
 
 
+_COMPACT = {"separators": (",", ":")}  # as DRF renders JSON
+
+
 def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/") or request.path == "/api"
 
 
 def api_not_found(request: HttpRequest, *args, **kwargs) -> JsonResponse:
     """Unknown ``/api/...`` routes: 404 in the error shape (also with DEBUG on)."""
-    return JsonResponse(error_body("Not found.", "not_found"), status=404)
+    return JsonResponse(
+        error_body("Not found.", "not_found"), status=404, json_dumps_params=_COMPACT
+    )
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None):
@@ -96,7 +101,9 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None):
 def server_error(request: HttpRequest):
     """Django's 500 handler: JSON for the API, Django's page elsewhere."""
     if _is_api(request):
-        return JsonResponse(error_body("Server error.", "server_error"), status=500)
+        return JsonResponse(
+            error_body("Server error.", "server_error"), status=500, json_dumps_params=_COMPACT
+        )
     return defaults.server_error(request)
 
 

@@ -1,0 +1,76 @@
+"""Fixtures for every test: the cast (alice, bob, charlie), API clients, clean throttles."""
+
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from tests.factories import PASSWORD, PlayerFactory
+
+INTEGRATION_DIR = Path(__file__).parent / "integration"
+
+
+def pytest_collection_modifyitems(items):
+    """Everything under tests/integration/ is an integration test."""
+    for item in items:
+        if INTEGRATION_DIR in Path(item.path).parents:
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttles():
+    """Throttle counters live in the cache; each test starts with none used."""
+    cache.clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """A cheap hasher: PBKDF2's deliberate slowness would dominate the suite's run time."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def password() -> str:
+    return PASSWORD
+
+
+@pytest.fixture
+def alice(db):
+    return PlayerFactory(user__username="alice", name="Alice")
+
+
+@pytest.fixture
+def bob(db):
+    return PlayerFactory(user__username="bob", name="Bob")
+
+
+@pytest.fixture
+def charlie(db):
+    return PlayerFactory(user__username="charlie", name="Charlie")
+
+
+@pytest.fixture
+def client() -> APIClient:
+    """An anonymous API client."""
+    return APIClient()
+
+
+def sign_in(client: APIClient, username: str, password: str = PASSWORD) -> str:
+    """Sign in through the API and send the token with every later request."""
+    response = client.post(
+        "/api/auth/login", {"username": username, "password": password}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    token = response.json()["token"]
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return token
+
+
+@pytest.fixture
+def alice_client(alice) -> APIClient:
+    """An API client signed in as alice with a real token."""
+    client = APIClient()
+    sign_in(client, "alice")
+    return client

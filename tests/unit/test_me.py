@@ -1,0 +1,72 @@
+"""GET/PATCH /api/me: the caller's own player."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import Player
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_me_shows_my_player_and_account(alice_client, alice):
+    response = alice_client.get("/api/me")
+
+    assert response.status_code == 200
+    assert response.json() == {
+        "id": alice.id,
+        "name": "Alice",
+        "kind": "human",
+        "bot_strategy": "",
+        "created_at": alice.created_at.isoformat().replace("+00:00", "Z"),
+        "username": "alice",
+        "is_staff": False,
+    }
+
+
+def test_i_can_rename_myself(alice_client, alice):
+    response = alice_client.patch("/api/me", {"name": "Alice the Bold"})
+
+    assert response.status_code == 200
+    assert response.json()["name"] == "Alice the Bold"
+    alice.refresh_from_db()
+    assert alice.name == "Alice the Bold"
+
+
+def test_renaming_to_my_own_name_in_another_case_is_fine(alice_client):
+    assert alice_client.patch("/api/me", {"name": "ALICE"}).status_code == 200
+
+
+def test_i_cannot_take_another_players_name(alice_client, bob):
+    response = alice_client.patch("/api/me", {"name": "bob"})
+
+    assert response.status_code == 400
+    assert response.json()["errors"] == {"name": ["A player with this name already exists."]}
+
+
+def test_read_only_fields_are_ignored(alice_client, alice):
+    response = alice_client.patch(
+        "/api/me", {"kind": "bot", "is_staff": True, "bot_strategy": "expert", "username": "x"}
+    )
+
+    assert response.status_code == 200
+    alice.refresh_from_db()
+    alice.user.refresh_from_db()
+    assert (alice.kind, alice.bot_strategy, alice.user.is_staff) == ("human", "", False)
+    assert alice.user.username == "alice"
+
+
+def test_a_user_without_player_gets_a_404():
+    UserFactory(username="root", is_staff=True)
+    client = APIClient()
+    client.force_authenticate(user=UserFactory(username="root"))
+
+    response = client.get("/api/me")
+
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found.", "code": "not_found"}
+    assert not Player.objects.exists()
+
+
+def test_anonymous_users_have_no_me(client):
+    assert client.patch("/api/me", {"name": "Ghost"}).status_code == 401

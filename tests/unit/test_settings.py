@@ -1,0 +1,94 @@
+"""Settings come from the environment and stop start-up loudly on bad values."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config.settings import env_bool, env_int, env_list
+
+ROOT = Path(__file__).resolve().parents[2]
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": "x7Jq2pVd9LmR4tWz8YcN3bKf6HsG1aEo5UiTyXrQvBnMlPkZjDw0",
+    "ALLOWED_HOSTS": "rummy.example.org",
+}
+
+
+def manage(*args: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """Run manage.py in a fresh process with a clean project environment plus ``env``."""
+    ours = {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CELERY_BROKER_URL"}
+    base = {k: v for k, v in os.environ.items() if k not in ours and not k.startswith("SECURE_")}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**base, "VAR_DIR": str(tmp_path), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_env_bool_reads_the_usual_spellings(monkeypatch):
+    for raw, value in [("1", True), ("Yes", True), ("on", True), ("0", False), ("FALSE", False)]:
+        monkeypatch.setenv("FLAG", raw)
+        assert env_bool("FLAG", not value) is value
+    monkeypatch.setenv("FLAG", "")
+    assert env_bool("FLAG", True) is True
+
+
+def test_env_bool_names_the_variable_on_a_bad_value(monkeypatch):
+    monkeypatch.setenv("FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="FLAG='maybe' is not a boolean"):
+        env_bool("FLAG", False)
+
+
+def test_env_int_checks_type_and_minimum(monkeypatch):
+    monkeypatch.setenv("COUNT", "12")
+    assert env_int("COUNT", 1) == 12
+    monkeypatch.setenv("COUNT", "twelve")
+    with pytest.raises(ImproperlyConfigured, match="COUNT='twelve' is not an integer"):
+        env_int("COUNT", 1)
+    monkeypatch.setenv("COUNT", "-1")
+    with pytest.raises(ImproperlyConfigured, match="COUNT=-1 is too small"):
+        env_int("COUNT", 1, minimum=0)
+
+
+def test_env_list_splits_on_commas(monkeypatch):
+    monkeypatch.setenv("HOSTS", " a.example , b.example,, ")
+    assert env_list("HOSTS", []) == ["a.example", "b.example"]
+    monkeypatch.delenv("HOSTS")
+    assert env_list("HOSTS", ["x"]) == ["x"]
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DEBUG": "0"}, "SECRET_KEY is not set"),
+        ({**PRODUCTION, "ALLOWED_HOSTS": ""}, "ALLOWED_HOSTS is not set"),
+        ({"DEBUG": "maybe"}, "DEBUG='maybe' is not a boolean"),
+        ({"DEBUG": "1", "DATABASE_URL": "nosuchdb://x/y"}, "DATABASE_URL is not a usable"),
+        ({"DEBUG": "1", "TOKEN_TTL_HOURS": "ten"}, "TOKEN_TTL_HOURS='ten' is not an integer"),
+        (
+            {"DEBUG": "1", "CELERY_VISIBILITY_TIMEOUT": "60"},
+            "CELERY_VISIBILITY_TIMEOUT (60 s) must exceed CELERY_TASK_TIME_LIMIT (180 s)",
+        ),
+    ],
+    ids=["no-secret-key", "no-hosts", "bad-bool", "bad-db-url", "bad-int", "short-visibility"],
+)
+def test_bad_settings_stop_start_up_naming_the_variable(tmp_path, env, message):
+    result = manage("check", tmp_path=tmp_path, **env)
+
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert message in result.stderr
+
+
+def test_production_settings_pass_the_deployment_checklist(tmp_path):
+    result = manage("check", "--deploy", "--fail-level", "WARNING", tmp_path=tmp_path, **PRODUCTION)
+
+    assert result.returncode == 0, result.stderr
+    assert "System check identified no issues (0 silenced)." in result.stdout
