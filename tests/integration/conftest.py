@@ -1,0 +1,233 @@
+"""Integration fixtures: the real PostgreSQL and Redis, and real Celery workers.
+
+The services are checked once per session. Unreachable outside CI: every integration test is
+skipped with one line saying why. Unreachable with ``CI=true``: the run fails.
+
+Workers run as subprocesses (``celery -A config worker``) on the pytest-django *test* database
+and the same Redis, so tests that use them need ``django_db(transaction=True)``: a worker cannot
+see rows of a transaction the test has not committed.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import psycopg
+import pytest
+import redis
+from django.conf import settings
+
+from config.celery import app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _problem() -> str | None:
+    """Why the integration services cannot be used, or None when they can."""
+    db = settings.DATABASES["default"]
+    if "postgresql" not in db["ENGINE"]:
+        return f"DATABASE_URL is not PostgreSQL (engine {db['ENGINE']})"
+    broker = settings.CELERY_BROKER_URL
+    if not broker.startswith("redis://"):
+        return f"CELERY_BROKER_URL is not a Redis URL ({broker or 'unset: embedded mode'})"
+    try:
+        psycopg.connect(
+            host=db["HOST"],
+            port=db["PORT"] or 5432,
+            user=db["USER"],
+            password=db["PASSWORD"],
+            dbname=db["NAME"],
+            connect_timeout=3,
+        ).close()
+    except psycopg.Error as exc:
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"PostgreSQL at {db['HOST']}:{db['PORT']} is unreachable ({first_line})"
+    try:
+        redis.Redis.from_url(broker, socket_connect_timeout=3).ping()
+    except redis.RedisError as exc:
+        return f"Redis at {broker} is unreachable ({exc})"
+    return None
+
+
+_SKIP_PREFIX = "integration tests skipped: "
+
+
+@pytest.fixture(scope="session", autouse=True)
+def integration_services():
+    """Check PostgreSQL and Redis once; start every session with an empty test Redis db."""
+    problem = _problem()
+    if problem:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.exit(f"CI=true and the integration services are not usable: {problem}", 3)
+        pytest.skip(f"{_SKIP_PREFIX}{problem} (with CI=true this fails the run)")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Report every skip for unreachable services at one place, so `-ra` prints one line."""
+    report = yield
+    if report.skipped and isinstance(report.longrepr, tuple) and _SKIP_PREFIX in report.longrepr[2]:
+        report.longrepr = (__file__, _problem.__code__.co_firstlineno, report.longrepr[2])
+    return report
+    # Messages left by an interrupted earlier run would otherwise reach this run's workers.
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
+
+
+def worker_database_url() -> str:
+    """The URL of pytest-django's test database (``test_<name>``), for subprocesses."""
+    db = settings.DATABASES["default"]
+    auth = quote(db["USER"] or "", safe="")
+    if db["PASSWORD"]:
+        auth += ":" + quote(db["PASSWORD"], safe="")
+    return f"postgres://{auth}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def subprocess_env(**overrides: str) -> dict[str, str]:
+    """The environment for our subprocesses: this run's settings, the test database."""
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL=worker_database_url(),
+        CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
+        PYTHONUNBUFFERED="1",
+    )
+    if not env.get("SECRET_KEY"):
+        env["DEBUG"] = "1"
+    env.update(overrides)
+    return env
+
+
+@dataclass
+class Worker:
+    """A Celery worker subprocess. ``pid`` is the main process; see :meth:`pool_pids`."""
+
+    process: subprocess.Popen
+    hostname: str
+    log_path: Path
+    pool: str
+    started: list[int] = field(default_factory=list)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def ping(self, timeout: float = 1.0) -> bool:
+        """Whether the worker answers a broadcast ping."""
+        return bool(app.control.ping(destination=[self.hostname], timeout=timeout))
+
+    def pool_pids(self) -> list[int]:
+        """The pool's child processes (prefork); a solo worker runs tasks in ``pid`` itself."""
+        if self.pool == "solo":
+            return [self.pid]
+        stats = app.control.inspect(destination=[self.hostname], timeout=2).stats() or {}
+        return list(stats[self.hostname]["pool"]["processes"])
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self, timeout: float = 15) -> None:
+        """Warm shutdown by pid (SIGTERM), then SIGKILL if it does not go in time."""
+        if self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+
+
+def start_worker(
+    *,
+    name: str,
+    log_dir: Path,
+    pool: str = "solo",
+    concurrency: int = 1,
+    queues: str = "celery",
+    **env: str,
+) -> Worker:
+    """Start ``celery -A config worker`` on ``queues`` and wait until it answers a ping.
+
+    ``env`` overrides environment variables of the worker (e.g. a short visibility timeout).
+    """
+    hostname = f"{name}@{socket.gethostname()}"
+    log_path = log_dir / f"{name}.log"
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool",
+        pool,
+        "--concurrency",
+        str(concurrency),
+        "--hostname",
+        hostname,
+        "--loglevel",
+        "INFO",
+        "--without-gossip",
+        "--without-mingle",
+        "--queues",
+        queues,
+        # The test-only tasks (tests/integration/tasks.py).
+        "--include",
+        "tests.integration.tasks",
+    ]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=subprocess_env(**env), stdout=log, stderr=subprocess.STDOUT
+        )
+    worker = Worker(process, hostname, log_path, pool)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"worker {hostname} exited at start-up:\n{worker.log()[-3000:]}")
+        if worker.ping(timeout=0.5):
+            return worker
+    worker.stop()
+    raise RuntimeError(f"worker {hostname} did not answer a ping in 60 s:\n{worker.log()[-3000:]}")
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, tmp_path_factory):
+    """One solo-pool worker for the session (pool from TEST_WORKER_POOL: solo or prefork).
+
+    Stopped before pytest-django drops the test database, which must have no connections.
+    """
+    pool = os.environ.get("TEST_WORKER_POOL", "solo")
+    worker = start_worker(name="pytest", log_dir=tmp_path_factory.mktemp("worker"), pool=pool)
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def worker_factory(django_db_setup, tmp_path):
+    """Start extra workers (``worker_factory(name=..., pool=..., **env)``); stopped after."""
+    workers: list[Worker] = []
+
+    def factory(*, name: str, **kwargs) -> Worker:
+        worker = start_worker(name=name, log_dir=tmp_path, **kwargs)
+        workers.append(worker)
+        return worker
+
+    yield factory
+    for worker in workers:
+        worker.stop()
+
+
+def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+    """Poll ``predicate`` until it returns something truthy; fail after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := predicate():
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"not true within {timeout} s: {predicate}")

@@ -1,0 +1,70 @@
+"""A real worker on PostgreSQL and Redis: round trips, commits, rollbacks, connections."""
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import transaction
+
+from accounts.models import Player
+from config.celery import ping
+from tests.integration.conftest import wait_for
+from tests.integration.tasks import backend_pid, create_bot
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_health_task_round_trip_through_redis(celery_worker):
+    result = ping.delay()
+
+    assert result.get(timeout=10) == "pong"
+    assert not settings.CELERY_TASK_ALWAYS_EAGER  # it went through the broker
+
+
+def test_a_task_writes_a_row_the_test_can_see(celery_worker):
+    player_id = create_bot.delay("Written by a worker").get(timeout=10)
+
+    assert Player.objects.get(id=player_id).name == "Written by a worker"
+
+
+def test_delay_on_commit_publishes_after_the_commit(celery_worker):
+    with transaction.atomic():
+        Player.objects.create(kind="bot", name="Committed first", bot_strategy="random")
+        create_bot.delay_on_commit("After the commit")
+
+    assert wait_for(lambda: Player.objects.filter(name="After the commit").exists())
+
+
+def test_a_rolled_back_transaction_publishes_nothing(celery_worker):
+    with pytest.raises(RuntimeError), transaction.atomic():
+        create_bot.delay_on_commit("Never")
+        raise RuntimeError("the request failed")
+
+    queue = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    assert queue.llen("celery") == 0
+    # One worker takes messages in order: once a later task has run, an earlier one would have.
+    assert ping.delay().get(timeout=10) == "pong"
+    assert not Player.objects.filter(name="Never").exists()
+
+
+def test_the_worker_keeps_its_database_connection_between_tasks(celery_worker):
+    pids = {backend_pid.delay().get(timeout=10) for _ in range(3)}
+
+    assert len(pids) == 1
+
+
+def test_without_reuse_the_worker_reconnects_for_every_task(worker_factory):
+    """The counter-check: Celery's default closes the connection around every task."""
+    worker_factory(name="no-reuse", queues="no-reuse", CELERY_DB_REUSE_MAX="0")
+
+    pids = {backend_pid.apply_async(queue="no-reuse").get(timeout=10) for _ in range(3)}
+
+    assert len(pids) == 3
+
+
+def test_a_prefork_worker_exposes_its_pool_children(worker_factory):
+    worker = worker_factory(name="prefork", queues="prefork", pool="prefork", concurrency=1)
+
+    children = worker.pool_pids()
+
+    assert len(children) == 1 and children[0] != worker.pid
+    assert ping.apply_async(queue="prefork").get(timeout=10) == "pong"
