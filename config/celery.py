@@ -36,6 +36,20 @@ class Task(DjangoTask):
     retry_jitter = True  # spread retries so recovering workers do not stampede the database
     max_retries = 5
 
+    def apply(self, args=None, kwargs=None, *, throw=None, **options):
+        """Run the task in-process (embedded mode), retrying like a worker would.
+
+        Celery, when told to propagate eager errors, raises the ``Retry`` of the first failed
+        attempt to the caller instead of retrying. So attempts run without propagation (Celery
+        then reruns a retried task at once, without the backoff) and only the final error is
+        raised, as ``task_eager_propagates`` asks.
+        """
+        propagate = self.app.conf.task_eager_propagates if throw is None else throw
+        result = super().apply(args, kwargs, throw=False, **options)
+        if propagate and result.failed() and isinstance(result.result, BaseException):
+            raise result.result
+        return result
+
     def __call__(self, *args, **kwargs):
         if self._redelivery_cap_reached():
             return None  # acknowledged and dropped: see _redelivery_cap_reached

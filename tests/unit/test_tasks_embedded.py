@@ -2,7 +2,7 @@
 
 import pytest
 from celery import shared_task
-from django.db import transaction
+from django.db import OperationalError, transaction
 
 from accounts.models import Player
 from config.celery import Task, app, ping
@@ -42,3 +42,29 @@ def test_delay_on_commit_in_a_rolled_back_transaction_runs_nothing():
         raise RuntimeError("abort")
 
     assert not Player.objects.filter(name="RolledBack").exists()
+
+
+_attempts: list[int] = []
+
+
+@shared_task(name="tests.unit.flaky_database", bind=True)
+def flaky_database(self, failures: int) -> str:
+    _attempts.append(self.request.retries)
+    if len(_attempts) <= failures:
+        raise OperationalError("server closed the connection unexpectedly")
+    return "done"
+
+
+def test_database_errors_are_retried():
+    _attempts.clear()
+
+    assert flaky_database.delay(2).get(timeout=1) == "done"
+    assert _attempts == [0, 1, 2]
+
+
+def test_retries_give_up_after_max_retries():
+    _attempts.clear()
+
+    with pytest.raises(OperationalError):
+        flaky_database.delay(100).get(timeout=1)
+    assert len(_attempts) == Task.max_retries + 1
