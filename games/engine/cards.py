@@ -118,13 +118,15 @@ def format_cards(cards: Iterable[int]) -> str:
 class Card(int):
     """One card: an int 0..51 with a readable name.
 
-    >>> Card.parse("ah"), Card.parse("AH").points, Card(12)
-    (Card('AH'), 1, Card('KC'))
+    >>> Card.parse("ah"), Card.parse("AH").points, Card(12), Card("TS")
+    (Card('AH'), 1, Card('KC'), Card('TS'))
     """
 
     __slots__ = ()
 
-    def __new__(cls, value: int) -> Card:
+    def __new__(cls, value: int | str) -> Card:
+        if isinstance(value, str):
+            return _CARDS[card_index(value)]
         if not 0 <= value < 52:
             raise InvalidCardError(f"card index {value} out of range 0..51")
         return _CARDS[value] if len(_CARDS) == 52 else super().__new__(cls, value)
@@ -164,7 +166,7 @@ _CARDS.extend(Card(i) for i in range(52))
 
 
 class CardSet:
-    """An immutable set of cards over a 52-bit mask.
+    """An immutable set of cards over a 52-bit mask (built from a mask or from text).
 
     >>> hand = CardSet.parse("AS 2S 3S KH")
     >>> len(hand), Card.parse("2S") in hand, hand.points
@@ -175,7 +177,9 @@ class CardSet:
 
     __slots__ = ("mask",)
 
-    def __init__(self, mask: int = 0) -> None:
+    def __init__(self, mask: int | str = 0) -> None:
+        if isinstance(mask, str):
+            mask = mask_of(parse_cards(mask))
         if not 0 <= mask <= FULL_DECK:
             raise InvalidCardError("card mask out of range")
         self.mask = mask

@@ -141,6 +141,7 @@ class Deal:
     """
 
     __slots__ = (
+        "_deck",
         "_legal",
         "_log",
         "_seats",
@@ -162,7 +163,7 @@ class Deal:
     )
 
     rules: RuleSet
-    seed: int
+    seed: int | None
     dealer: int
     hands: list[int]
     stock: list[int]
@@ -179,13 +180,26 @@ class Deal:
     _log: list[Action]
     _seats: int
     _legal: list[Action] | None
+    _deck: tuple[int, ...] | None
 
     @classmethod
     def new(cls, seed: int, dealer: int, rules: RuleSet = STANDARD) -> Deal:
         """Shuffle from ``seed`` and deal: ten cards each, one at a time, non-dealer first."""
+        return cls.from_deck(shuffled_deck(seed), dealer, rules, seed=seed)
+
+    @classmethod
+    def from_deck(
+        cls, deck: Sequence[int], dealer: int, rules: RuleSet = STANDARD, seed: int | None = None
+    ) -> Deal:
+        """Deal from a deck in a given order (the first card goes to the non-dealer).
+
+        Cards 0, 2, .., 18 go to the non-dealer and 1, 3, .., 19 to the dealer; card 20 is
+        the upcard and the rest is the stock, its top first.
+        """
         if dealer not in (0, 1):
             raise ValueError("dealer must be seat 0 or 1")
-        deck = shuffled_deck(seed)
+        if sorted(deck) != list(range(52)):
+            raise ValueError("a deck holds each of the 52 cards once")
         self = cls.__new__(cls)
         self.rules = rules
         self.seed = seed
@@ -197,7 +211,7 @@ class Deal:
         self.hands = [second, first] if dealer == 0 else [first, second]
         self.upcard = deck[20]
         self.discards = [deck[20]]
-        self.stock = deck[:20:-1]  # the top of the stock is the end of the list
+        self.stock = list(deck[:20:-1])  # the top of the stock is the end of the list
         self.known = [0, 0]
         self.phase = Phase.OFFER_NONDEALER
         self.to_act = 1 - dealer
@@ -209,7 +223,36 @@ class Deal:
         self._log = []
         self._seats = 0
         self._legal = None
+        # A seeded deal can always re-shuffle its deck; only a hand-set one keeps it.
+        self._deck = None if seed is not None else tuple(deck)
         return self
+
+    @classmethod
+    def arranged(
+        cls,
+        hands: tuple[Iterable[int], Iterable[int]],
+        upcard: int,
+        stock: Sequence[int] = (),
+        dealer: int = 0,
+        rules: RuleSet = STANDARD,
+    ) -> Deal:
+        """A deal set up by hand (for tests, puzzles and teaching).
+
+        ``hands`` are the ten cards of seats 0 and 1, ``stock`` the top cards of the stock
+        in drawing order; the remaining cards fill the stock below them.
+        """
+        nondealer = list(hands[1 - dealer])
+        dealt = list(hands[dealer])
+        if len(nondealer) != 10 or len(dealt) != 10:
+            raise ValueError("each hand has ten cards")
+        deck: list[int] = []
+        for a, b in zip(nondealer, dealt, strict=True):
+            deck += [a, b]
+        deck.append(upcard)
+        deck += list(stock)
+        used = set(deck)
+        deck += [c for c in range(52) if c not in used]
+        return cls.from_deck(deck, dealer, rules)
 
     @classmethod
     def replay(
@@ -223,7 +266,11 @@ class Deal:
 
         A seat given with an action is checked against the seat to act.
         """
-        deal = cls.new(seed, dealer, rules)
+        return cls.new(seed, dealer, rules).play(actions)
+
+    def play(self, actions: Iterable[Action | str | tuple[int, Action | str]]) -> Deal:
+        """Apply actions in order (objects, text, or (seat, action) pairs); returns self."""
+        deal = self
         for item in actions:
             seat = None
             if isinstance(item, tuple):
@@ -257,8 +304,13 @@ class Deal:
         return [(self._seats >> i & 1, a) for i, a in enumerate(self._log)]
 
     def log_json(self) -> dict[str, Any]:
-        """Compact JSON of everything that defines the deal."""
+        """Compact JSON of everything that defines the deal.
+
+        A deal set up by hand (no seed) records its deck instead.
+        """
+        extra = {} if self.seed is not None else {"deck": self.initial_deck()}
         return {
+            **extra,
             "seed": self.seed,
             "dealer": self.dealer,
             "rules": self.rules.to_dict(),
@@ -270,7 +322,17 @@ class Deal:
         """Inverse of :meth:`log_json`: replays the logged actions."""
         rules = RuleSet.from_dict(data["rules"]) if "rules" in data else STANDARD
         actions = [(int(seat), str(text)) for seat, text in data["actions"]]
+        if data.get("seed") is None:
+            deal = cls.from_deck([int(c) for c in data["deck"]], int(data["dealer"]), rules)
+            return deal.play(actions)
         return cls.replay(int(data["seed"]), int(data["dealer"]), actions, rules)
+
+    def initial_deck(self) -> list[int]:
+        """The deck order this deal was dealt from."""
+        if self.seed is not None:
+            return shuffled_deck(self.seed)
+        assert self._deck is not None
+        return list(self._deck)
 
     @property
     def forbidden_discard(self) -> int | None:

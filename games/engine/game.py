@@ -31,7 +31,7 @@ def derive_seed(parent: int, *path: str | int) -> int:
     """A child seed: the first 63 bits of SHA-256 over ``"parent/path/..."``.
 
     >>> derive_seed(42, "game", 0)
-    8048489010478082432
+    4084479675647724271
     """
     text = "/".join([str(parent), *(str(p) for p in path)])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1

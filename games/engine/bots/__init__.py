@@ -78,3 +78,7 @@ class RandomBot(Bot):
 
 
 __all__ = ["BOTS", "Bot", "RandomBot", "UnknownBotError", "make_bot", "register"]
+
+# The strategies register themselves on import; importing them here makes every name
+# known wherever the package is imported.
+from . import expert, greedy  # noqa: E402, F401
