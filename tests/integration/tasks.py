@@ -1,5 +1,9 @@
 """Tasks used only by the integration tests; workers load them with ``--include``."""
 
+import os
+import signal
+
+import redis
 from celery import shared_task
 from django.db import connection
 
@@ -18,3 +22,10 @@ def backend_pid() -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         return cursor.fetchone()[0]
+
+
+@shared_task(name="tests.die", bind=True)
+def die(self, counter_key: str) -> None:
+    """Count the attempt in Redis, then kill the pool process running it (a poison task)."""
+    redis.Redis.from_url(self.app.conf.broker_url).incr(counter_key)
+    os.kill(os.getpid(), signal.SIGKILL)

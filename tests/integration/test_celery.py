@@ -8,7 +8,7 @@ from django.db import transaction
 from accounts.models import Player
 from config.celery import ping
 from tests.integration.conftest import wait_for
-from tests.integration.tasks import backend_pid, create_bot
+from tests.integration.tasks import backend_pid, create_bot, die
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,3 +68,17 @@ def test_a_prefork_worker_exposes_its_pool_children(worker_factory):
 
     assert len(children) == 1 and children[0] != worker.pid
     assert ping.apply_async(queue="prefork").get(timeout=10) == "pong"
+
+
+def test_a_task_that_keeps_killing_its_worker_is_dropped_after_the_cap(worker_factory):
+    """With late acks a dying worker's task is requeued; the cap stops a poison loop."""
+    worker_factory(name="poison", queues="poison", pool="prefork", CELERY_TASK_MAX_REDELIVERIES="2")
+    counter = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+    result = die.apply_async(args=["tests:die:attempts"], queue="poison")
+
+    # First delivery and one redelivery run (and kill their pool process); the second
+    # redelivery reaches the cap and is acknowledged without running.
+    assert wait_for(lambda: result.state == "SUCCESS", timeout=30)
+    assert result.result is None
+    assert int(counter.get("tests:die:attempts")) == 2
