@@ -67,3 +67,21 @@ cluster-stop:
 
 cluster-status:
 	$(BIN)/python deploy/cluster.py status
+
+# Engine benchmark beside RLCard and OpenSpiel (bench/README.md). The peers live only in
+# bench/.venv, never in the service's dependencies. Extra flags: make bench-engine BENCH_ARGS=--quick
+BENCH_VENV  := bench/.venv
+BENCH_STAMP := $(BENCH_VENV)/.installed
+BENCH_ARGS  ?=
+
+.PHONY: bench-engine
+
+$(BENCH_STAMP): bench/requirements-peers.txt pyproject.toml
+	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --upgrade pip
+	$(BENCH_VENV)/bin/pip install --quiet -r bench/requirements-peers.txt
+	$(BENCH_VENV)/bin/pip install --quiet --no-deps -e .
+	touch $(BENCH_STAMP)
+
+bench-engine: $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python bench/engine.py $(BENCH_ARGS)
