@@ -507,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if e.best is None:
                 cells.append(f"{label} n/a")
-            elif "ours" in ents:
+            elif ours_rate is not None:
                 cells.append(f"{label} {fmt_rate(e.best)} -> {fmt_ratio(ratio(ours_rate, e.best))}")
             else:
                 cells.append(f"{label} {fmt_rate(e.best)}")
@@ -563,6 +563,8 @@ def main(argv: list[str] | None = None) -> int:
             tag = " (RSS)" if m.get("method") == "rss" else ""
             if v is None:
                 cells.append(f"{name} n/a")
+            elif ours_m is None:
+                cells.append(f"{name} {fmt_bytes(v)}{tag}")
             else:
                 cells.append(f"{name} {fmt_bytes(v)}{tag} -> {fmt_ratio(ratio(ours_m, v))}")
         if ours_m is None:
