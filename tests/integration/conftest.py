@@ -66,6 +66,8 @@ def integration_services():
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.exit(f"CI=true and the integration services are not usable: {problem}", 3)
         pytest.skip(f"{_SKIP_PREFIX}{problem} (with CI=true this fails the run)")
+    # Messages left by an interrupted earlier run would otherwise reach this run's workers.
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
 
 
 @pytest.hookimpl(wrapper=True)

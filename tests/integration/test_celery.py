@@ -1,5 +1,7 @@
 """A real worker on PostgreSQL and Redis: round trips, commits, rollbacks, connections."""
 
+import uuid
+
 import pytest
 import redis
 from django.conf import settings
@@ -75,10 +77,12 @@ def test_a_task_that_keeps_killing_its_worker_is_dropped_after_the_cap(worker_fa
     worker_factory(name="poison", queues="poison", pool="prefork", CELERY_TASK_MAX_REDELIVERIES="2")
     counter = redis.Redis.from_url(settings.CELERY_BROKER_URL)
 
-    result = die.apply_async(args=["tests:die:attempts"], queue="poison")
+    key = f"tests:die:{uuid.uuid4()}"
+
+    result = die.apply_async(args=[key], queue="poison")
 
     # First delivery and one redelivery run (and kill their pool process); the second
     # redelivery reaches the cap and is acknowledged without running.
     assert wait_for(lambda: result.state == "SUCCESS", timeout=30)
     assert result.result is None
-    assert int(counter.get("tests:die:attempts")) == 2
+    assert int(counter.get(key)) == 2
