@@ -200,6 +200,20 @@ def potential(hand: int, deadwood: int, know: Knowledge) -> float:
     return gain / weight if weight else 0.0
 
 
+def gin_chance(hand: int, know: Knowledge) -> float:
+    """Chance that the next stock card lets a ten-card ``hand`` go gin (or big gin)."""
+    hits = 0.0
+    weight = 0.0
+    held = know.held
+    for x in cards_of(know.unknown):
+        q = 1.0 - held[x]
+        weight += q
+        card, after = best_discard(hand | BIT[x])
+        if card is None or after == 0:
+            hits += q
+    return hits / weight if weight else 0.0
+
+
 @register
 class ExpertBot(Bot):
     """Card tracking, live-card estimates, safe discards and knock timing."""
@@ -217,6 +231,12 @@ class ExpertBot(Bot):
     max_candidates: int = 6
     #: A pick-up that does not build a meld must beat the stock by this much.
     clear_cut: float = 6.0
+    #: Go for gin instead of knocking with at most this much deadwood ...
+    gin_chase_deadwood: int = 5
+    #: ... when the next stock draw gins with at least this chance ...
+    gin_chase_odds: float = 0.12
+    #: ... and the stock holds more than this many cards.
+    gin_chase_stock: int = 8
 
     def choose(self, view: PlayerView) -> Action:
         legal = view.legal_actions
@@ -315,9 +335,17 @@ class ExpertBot(Bot):
     def _should_knock(self, view: PlayerView, know: Knowledge, knocks: list[Action]) -> bool:
         best = self._best_knock(view.hand, knocks)
         assert best.card is not None
-        deadwood = min_deadwood(view.hand ^ BIT[best.card])
+        kept = view.hand ^ BIT[best.card]
+        deadwood = min_deadwood(kept)
         if view.stock_size <= 6:
             return True
+        if (
+            deadwood <= self.gin_chase_deadwood
+            and view.stock_size > self.gin_chase_stock
+            and gin_chance(kept, know) >= self.gin_chase_odds
+        ):
+            # Low deadwood is also safe against the opponent's knock (likely undercut).
+            return False
         turn = know.my_draws
         if turn <= 4:
             return True
@@ -326,4 +354,12 @@ class ExpertBot(Bot):
         return deadwood <= threshold
 
 
-__all__ = ["ExpertBot", "Knowledge", "danger", "potential", "read_history", "read_knowledge"]
+__all__ = [
+    "ExpertBot",
+    "Knowledge",
+    "danger",
+    "gin_chance",
+    "potential",
+    "read_history",
+    "read_knowledge",
+]
