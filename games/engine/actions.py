@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import card_index, card_name, cards_of, mask_of, parse_cards
@@ -30,6 +30,19 @@ class ActionKind(enum.StrEnum):
     BIG_GIN = "big_gin"
 
 
+_KIND_BASE = {
+    ActionKind.TAKE_UPCARD: 0,
+    ActionKind.PASS: 1,
+    ActionKind.DRAW_STOCK: 2,
+    ActionKind.DRAW_DISCARD: 3,
+    ActionKind.BIG_GIN: 4,
+    ActionKind.DISCARD: 5,
+    ActionKind.KNOCK: 5 + 52,
+    ActionKind.GIN: 5 + 104,
+}
+#: The log code of a knock that declares its melds (the action itself is kept aside).
+MELDS_CODE = 255
+
 #: Kinds that name a card; knock may also carry melds.
 CARD_KINDS = frozenset({ActionKind.DISCARD, ActionKind.KNOCK, ActionKind.GIN})
 
@@ -45,6 +58,15 @@ class Action:
     kind: ActionKind
     card: int | None = None
     melds: tuple[int, ...] | None = None
+    #: A byte that names the action in a deal's log (MELDS_CODE for a knock with melds).
+    code: int = field(init=False, compare=False, repr=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if self.melds is not None:
+            code = MELDS_CODE
+        else:
+            code = _KIND_BASE[self.kind] + (0 if self.card is None else self.card)
+        object.__setattr__(self, "code", code)
 
     # --- shared constructors -----------------------------------------------------------
 
@@ -171,4 +193,9 @@ KNOCKS = tuple(Action(ActionKind.KNOCK, c) for c in range(52))
 GINS = tuple(Action(ActionKind.GIN, c) for c in range(52))
 
 _SIMPLE = {a.kind: a for a in (TAKE_UPCARD, PASS, DRAW_STOCK, DRAW_DISCARD, BIG_GIN)}
+#: The shared action of each log code below MELDS_CODE.
+BY_CODE: tuple[Action, ...] = tuple(
+    sorted([*_SIMPLE.values(), *DISCARDS, *KNOCKS, *GINS], key=lambda a: a.code)
+)
+assert [a.code for a in BY_CODE] == list(range(len(BY_CODE)))
 _BY_KIND_CARD = {ActionKind.DISCARD: DISCARDS, ActionKind.KNOCK: KNOCKS, ActionKind.GIN: GINS}

@@ -21,11 +21,13 @@ from typing import Any
 
 from .actions import (
     BIG_GIN,
+    BY_CODE,
     DISCARDS,
     DRAW_DISCARD,
     DRAW_STOCK,
     GINS,
     KNOCKS,
+    MELDS_CODE,
     PASS,
     TAKE_UPCARD,
     Action,
@@ -144,6 +146,7 @@ class Deal:
         "_deck",
         "_legal",
         "_log",
+        "_melds_knock",
         "_seats",
         "dealer",
         "discards",
@@ -166,8 +169,8 @@ class Deal:
     seed: int | None
     dealer: int
     hands: list[int]
-    stock: list[int]
-    discards: list[int]
+    stock: bytearray  # card bytes, the top of the stock last
+    discards: bytearray  # card bytes, the top of the pile last
     known: list[int]
     phase: Phase
     to_act: int
@@ -177,7 +180,8 @@ class Deal:
     knock_limit: int
     multiplier: int
     outcome: Outcome | None
-    _log: list[Action]
+    _log: bytearray  # one action code a ply (see Action.code)
+    _melds_knock: Action | None  # a knock declaring melds: it ends the deal, so one at most
     _seats: int
     _legal: list[Action] | None
     _deck: tuple[int, ...] | None
@@ -210,8 +214,9 @@ class Deal:
             second |= BIT[deck[i + 1]]
         self.hands = [second, first] if dealer == 0 else [first, second]
         self.upcard = deck[20]
-        self.discards = [deck[20]]
-        self.stock = list(deck[:20:-1])  # the top of the stock is the end of the list
+        # Bytes, not lists: a server holds many live deals, and this keeps one under 2 KB.
+        self.discards = bytearray((deck[20],))
+        self.stock = bytearray(deck[:20:-1])  # the top of the stock is the end
         self.known = [0, 0]
         self.phase = Phase.OFFER_NONDEALER
         self.to_act = 1 - dealer
@@ -220,7 +225,8 @@ class Deal:
         self.knock_limit = rules.knock_limit_for(self.upcard)
         self.multiplier = rules.multiplier_for(self.upcard)
         self.outcome = None
-        self._log = []
+        self._log = bytearray()
+        self._melds_knock = None
         self._seats = 0
         self._legal = None
         # A seeded deal can always re-shuffle its deck; only a hand-set one keeps it.
@@ -292,7 +298,13 @@ class Deal:
     @property
     def actions(self) -> tuple[Action, ...]:
         """The actions applied so far, in order."""
-        return tuple(self._log)
+        return tuple(self._action_at(code) for code in self._log)
+
+    def _action_at(self, code: int) -> Action:
+        if code == MELDS_CODE:
+            assert self._melds_knock is not None
+            return self._melds_knock
+        return BY_CODE[code]
 
     def seat_of_ply(self, ply: int) -> int:
         """The seat that made the ``ply``-th action."""
@@ -301,7 +313,7 @@ class Deal:
     @property
     def log(self) -> list[tuple[int, Action]]:
         """The actions applied so far, each with the seat that acted."""
-        return [(self._seats >> i & 1, a) for i, a in enumerate(self._log)]
+        return [(self._seats >> i & 1, self._action_at(c)) for i, c in enumerate(self._log)]
 
     def log_json(self) -> dict[str, Any]:
         """Compact JSON of everything that defines the deal.
@@ -447,7 +459,10 @@ class Deal:
                 self._end(DRAWN)
             else:
                 raise self._wrong_phase(action, "knock, go gin or pass")
-        self._log.append(action)
+        code = action.code
+        if code == MELDS_CODE:
+            self._melds_knock = action
+        self._log.append(code)
         if actor:
             self._seats |= 1 << self.ply
         self.ply += 1
@@ -585,10 +600,10 @@ class Deal:
         for name in Deal.__slots__:
             setattr(other, name, getattr(self, name))
         other.hands = list(self.hands)
-        other.stock = list(self.stock)
-        other.discards = list(self.discards)
+        other.stock = bytearray(self.stock)
+        other.discards = bytearray(self.discards)
         other.known = list(self.known)
-        other._log = list(self._log)
+        other._log = bytearray(self._log)
         return other
 
 

@@ -137,12 +137,20 @@ class RuleSet:
     def from_dict(cls, data: dict[str, Any]) -> RuleSet:
         """Build from a dict; ``preset`` (optional) names the base, other keys override it.
 
+        ``RuleSet.from_dict(rules.to_dict()) == rules`` for every rule set.
+
         Unknown keys and bad values raise RuleSetError naming the option.
         """
         if not isinstance(data, dict):
             raise RuleSetError("rules must be an object of options")
         data = dict(data)
-        base = cls.preset(str(data.pop("preset", data.get("name", "standard"))))
+        preset = data.pop("preset", None)
+        if preset is not None:
+            base = cls.preset(str(preset))
+        else:
+            # A full dict (as to_dict writes it) needs no base; a partial one named after
+            # a preset starts from that preset.
+            base = PRESETS.get(str(data.get("name")), STANDARD)
         fields = {f.name: f for f in dataclasses.fields(cls)}
         changes: dict[str, Any] = {}
         for key, value in data.items():

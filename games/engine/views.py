@@ -126,7 +126,16 @@ def view_for(deal: Deal, seat: int | None) -> PlayerView:
     over = deal.phase is Phase.OVER
     if seat is not None and seat not in (0, 1):
         raise ValueError("seat must be 0, 1 or None")
-    history = [_public(s, action, seat, over) for s, action in deal.log]
+    history = []
+    pile = [deal.upcard]  # replay the discard pile to name the cards taken from it
+    for s, action in deal.log:
+        kind = action.kind
+        if kind is ActionKind.TAKE_UPCARD or kind is ActionKind.DRAW_DISCARD:
+            history.append(PublicAction(s, kind, pile.pop()))
+            continue
+        if action.card is not None:
+            pile.append(action.card)
+        history.append(_public(s, action, seat, over))
     my_turn = seat is not None and not over and deal.to_act == seat
     return PlayerView(
         seat=seat,

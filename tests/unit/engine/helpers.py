@@ -43,13 +43,16 @@ def arranged(
     )
 
 
+def choose(legal: list[Action], rng: random.Random, ending_bias: float = 0.9) -> Action:
+    """A random legal action; a knock or gin, when offered, with probability ``ending_bias``."""
+    endings = [a for a in legal if a.kind.value in ("knock", "gin", "big_gin")]
+    if endings and rng.random() < ending_bias:
+        return rng.choice(endings)
+    return rng.choice(legal)
+
+
 def play_randomly(deal: Deal, rng: random.Random, ending_bias: float = 0.9) -> Deal:
-    """Play to the end, taking a knock or gin when offered with probability ``ending_bias``."""
+    """Play a deal to its end with :func:`choose`."""
     while not deal.is_over:
-        legal = deal.legal_actions()
-        endings = [a for a in legal if a.kind.value in ("knock", "gin", "big_gin")]
-        if endings and rng.random() < ending_bias:
-            deal.apply(rng.choice(endings))
-        else:
-            deal.apply(rng.choice(legal))
+        deal.apply(choose(deal.legal_actions(), rng, ending_bias))
     return deal

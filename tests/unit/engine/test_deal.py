@@ -57,7 +57,7 @@ def test_cards_are_dealt_one_at_a_time_non_dealer_first():
     deal = Deal.from_deck(deck, dealer=0)
     assert cards_of(deal.hands[1]) == list(range(0, 20, 2))
     assert cards_of(deal.hands[0]) == list(range(1, 20, 2))
-    assert deal.upcard == 20 and deal.discards == [20]
+    assert deal.upcard == 20 and list(deal.discards) == [20]
     assert deal.stock_size == 31 and deal.stock[-1] == 21  # the 22nd card is the top
 
 
@@ -86,7 +86,7 @@ def test_upcard_offer_goes_to_the_non_dealer_then_the_dealer_then_the_stock():
 def test_non_dealer_takes_the_upcard_discards_and_the_dealer_plays_next():
     deal = arranged("QC QD 2C 4C 6D TD 3D 9S 5S JC", KNOCKER, "9H")
     deal.apply(A("take_upcard"))
-    assert deal.hands[1] >> C("9H") & 1 and deal.discards == []
+    assert deal.hands[1] >> C("9H") & 1 and list(deal.discards) == []
     assert deal.known[1] == M("9H"), "a card taken from the pile is known to the opponent"
     deal.apply(A("discard 9C"))
     assert (deal.phase, deal.to_act) == (Phase.DRAW, 0)
@@ -118,7 +118,7 @@ def test_option_allows_discarding_the_taken_card():
     deal.apply(A("take_upcard"))
     assert "discard 9H" in names(deal.legal_actions())
     deal.apply(A("discard 9H"))
-    assert deal.discards == [C("9H")]
+    assert list(deal.discards) == [C("9H")]
 
 
 def test_a_card_not_in_hand_and_acting_out_of_turn_are_refused():
