@@ -64,7 +64,9 @@ def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, flo
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
+    hi = 1.0 if successes >= trials else min(1.0, centre + half)
+    return lo, hi
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,8 +345,8 @@ def format_table(result: ArenaResult) -> str:
     )
     row(
         "median decision time",
-        f"{a.median_seconds * 1e3:.3f} ms",
-        f"{b.median_seconds * 1e3:.3f} ms",
+        f"{a.median_seconds * 1e3:.4f} ms",
+        f"{b.median_seconds * 1e3:.4f} ms",
     )
     row("forfeits (bot failed)", str(a.forfeits), str(b.forfeits))
     for index, side, reason in result.failures[:5]:
