@@ -60,7 +60,7 @@ class DealRecord:
     """A finished deal of a game: enough to replay it, and how it scored."""
 
     number: int
-    seed: int
+    seed: int | None
     dealer: int  # the dealer's seat
     swap: int
     actions: tuple[Action, ...]
