@@ -266,6 +266,9 @@ REST_FRAMEWORK = {
         "sign-in": env_str("THROTTLE_SIGN_IN_RATE", "10/min"),
         "register": env_str("THROTTLE_REGISTER_RATE", "10/hour"),
     },
+    # Proxies in front that append to X-Forwarded-For; 0 uses the peer address, so a client
+    # cannot pick its own throttling identity by sending the header itself.
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0, minimum=0),
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",

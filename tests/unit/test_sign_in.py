@@ -110,3 +110,21 @@ def test_sign_in_is_throttled(client, alice, settings):
 
     assert response.status_code == 429
     assert response.json()["code"] == "throttled"
+
+
+def test_a_forged_forwarded_for_header_does_not_escape_the_throttle(client, alice, settings):
+    rate = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["sign-in"]
+    for n in range(int(rate.split("/")[0])):
+        client.post(
+            "/api/auth/login",
+            {"username": "alice", "password": "guess"},
+            HTTP_X_FORWARDED_FOR=f"10.0.0.{n}",
+        )
+
+    response = client.post(
+        "/api/auth/login",
+        {"username": "alice", "password": "guess"},
+        HTTP_X_FORWARDED_FOR="10.9.9.9",
+    )
+
+    assert response.status_code == 429
