@@ -95,6 +95,26 @@ class GameResult:
         """The winner's final score minus the loser's."""
         return self.final[self.winner] - self.final[1 - self.winner]
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameResult:
+        """Inverse of :meth:`to_json`."""
+
+        def pair(key: str) -> tuple[int, int]:
+            a, b = data[key]
+            return (int(a), int(b))
+
+        return cls(
+            winner=int(data["winner"]),
+            termination=GameTermination(data["termination"]),
+            hand_points=pair("hand_points"),
+            hands_won=pair("hands_won"),
+            game_bonus=pair("game_bonus"),
+            line_bonus=pair("line_bonus"),
+            shutout=bool(data["shutout"]),
+            final=pair("final"),
+            reason=str(data.get("reason", "")),
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "winner": self.winner,
@@ -164,6 +184,7 @@ class Game:
         "_pair_dealer",
         "columns",
         "deal",
+        "deal_number",
         "deal_swap",
         "deals",
         "first_dealer",
@@ -183,7 +204,8 @@ class Game:
         hollywood = rules.scoring is ScoringStyle.HOLLYWOOD
         self.columns = [_Column() for _ in range(3 if hollywood else 1)]
         self.wins_count = [0, 0]  # winning hands per player, for Hollywood's columns
-        self.deals: list[DealRecord] = []
+        self.deals: list[DealRecord] = []  # the finished deals (since a restore, if any)
+        self.deal_number = 0  # the number of the deal in play
         self.results: list[GameResult] = []
         self.forfeit_by: tuple[int, str] | None = None
         self._pair_dealer = first_dealer
@@ -208,10 +230,6 @@ class Game:
     @property
     def hands_won(self) -> list[int]:
         return list(self.columns[0].hands_won)
-
-    @property
-    def deal_number(self) -> int:
-        return len(self.deals)
 
     def player_of_seat(self, seat: int) -> int:
         return seat ^ self.deal_swap
@@ -248,7 +266,7 @@ class Game:
             raise DealOverError("the game is over")
         d = self.deal
         self.deals.append(
-            DealRecord(len(self.deals), d.seed, d.dealer, self.deal_swap, d.actions, None)
+            DealRecord(self.deal_number, d.seed, d.dealer, self.deal_swap, d.actions, None)
         )
         self.forfeit_by = (player, reason)
         for col in self.columns:
@@ -262,6 +280,72 @@ class Game:
                     reason,
                 )
                 self.results.append(col.result)
+
+    # --- snapshots ---------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything that defines the game now, without its finished deals.
+
+        With :meth:`from_snapshot` this rebuilds the game by replaying only the deal in
+        play: what a server keeps beside the action log, as a cache of it.
+        """
+        d = self.deal
+        return {
+            "seed": self.seed,
+            "first_dealer": self.first_dealer,
+            "rules": self.rules.to_dict(),
+            "columns": [
+                {
+                    "scores": list(col.scores),
+                    "hands_won": list(col.hands_won),
+                    "result": None if col.result is None else col.result.to_json(),
+                }
+                for col in self.columns
+            ],
+            "result_order": [
+                next(i for i, col in enumerate(self.columns) if col.result is r)
+                for r in self.results
+            ],
+            "wins_count": list(self.wins_count),
+            "pair_dealer": self._pair_dealer,
+            "forfeit_by": None if self.forfeit_by is None else list(self.forfeit_by),
+            "deal": {
+                "number": self.deal_number,
+                "seed": d.seed,
+                "dealer": d.dealer,
+                "swap": self.deal_swap,
+                "actions": [str(a) for a in d.actions],
+            },
+        }
+
+    @classmethod
+    def from_snapshot(cls, data: dict[str, Any]) -> Game:
+        """Rebuild a game from :meth:`snapshot` output (replays the deal in play only)."""
+        game = cls.__new__(cls)
+        game.seed = int(data["seed"])
+        game.rules = RuleSet.from_dict(data["rules"])
+        game.first_dealer = int(data["first_dealer"])
+        game.columns = []
+        for col in data["columns"]:
+            result = None if col["result"] is None else GameResult.from_json(col["result"])
+            game.columns.append(_Column(list(col["scores"]), list(col["hands_won"]), result))
+        game.results = []
+        for index in data["result_order"]:
+            result = game.columns[index].result
+            assert result is not None
+            game.results.append(result)
+        game.wins_count = list(data["wins_count"])
+        game._pair_dealer = int(data["pair_dealer"])
+        forfeit = data["forfeit_by"]
+        game.forfeit_by = None if forfeit is None else (int(forfeit[0]), str(forfeit[1]))
+        game.deals = []
+        deal = data["deal"]
+        game.deal_number = int(deal["number"])
+        game.deal_swap = int(deal["swap"])
+        game.deal = Deal.new(int(deal["seed"]), int(deal["dealer"]), game.rules)
+        for text in deal["actions"]:
+            game.deal.apply(Action.parse(text))
+        return game
 
     # --- deal sequencing ---------------------------------------------------------------
 
@@ -277,7 +361,9 @@ class Game:
     def _finish_deal(self) -> DealRecord:
         d = self.deal
         assert d.outcome is not None
-        record = DealRecord(len(self.deals), d.seed, d.dealer, self.deal_swap, d.actions, d.outcome)
+        record = DealRecord(
+            self.deal_number, d.seed, d.dealer, self.deal_swap, d.actions, d.outcome
+        )
         self.deals.append(record)
         winner = record.winner_player
         if winner is not None:
@@ -287,7 +373,7 @@ class Game:
             self._check_targets()
         if self.is_over:
             return record
-        number = len(self.deals)
+        self.deal_number = number = record.number + 1
         dealer_player = d.dealer ^ self.deal_swap
         if duplicate:
             if number % 2 == 1:

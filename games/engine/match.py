@@ -31,6 +31,7 @@ class Match:
         "_counted",
         "cut_dealer",
         "game",
+        "game_index",
         "games",
         "reason",
         "results",
@@ -50,10 +51,11 @@ class Match:
         self.termination: MatchTermination | None = None
         self.reason = ""
         self._counted = 0
+        self.game_index = -1
         self.game = self._start_game()
 
     def _start_game(self) -> Game:
-        index = len(self.games)
+        self.game_index = index = self.game_index + 1
         first_dealer = self.cut_dealer ^ (index % 2)
         game = Game(derive_seed(self.seed, "game", index), first_dealer, self.rules)
         self.games.append(game)
@@ -151,6 +153,45 @@ class Match:
                     match.forfeit_match(int(forfeit["player"]), str(forfeit["reason"]))
                 else:
                     match.forfeit_game(int(forfeit["player"]), str(forfeit["reason"]))
+        return match
+
+    # --- snapshots -------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The match now, as JSON-ready data: results so far and the game in play.
+
+        :meth:`from_snapshot` rebuilds it by replaying the deal in play only; the log
+        stays the truth and :meth:`replay` of the full log gives the same state.
+        """
+        return {
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "cut_dealer": self.cut_dealer,
+            "game_index": self.game_index,
+            "results": [r.to_json() for r in self.results],
+            "counted": self._counted,
+            "winner": self.winner,
+            "termination": None if self.termination is None else self.termination.value,
+            "reason": self.reason,
+            "game": self.game.snapshot(),
+        }
+
+    @classmethod
+    def from_snapshot(cls, data: dict[str, Any]) -> Match:
+        """Rebuild a match from :meth:`snapshot` output."""
+        match = cls.__new__(cls)
+        match.seed = int(data["seed"])
+        match.rules = RuleSet.from_dict(data["rules"])
+        match.cut_dealer = int(data["cut_dealer"])
+        match.game_index = int(data["game_index"])
+        match.results = [GameResult.from_json(r) for r in data["results"]]
+        match._counted = int(data["counted"])
+        match.winner = None if data["winner"] is None else int(data["winner"])
+        termination = data["termination"]
+        match.termination = None if termination is None else MatchTermination(termination)
+        match.reason = str(data["reason"])
+        match.game = Game.from_snapshot(data["game"])
+        match.games = [match.game]
         return match
 
     # --- logs --------------------------------------------------------------------------

@@ -86,3 +86,39 @@ def test_hollywood_match_takes_games_from_the_columns_of_a_set():
     first_set = match.games[0]
     assert len(first_set.results) >= 1
     assert len(match.results) >= 3
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [SHORT, SHORT.replace(duplicate_deals=True), HOLLYWOOD.replace(target=60)],
+    ids=["standard", "duplicate", "hollywood"],
+)
+def test_a_match_restored_from_a_snapshot_plays_on_exactly_like_the_original(rules):
+    original = Match(41, rules)
+    rng = random.Random(41)
+    restored = None
+    step = 0
+    while not original.is_over:
+        if step % 97 == 0:
+            # A snapshot is plain JSON, and the match rebuilt from it is the same match.
+            restored = Match.from_snapshot(json.loads(json.dumps(original.snapshot())))
+            assert restored.snapshot() == original.snapshot()
+        action = choose(original.legal_actions(), rng, ending_bias=1.0)
+        assert restored.legal_actions() == original.legal_actions()
+        assert restored.to_act_player == original.to_act_player
+        original.apply(action)
+        restored.apply(action)
+        step += 1
+    assert restored.is_over and restored.winner == original.winner
+    assert [r.to_json() for r in restored.results] == [r.to_json() for r in original.results]
+    assert restored.snapshot() == original.snapshot()
+
+
+def test_a_snapshot_keeps_a_forfeit():
+    match = Match(5, SHORT)
+    match.forfeit_game(1, "timeout")
+    restored = Match.from_snapshot(match.snapshot())
+    assert restored.games_won == [1, 0] and restored.results[0].reason == "timeout"
+    match.forfeit_match(0, "no show")
+    restored = Match.from_snapshot(match.snapshot())
+    assert restored.is_over and restored.termination is MatchTermination.FORFEIT
