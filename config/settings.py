@@ -265,6 +265,7 @@ REST_FRAMEWORK = {
         "user": env_str("THROTTLE_USER_RATE", "600/min"),
         "sign-in": env_str("THROTTLE_SIGN_IN_RATE", "10/min"),
         "register": env_str("THROTTLE_REGISTER_RATE", "10/hour"),
+        "play": env_str("THROTTLE_PLAY_RATE", "300/min"),
     },
     # Proxies in front that append to X-Forwarded-For; 0 uses the peer address, so a client
     # cannot pick its own throttling identity by sending the header itself.
@@ -336,8 +337,12 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000, minimum=0)
 # so one poison message cannot crash workers forever. See config.celery.Task.
 CELERY_TASK_MAX_REDELIVERIES = env_int("CELERY_TASK_MAX_REDELIVERIES", 5, minimum=1)
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
-    # Later: the clock sweep, every second, e.g.
-    # "sweep-clocks": {"task": "games.sweep_clocks", "schedule": 1.0},
+    # Deadlines live in the database; this sweep settles whatever the countdowns missed.
+    "sweep-clocks": {
+        "task": "games.sweep_clocks",
+        "schedule": 1.0,
+        "options": {"expires": 5},  # a backlog of stale sweeps is worth nothing
+    },
 }
 
 # --- Logging --------------------------------------------------------------------------------

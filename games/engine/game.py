@@ -65,6 +65,8 @@ class DealRecord:
     swap: int
     actions: tuple[Action, ...]
     outcome: Outcome | None  # None if the game ended by forfeit during the deal
+    seats: tuple[int, ...] = ()  # the seat that made each action
+    hands: tuple[int, int] = (0, 0)  # each seat's cards when the deal ended
 
     def player_of_seat(self, seat: int) -> int:
         return seat ^ self.swap
@@ -266,7 +268,16 @@ class Game:
             raise DealOverError("the game is over")
         d = self.deal
         self.deals.append(
-            DealRecord(self.deal_number, d.seed, d.dealer, self.deal_swap, d.actions, None)
+            DealRecord(
+                self.deal_number,
+                d.seed,
+                d.dealer,
+                self.deal_swap,
+                d.actions,
+                None,
+                _seats(d),
+                (d.hands[0], d.hands[1]),
+            )
         )
         self.forfeit_by = (player, reason)
         for col in self.columns:
@@ -362,7 +373,14 @@ class Game:
         d = self.deal
         assert d.outcome is not None
         record = DealRecord(
-            self.deal_number, d.seed, d.dealer, self.deal_swap, d.actions, d.outcome
+            self.deal_number,
+            d.seed,
+            d.dealer,
+            self.deal_swap,
+            d.actions,
+            d.outcome,
+            _seats(d),
+            (d.hands[0], d.hands[1]),
         )
         self.deals.append(record)
         winner = record.winner_player
@@ -413,6 +431,10 @@ class Game:
                 self.rules, winner, (a, b), (col.hands_won[0], col.hands_won[1])
             )
             self.results.append(col.result)
+
+
+def _seats(deal: Deal) -> tuple[int, ...]:
+    return tuple(deal.seat_of_ply(i) for i in range(deal.ply))
 
 
 __all__ = [

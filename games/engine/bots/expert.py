@@ -90,6 +90,7 @@ class Knowledge:
     held: list[float]  # per card: chance the opponent holds it
     my_draws: int
     opponent_draws: int
+    picked: int  # mask: every card the opponent took from the pile
 
 
 def read_history(view: PlayerView) -> tuple[int, int, int, int, int]:
@@ -171,7 +172,7 @@ def read_knowledge(view: PlayerView) -> Knowledge:
             held[x] = min(0.95, weights[x] * scale)
     for card in cards_of(opponent_known):
         held[card] = 1.0
-    return Knowledge(unknown, opponent_known, hidden, held, my_draws, opp_draws)
+    return Knowledge(unknown, opponent_known, hidden, held, my_draws, opp_draws, picked)
 
 
 def danger(card: int, held: list[float]) -> float:
@@ -231,6 +232,13 @@ class ExpertBot(Bot):
     max_candidates: int = 6
     #: A pick-up that does not build a meld must beat the stock by this much.
     clear_cut: float = 6.0
+    #: Knock with anything the limit allows during the first turns ...
+    knock_early_turns: int = 4
+    #: ... then with a point less each turn (``knock_decay``), never asking below the floor.
+    knock_decay: float = 1.0
+    knock_floor: int = 3
+    #: Deadwood points asked less per card the opponent took from the pile.
+    knock_pickup_penalty: float = 0.0
     #: Go for gin instead of knocking with at most this much deadwood ...
     gin_chase_deadwood: int = 5
     #: ... when the next stock draw gins with at least this chance ...
@@ -347,10 +355,13 @@ class ExpertBot(Bot):
             # Low deadwood is also safe against the opponent's knock (likely undercut).
             return False
         turn = know.my_draws
-        if turn <= 4:
+        if turn <= self.knock_early_turns:
             return True
         # The opponent's hand improves as the hand goes on: knock only with less.
-        threshold = max(3, view.knock_limit - (turn - 4))
+        late = turn - self.knock_early_turns
+        threshold = max(self.knock_floor, view.knock_limit - self.knock_decay * late)
+        # Undercut risk: cards the opponent took from the pile mostly sit in its melds.
+        threshold -= self.knock_pickup_penalty * know.picked.bit_count()
         return deadwood <= threshold
 
 

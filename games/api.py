@@ -1,0 +1,430 @@
+"""Play API: matches and challenges, the caller's view of a game, moves, replays.
+
+Views validate input, call a service or selector, and serialize. A refused move writes
+nothing and answers 4xx in the project's error shape: 403 for a non-player, 409 (with the
+current ply) for a stale ply, a move out of turn or a game that is over, 400 naming the rule
+for an illegal move.
+"""
+
+from __future__ import annotations
+
+import django_filters
+from django.db.models import Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import exceptions, generics, permissions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Player
+from accounts.selectors import player_for_user
+from config.api import error_body
+from games import selectors, services
+from games.engine.actions import Action as EngineAction
+from games.engine.actions import ActionKind
+from games.engine.errors import EngineError
+from games.models import Game, Match, TimeoutPolicy
+
+# --- helpers -----------------------------------------------------------------------------
+
+
+def _caller(request: Request) -> Player | None:
+    user = request.user
+    if not user or not user.is_authenticated:
+        return None
+    return player_for_user(user=user)
+
+
+def _require_player(request: Request) -> Player:
+    player = _caller(request)
+    if player is None:
+        raise exceptions.PermissionDenied("Only a signed-in player can do this.")
+    return player
+
+
+def _refusal(error: services.PlayError) -> Response:
+    body = error_body(str(error), error.code)
+    body.update(error.extra)
+    return Response(body, status=error.status)
+
+
+# --- serializers -------------------------------------------------------------------------
+
+
+class PlayerBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Player
+        fields = ["id", "name", "kind"]
+        read_only_fields = fields
+
+
+class TimeControlSerializer(serializers.Serializer):
+    base_seconds = serializers.IntegerField(min_value=10, max_value=24 * 3600)
+    increment_seconds = serializers.IntegerField(min_value=0, max_value=600, default=0)
+    turn_limit_seconds = serializers.IntegerField(
+        min_value=5, max_value=24 * 3600, required=False, allow_null=True, default=None
+    )
+    timeout_policy = serializers.ChoiceField(
+        choices=TimeoutPolicy.choices, default=TimeoutPolicy.FORFEIT
+    )
+
+
+class MatchCreateSerializer(serializers.Serializer):
+    opponent = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    rules = serializers.JSONField(
+        required=False,
+        help_text="A preset name (standard, oklahoma, straight, hollywood) or an object of "
+        'rule options, e.g. {"preset": "standard", "knock_limit": 10}.',
+    )
+    best_of = serializers.IntegerField(min_value=1, max_value=9, required=False)
+    target = serializers.IntegerField(min_value=25, max_value=1000, required=False)
+    time_control = TimeControlSerializer(required=False, allow_null=True)
+
+    def validate_rules(self, value):
+        if not isinstance(value, str | dict):
+            raise serializers.ValidationError("Give a preset name or an object of options.")
+        return value
+
+    def validate_best_of(self, value):
+        if value % 2 == 0:
+            raise serializers.ValidationError("A match is best of an odd number of games.")
+        return value
+
+
+class GameBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Game
+        fields = [
+            "id",
+            "number",
+            "status",
+            "ply",
+            "score_a",
+            "score_b",
+            "results",
+            "winner_index",
+            "forfeit_by",
+            "forfeit_reason",
+        ]
+        read_only_fields = fields
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    """A match as anyone allowed to see it sees it; the seed appears once it is over."""
+
+    player_a = PlayerBriefSerializer(read_only=True)
+    player_b = PlayerBriefSerializer(read_only=True)
+    winner = PlayerBriefSerializer(read_only=True)
+    games_won = serializers.SerializerMethodField()
+    seed = serializers.SerializerMethodField()
+    time_control = serializers.SerializerMethodField()
+    games = GameBriefSerializer(many=True, read_only=True)
+    current_game = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "player_a",
+            "player_b",
+            "status",
+            "source",
+            "rules",
+            "best_of",
+            "target",
+            "time_control",
+            "games_won",
+            "margin_a",
+            "winner",
+            "end_reason",
+            "end_detail",
+            "seed_commitment",
+            "seed",
+            "games",
+            "current_game",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+    def get_games_won(self, match: Match) -> list[int]:
+        return [match.games_won_a, match.games_won_b]
+
+    def get_seed(self, match: Match) -> str | None:
+        # As text: a 63-bit number does not survive JavaScript's doubles.
+        seed = match.seed_revealed
+        return None if seed is None else str(seed)
+
+    def get_time_control(self, match: Match) -> dict | None:
+        if not match.is_timed:
+            return None
+        return {
+            "base_seconds": match.base_seconds,
+            "increment_seconds": match.increment_seconds,
+            "turn_limit_seconds": match.turn_limit_seconds,
+            "timeout_policy": match.timeout_policy,
+        }
+
+    def get_current_game(self, match: Match) -> int | None:
+        for game in match.games.all():
+            if game.status == Game.Status.ACTIVE:
+                return game.pk
+        return None
+
+
+class MatchListSerializer(MatchSerializer):
+    class Meta(MatchSerializer.Meta):
+        fields = [f for f in MatchSerializer.Meta.fields if f not in ("games", "rules")]
+        read_only_fields = fields
+
+
+class ActionSerializer(serializers.Serializer):
+    ply = serializers.IntegerField(min_value=0, help_text="The game's ply you saw.")
+    type = serializers.ChoiceField(choices=[k.value for k in ActionKind])
+    card = serializers.CharField(max_length=3, required=False, allow_blank=True)
+    melds = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField(max_length=3), max_length=13),
+        required=False,
+        allow_null=True,
+        max_length=4,
+        help_text="With a knock: the melds to show (the engine picks if omitted).",
+    )
+
+
+GameViewSerializer = inline_serializer(
+    "GameView",
+    {
+        "id": serializers.IntegerField(),
+        "match": serializers.IntegerField(),
+        "number": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "ply": serializers.IntegerField(),
+        "players": PlayerBriefSerializer(many=True),
+        "you": serializers.IntegerField(allow_null=True),
+        "to_act": serializers.IntegerField(allow_null=True),
+        "your_turn": serializers.BooleanField(),
+        "scores": serializers.DictField(),
+        "results": serializers.ListField(child=serializers.DictField()),
+        "clocks": serializers.ListField(child=serializers.DictField(), allow_null=True),
+        "turn_deadline": serializers.DateTimeField(allow_null=True),
+        "deal": serializers.DictField(allow_null=True),
+        "hand": serializers.ListField(child=serializers.CharField(), allow_null=True),
+        "melds": serializers.ListField(
+            child=serializers.ListField(child=serializers.CharField()), allow_null=True
+        ),
+        "deadwood": serializers.ListField(child=serializers.CharField(), allow_null=True),
+        "deadwood_points": serializers.IntegerField(allow_null=True),
+        "opponent": serializers.DictField(allow_null=True),
+        "legal_actions": serializers.ListField(child=serializers.DictField()),
+        "last_deal": serializers.DictField(allow_null=True),
+    },
+)
+
+
+# --- matches -----------------------------------------------------------------------------
+
+
+class MatchFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(choices=Match.Status.choices)
+    player = django_filters.NumberFilter(method="filter_player", help_text="A player's id.")
+
+    class Meta:
+        model = Match
+        fields = ["status", "player"]
+
+    def filter_player(self, queryset, name, value):
+        return queryset.filter(Q(player_a_id=value) | Q(player_b_id=value))
+
+
+class MatchListView(generics.ListAPIView):
+    """Matches: public ones for anyone, your own challenges too. POST challenges someone."""
+
+    serializer_class = MatchListSerializer
+    filterset_class = MatchFilter
+    throttle_scope = "play"
+
+    def get_queryset(self):
+        return selectors.match_list(viewer=_caller(self.request))
+
+    @extend_schema(request=MatchCreateSerializer, responses={201: MatchSerializer})
+    def post(self, request: Request) -> Response:
+        challenger = _require_player(request)
+        serializer = MatchCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        time_control = None
+        if data.get("time_control"):
+            time_control = services.TimeControl(**data["time_control"])
+        try:
+            match = services.challenge_create(
+                challenger=challenger,
+                opponent=data["opponent"],
+                rules=data.get("rules"),
+                best_of=data.get("best_of"),
+                target=data.get("target"),
+                time_control=time_control,
+            )
+        except services.PlayError as error:
+            return _refusal(error)
+        match.refresh_from_db()
+        return Response(MatchSerializer(match).data, status=status.HTTP_201_CREATED)
+
+
+def _visible_match(request: Request, pk: int) -> Match:
+    match = get_object_or_404(
+        Match.objects.select_related("player_a", "player_b", "winner").prefetch_related("games"),
+        pk=pk,
+    )
+    if not selectors.match_visible(match=match, viewer=_caller(request)):
+        raise Http404  # another player's challenge: do not confirm that it exists
+    return match
+
+
+class MatchDetailView(APIView):
+    """One match: players, rules, time control, games with their scores, the result."""
+
+    @extend_schema(responses={200: MatchSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(MatchSerializer(_visible_match(request, pk)).data)
+
+
+class _MatchCommand(APIView):
+    """POST-only endpoints that act on a match as the caller."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_scope = "play"
+
+    def act(self, match: Match, player: Player) -> Match:
+        raise NotImplementedError
+
+    @extend_schema(request=None, responses={200: MatchSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        player = _require_player(request)
+        match = _visible_match(request, pk)
+        try:
+            match = self.act(match, player)
+        except services.PlayError as error:
+            return _refusal(error)
+        match = _visible_match(request, pk)
+        return Response(MatchSerializer(match).data)
+
+
+class MatchAcceptView(_MatchCommand):
+    """The challenged player accepts: the match starts."""
+
+    def act(self, match, player):
+        return services.challenge_answer(match=match, player=player, accept=True)
+
+
+class MatchDeclineView(_MatchCommand):
+    """The challenged player declines."""
+
+    def act(self, match, player):
+        return services.challenge_answer(match=match, player=player, accept=False)
+
+
+class MatchCancelView(_MatchCommand):
+    """The challenger withdraws a challenge not yet answered."""
+
+    def act(self, match, player):
+        return services.match_cancel(match=match, player=player)
+
+
+class MatchResignView(_MatchCommand):
+    """A player resigns the match (the opponent wins it)."""
+
+    def act(self, match, player):
+        if match.index_of(player.pk) is None:
+            raise services.NotAPlayer("you are not a player of this match")
+        return services.match_forfeit(
+            match=match, loser=player, reason="resigned", end_reason=Match.EndReason.RESIGNED
+        )
+
+
+class MatchReplayView(APIView):
+    """The full log of a finished match: seed, every deal, every action, every outcome.
+
+    Anyone can re-deal it with ``python -m games.engine replay`` and check every score.
+    """
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request, pk: int) -> Response:
+        match = _visible_match(request, pk)
+        if match.status != Match.Status.FINISHED:
+            return Response(
+                error_body("The replay is published when the match is finished.", "not_finished"),
+                status=status.HTTP_409_CONFLICT,
+            )
+        log = selectors.match_log(match=match)
+        log["players"] = PlayerBriefSerializer([match.player_a, match.player_b], many=True).data
+        log["seed_commitment"] = match.seed_commitment
+        return Response(log)
+
+
+# --- games -------------------------------------------------------------------------------
+
+
+def _game(pk: int) -> Game:
+    game = get_object_or_404(
+        Game.objects.select_related("match", "match__player_a", "match__player_b"), pk=pk
+    )
+    if not selectors.match_visible(match=game.match, viewer=None):
+        raise Http404
+    return game
+
+
+class GameView(APIView):
+    """The caller's view of a game; a spectator's view (no hidden card) for anyone else."""
+
+    @extend_schema(responses={200: GameViewSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        game = _game(pk)
+        if services.clock_settle_if_due(game=game):
+            game = _game(pk)
+        return Response(selectors.game_view(game=game, viewer=_caller(request)))
+
+
+class GameActionView(APIView):
+    """Make a move: ``{ply, type, card?, melds?}``. Answers with your view after it."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_scope = "play"
+
+    @extend_schema(request=ActionSerializer, responses={200: GameViewSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        game = _game(pk)
+        player = _caller(request)
+        if player is None or game.match.index_of(player.pk) is None:
+            return _refusal(services.NotAPlayer("you are not a player of this game"))
+        serializer = ActionSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            action = EngineAction.from_parts(
+                data["type"], data.get("card") or None, data.get("melds")
+            )
+        except EngineError as error:
+            return _refusal(services.IllegalMove(str(error), code=error.rule))
+        try:
+            services.action_submit(game_id=game.pk, player=player, ply=data["ply"], action=action)
+        except services.PlayError as error:
+            return _refusal(error)
+        return Response(selectors.game_view(game=_game(pk), viewer=player))
+
+
+urlpatterns = [
+    path("matches", MatchListView.as_view(), name="match-list"),
+    path("matches/<int:pk>", MatchDetailView.as_view(), name="match-detail"),
+    path("matches/<int:pk>/accept", MatchAcceptView.as_view(), name="match-accept"),
+    path("matches/<int:pk>/decline", MatchDeclineView.as_view(), name="match-decline"),
+    path("matches/<int:pk>/cancel", MatchCancelView.as_view(), name="match-cancel"),
+    path("matches/<int:pk>/resign", MatchResignView.as_view(), name="match-resign"),
+    path("matches/<int:pk>/replay", MatchReplayView.as_view(), name="match-replay"),
+    path("games/<int:pk>", GameView.as_view(), name="game-detail"),
+    path("games/<int:pk>/actions", GameActionView.as_view(), name="game-actions"),
+]

@@ -1,0 +1,287 @@
+"""Matches, games, deals and their append-only action logs, and the clocks of timed play.
+
+The log is the truth: a match is its seed plus, per deal, its ordered actions (and the
+forfeits recorded on games). ``Match.state`` is the engine's snapshot of the match in play,
+kept beside the log as a cache so a move replays only the deal in play; a test rebuilds
+every finished match from the log alone and compares.
+
+Locking: every write inside a match (a move, a clock settlement, a forfeit) first locks the
+match row (``select_for_update``). One game of a match is in play at a time, so this is the
+same granularity as a lock per game, and it gives one lock order for the whole match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.db import models
+from django.db.models import Q
+
+from accounts.models import Player
+
+
+class TimeoutPolicy(models.TextChoices):
+    FORFEIT = "forfeit", "Forfeit the game"
+    AUTOPLAY = "autoplay", "A bot moves (three in a row forfeit the game)"
+
+
+def seed_commitment(seed: int) -> str:
+    """SHA-256 (hex) of the match seed as published before the match (``"ginrummy:<seed>"``)."""
+    return hashlib.sha256(f"ginrummy:{seed}".encode()).hexdigest()
+
+
+class Match(models.Model):
+    """Two players, a rule set, best of N games: the unit of play wherever it comes from."""
+
+    class Status(models.TextChoices):
+        CHALLENGED = "challenged", "Challenge awaiting an answer"
+        SCHEDULED = "scheduled", "Waiting to start"
+        ACTIVE = "active", "In play"
+        FINISHED = "finished", "Finished"
+        DECLINED = "declined", "Challenge declined"
+        CANCELLED = "cancelled", "Cancelled"
+
+    class EndReason(models.TextChoices):
+        GAMES = "games", "Won the majority of games"
+        FORFEIT = "forfeit", "Forfeit"
+        TIMEOUT = "timeout", "Out of time"
+        BOT_FAILURE = "bot_failure", "A bot failed"
+        NO_SHOW = "no_show", "No show"
+        RESIGNED = "resigned", "Resigned"
+        ADMIN = "admin", "Decided by an organiser"
+
+    class Source(models.TextChoices):
+        CHALLENGE = "challenge", "Challenge"
+        ADMIN = "admin", "Admin"
+        TOURNAMENT = "tournament", "Tournament"
+        LADDER = "ladder", "Ladder"
+
+    player_a = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    player_b = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    created_by = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.CHALLENGE)
+    rules = models.JSONField(help_text="Every option of the engine's RuleSet.")
+    best_of = models.PositiveSmallIntegerField(default=5)
+    target = models.PositiveIntegerField(default=250)
+    # Time control: no base time means untimed.
+    base_seconds = models.PositiveIntegerField(null=True, blank=True)
+    increment_seconds = models.PositiveIntegerField(default=0)
+    turn_limit_seconds = models.PositiveIntegerField(null=True, blank=True)
+    timeout_policy = models.CharField(
+        max_length=10, choices=TimeoutPolicy.choices, default=TimeoutPolicy.FORFEIT
+    )
+    seed = models.BigIntegerField(help_text="Secret until the match ends.")
+    seed_commitment = models.CharField(max_length=64, help_text="SHA-256 of 'ginrummy:<seed>'.")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.SCHEDULED)
+    games_won_a = models.PositiveSmallIntegerField(default=0)
+    games_won_b = models.PositiveSmallIntegerField(default=0)
+    margin_a = models.IntegerField(default=0, help_text="Player A's total margin over games.")
+    winner = models.ForeignKey(
+        Player, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    end_reason = models.CharField(max_length=12, choices=EndReason.choices, blank=True)
+    end_detail = models.CharField(max_length=300, blank=True)
+    # The engine's snapshot of the match in play (a cache of the log) and its move count.
+    state = models.JSONField(null=True, blank=True, editable=False)
+    ply = models.PositiveIntegerField(default=0, help_text="Moves made in the whole match.")
+    start_deadline = models.DateTimeField(
+        null=True, blank=True, help_text="Tournament matches: players must show up by then."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(player_a=models.F("player_b")), name="games_match_two_players"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="finished") | Q(winner__isnull=False),
+                name="games_match_finished_has_winner",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status"]),
+            models.Index(fields=["player_a", "status"]),
+            models.Index(fields=["player_b", "status"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"Match {self.pk}: {self.player_a_id} v {self.player_b_id}"
+
+    @property
+    def players(self) -> tuple[int, int]:
+        """Player ids by index: 0 is player A, 1 is player B."""
+        return (self.player_a_id, self.player_b_id)
+
+    def index_of(self, player_id: int) -> int | None:
+        """0 or 1 for a player of this match, None for anyone else."""
+        if player_id == self.player_a_id:
+            return 0
+        if player_id == self.player_b_id:
+            return 1
+        return None
+
+    @property
+    def is_timed(self) -> bool:
+        return self.base_seconds is not None
+
+    @property
+    def is_bot_match(self) -> bool:
+        return self.player_a.is_bot and self.player_b.is_bot
+
+    @property
+    def games_won(self) -> tuple[int, int]:
+        return (self.games_won_a, self.games_won_b)
+
+    @property
+    def seed_revealed(self) -> int | None:
+        """The seed, once the match is over (before that it would reveal every deck)."""
+        return self.seed if self.status == self.Status.FINISHED else None
+
+
+class Game(models.Model):
+    """One game of a match (for Hollywood scoring: one set of three games).
+
+    Clocks: ``clock_a_ms``/``clock_b_ms`` are what each player had left when their clock
+    was last charged; the player to act is charged from ``clock_charged_at``.
+    ``turn_deadline`` is when the player to act runs out (also the per-turn limit): any read
+    or write settles an expired clock first, and a sweeper settles due games.
+    """
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "In play"
+        FINISHED = "finished", "Finished"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveSmallIntegerField(help_text="0 for the match's first game.")
+    seed = models.BigIntegerField()
+    first_dealer = models.PositiveSmallIntegerField(help_text="Player index (0 = A).")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    ply = models.PositiveIntegerField(default=0, help_text="Moves made in this game.")
+    to_act = models.PositiveSmallIntegerField(null=True, blank=True)
+    score_a = models.IntegerField(default=0, help_text="Hand points so far (first game).")
+    score_b = models.IntegerField(default=0)
+    results = models.JSONField(default=list, help_text="Finished games' scores, in order.")
+    winner_index = models.PositiveSmallIntegerField(null=True, blank=True)
+    forfeit_by = models.PositiveSmallIntegerField(null=True, blank=True)
+    forfeit_reason = models.CharField(max_length=300, blank=True)
+    # Clocks (timed matches only).
+    clock_a_ms = models.BigIntegerField(null=True, blank=True)
+    clock_b_ms = models.BigIntegerField(null=True, blank=True)
+    clock_charged_at = models.DateTimeField(null=True, blank=True)
+    turn_began_at = models.DateTimeField(null=True, blank=True)
+    turn_deadline = models.DateTimeField(null=True, blank=True)
+    autoplay_a = models.PositiveSmallIntegerField(default=0)
+    autoplay_b = models.PositiveSmallIntegerField(default=0)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="games_game_number_unique")
+        ]
+        indexes = [
+            # The sweeper's query: due deadlines of games in play.
+            models.Index(
+                fields=["turn_deadline"],
+                name="games_game_due_idx",
+                condition=Q(status="active", turn_deadline__isnull=False),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Game {self.pk} (match {self.match_id}, #{self.number})"
+
+    def clock_ms(self, index: int) -> int | None:
+        return self.clock_a_ms if index == 0 else self.clock_b_ms
+
+    def set_clock_ms(self, index: int, value: int) -> None:
+        if index == 0:
+            self.clock_a_ms = value
+        else:
+            self.clock_b_ms = value
+
+    def autoplays(self, index: int) -> int:
+        return self.autoplay_a if index == 0 else self.autoplay_b
+
+    def set_autoplays(self, index: int, value: int) -> None:
+        if index == 0:
+            self.autoplay_a = value
+        else:
+            self.autoplay_b = value
+
+
+class Deal(models.Model):
+    """One deal (hand): its seed and dealer define the cards; its actions are the log."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "In play"
+        FINISHED = "finished", "Finished"
+        ABANDONED = "abandoned", "Ended by a forfeit"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="deals")
+    number = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    dealer = models.PositiveSmallIntegerField(help_text="The dealer's seat (0 or 1).")
+    swap = models.PositiveSmallIntegerField(
+        default=0, help_text="Seat s is played by player s ^ swap (duplicate deals)."
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    outcome = models.JSONField(null=True, blank=True)
+    termination = models.CharField(max_length=10, blank=True)
+    winner_index = models.PositiveSmallIntegerField(null=True, blank=True)
+    points = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="games_deal_number_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"Deal {self.pk} (game {self.game_id}, #{self.number})"
+
+    def player_of_seat(self, seat: int) -> int:
+        return seat ^ self.swap
+
+
+class Action(models.Model):
+    """One move of a deal's append-only log: ply, actor, kind, card(s), server time."""
+
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="actions")
+    ply = models.PositiveIntegerField(help_text="0 for the deal's first move.")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=16)
+    card = models.CharField(max_length=2, blank=True)
+    melds = models.JSONField(null=True, blank=True)
+    auto = models.BooleanField(default=False, help_text="Made by the clock's autoplay.")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["deal", "ply"]
+        constraints = [
+            # One action per ply of a deal: a double submission cannot write twice.
+            models.UniqueConstraint(fields=["deal", "ply"], name="games_action_ply_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def text(self) -> str:
+        """The engine's text form, e.g. ``discard TS`` or ``knock 9C [AS 2S 3S]``."""
+        parts = [self.kind]
+        if self.card:
+            parts.append(self.card)
+        for meld in self.melds or []:
+            parts.append("[" + " ".join(meld) + "]")
+        return " ".join(parts)

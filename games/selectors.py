@@ -1,0 +1,213 @@
+"""Reads of play: what one viewer may see of a game, match details, replays from the log."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import Player
+from games.engine.cards import card_name, cards_of
+from games.engine.match import Match as EngineMatch
+from games.engine.views import view_for
+from games.models import Action, Deal, Game, Match
+from games.services import clock_remaining_ms
+
+PRIVATE_STATUSES = (Match.Status.CHALLENGED, Match.Status.DECLINED)
+
+
+def match_list(*, viewer: Player | None = None) -> QuerySet[Match]:
+    """Matches anyone may see, plus the viewer's own challenges (open or declined)."""
+    public = ~Q(status__in=PRIVATE_STATUSES) & ~Q(status=Match.Status.CANCELLED, started_at=None)
+    if viewer is not None:
+        public |= Q(player_a=viewer) | Q(player_b=viewer)
+    return Match.objects.filter(public).select_related("player_a", "player_b", "winner")
+
+
+def match_visible(*, match: Match, viewer: Player | None) -> bool:
+    """A challenge is private to its two players (others get a 404, not a 403)."""
+    if match.status in PRIVATE_STATUSES or (
+        match.status == Match.Status.CANCELLED and match.started_at is None
+    ):
+        return viewer is not None and match.index_of(viewer.pk) is not None
+    return True
+
+
+def _names(mask: int) -> list[str]:
+    return [card_name(c) for c in cards_of(mask)]
+
+
+def _outcome_by_player(outcome: dict[str, Any] | None, swap: int) -> dict[str, Any] | None:
+    """An engine outcome with seats turned into player indices (0 = A, 1 = B)."""
+    if outcome is None:
+        return None
+    out = dict(outcome)
+    for key in ("winner", "knocker"):
+        if out.get(key) is not None:
+            out[key] = out[key] ^ swap
+    return out
+
+
+def _player_json(player: Player) -> dict[str, Any]:
+    return {"id": player.pk, "name": player.name, "kind": player.kind}
+
+
+def game_view(*, game: Game, viewer: Player | None, now: datetime | None = None) -> dict:
+    """The viewer's view of a game: for a player their hand, for anyone else no hidden card.
+
+    Player-indexed throughout: index 0 is the match's player A, 1 is player B.
+    """
+    now = now or timezone.now()
+    match = game.match
+    me = None if viewer is None else match.index_of(viewer.pk)
+    engine = EngineMatch.from_snapshot(match.state) if match.state else None
+    in_play = (
+        engine is not None
+        and game.status == Game.Status.ACTIVE
+        and engine.game_index == game.number
+        and not engine.is_over
+    )
+    data: dict[str, Any] = {
+        "id": game.pk,
+        "match": match.pk,
+        "number": game.number,
+        "status": game.status,
+        "ply": game.ply,
+        "players": [_player_json(match.player_a), _player_json(match.player_b)],
+        "you": me,
+        "to_act": game.to_act if in_play else None,
+        "your_turn": in_play and me is not None and game.to_act == me,
+        "scores": {
+            "hand_points": [game.score_a, game.score_b],
+            "games_won": [match.games_won_a, match.games_won_b],
+            "best_of": match.best_of,
+            "target": match.target,
+        },
+        "results": game.results,
+        "clocks": None,
+        "turn_deadline": game.turn_deadline if in_play else None,
+        "deal": None,
+        "hand": None,
+        "melds": None,
+        "deadwood": None,
+        "deadwood_points": None,
+        "opponent": None,
+        "legal_actions": [],
+        "last_deal": _last_deal(game),
+    }
+    if match.is_timed:
+        data["clocks"] = [
+            {
+                "remaining_ms": clock_remaining_ms(match, game, i, now),
+                "running": in_play and game.to_act == i,
+            }
+            for i in (0, 1)
+        ]
+    if not in_play:
+        return data
+    assert engine is not None
+    g = engine.game
+    swap = g.deal_swap
+    data["scores"]["hands_won"] = g.hands_won
+    seat = None if me is None else me ^ swap
+    view = view_for(g.deal, seat)
+    raw = view.to_json()
+    by_player = [0 ^ swap, 1 ^ swap]  # the seat of each player
+    data["deal"] = {
+        "number": g.deal_number,
+        "dealer": view.dealer ^ swap,
+        "phase": raw["phase"],
+        "upcard": raw["upcard"],
+        "knock_limit": view.knock_limit,
+        "multiplier": view.multiplier,
+        "discard_pile": raw["discard_pile"],
+        "stock_size": view.stock_size,
+        "hand_sizes": [view.hand_sizes[by_player[0]], view.hand_sizes[by_player[1]]],
+        "known": [_names(view.known[by_player[0]]), _names(view.known[by_player[1]])],
+        "history": [
+            {"player": h["seat"] ^ swap, "type": h["type"], "card": h["card"]}
+            for h in raw["history"]
+        ],
+    }
+    if me is not None:
+        opponent_seat = 1 - seat
+        data.update(
+            hand=raw["hand"],
+            melds=raw["melds"],
+            deadwood=raw["deadwood"],
+            deadwood_points=raw["deadwood_points"],
+            opponent={
+                "card_count": view.hand_sizes[opponent_seat],
+                "known_cards": _names(view.known[opponent_seat]),
+            },
+            legal_actions=raw["legal_actions"],
+            forbidden_discard=raw["forbidden_discard"],
+        )
+    return data
+
+
+def _last_deal(game: Game) -> dict[str, Any] | None:
+    """The most recent finished deal of the game, both hands revealed."""
+    deal = Deal.objects.filter(game=game, status=Deal.Status.FINISHED).order_by("-number").first()
+    if deal is None or deal.outcome is None:
+        return None
+    hands = deal.outcome.get("hands")
+    return {
+        "number": deal.number,
+        "dealer": deal.dealer ^ deal.swap,
+        "outcome": _outcome_by_player(
+            {k: v for k, v in deal.outcome.items() if k != "hands"}, deal.swap
+        ),
+        "hands": None if hands is None else [hands[0 ^ deal.swap], hands[1 ^ deal.swap]],
+    }
+
+
+def match_log(*, match: Match) -> dict[str, Any]:
+    """The match as the engine's log JSON, built from the database rows alone.
+
+    ``Match.replay`` of it re-deals every deal from the seeds and replays every action;
+    the engine's CLI (``python -m games.engine replay``) does the same for anyone.
+    """
+    games = []
+    actions_by_deal: dict[int, list[str]] = {}
+    for action in Action.objects.filter(deal__game__match=match).order_by("deal_id", "ply"):
+        actions_by_deal.setdefault(action.deal_id, []).append(action.text)
+    for game in match.games.order_by("number").prefetch_related("deals"):
+        deals = []
+        for deal in sorted(game.deals.all(), key=lambda d: d.number):
+            outcome = None
+            if deal.outcome is not None:
+                outcome = {k: v for k, v in deal.outcome.items() if k != "hands"}
+            deals.append(
+                {
+                    "seed": deal.seed,
+                    "dealer": deal.dealer,
+                    "swap": deal.swap,
+                    "actions": actions_by_deal.get(deal.pk, []),
+                    "outcome": outcome,
+                }
+            )
+        forfeit = None
+        if game.forfeit_by is not None:
+            forfeit = {"player": game.forfeit_by, "reason": game.forfeit_reason}
+        games.append(
+            {
+                "seed": game.seed,
+                "first_dealer": game.first_dealer,
+                "deals": deals,
+                "forfeit": forfeit,
+            }
+        )
+    results = [r for game in match.games.order_by("number") for r in game.results]
+    forfeited = match.end_reason not in ("", Match.EndReason.GAMES)
+    return {
+        "seed": match.seed,
+        "rules": match.rules,
+        "games": games,
+        "results": results,
+        "winner": None if match.winner_id is None else match.index_of(match.winner_id),
+        "termination": "forfeit" if forfeited else ("games" if match.winner_id else None),
+        "games_won": [match.games_won_a, match.games_won_b],
+    }

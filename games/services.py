@@ -1,0 +1,794 @@
+"""Writes of play: create and start matches, submit moves, settle clocks, play bots, finish.
+
+Every state change runs in one transaction that first locks the match row, and publishes
+its follow-up work (a bot's reply, a clock countdown) with ``on_commit``, so nothing is
+enqueued for a change that rolled back. Reads that must see a settled clock call
+:func:`clock_settle_if_due` first.
+
+Moves are validated by the engine against the match snapshot kept on the match row (a
+cache of the log); the log itself (Deal and Action rows) is appended in the same
+transaction, one row per ply, with a unique constraint on (deal, ply).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Player
+from games.engine import bots as engine_bots
+from games.engine.actions import Action as EngineAction
+from games.engine.bots.runner import play_match as engine_play_match
+from games.engine.cards import card_name, cards_of
+from games.engine.errors import EngineError, IllegalActionError
+from games.engine.game import DealRecord, derive_seed
+from games.engine.match import Match as EngineMatch
+from games.engine.match import MatchTermination
+from games.engine.rules import RuleSet, RuleSetError
+from games.engine.views import view_for
+from games.models import Action, Deal, Game, Match, TimeoutPolicy, seed_commitment
+from games.signals import match_finished
+
+logger = logging.getLogger(__name__)
+
+#: Autoplayed turns in a row after which the game is forfeited.
+AUTOPLAY_LIMIT = 3
+#: The bot that moves for a player whose clock ran out under the autoplay policy.
+AUTOPLAY_BOT = "greedy"
+
+
+# --- errors -----------------------------------------------------------------------------
+
+
+class PlayError(Exception):
+    """A refused request; ``status`` and ``code`` say how the API answers it."""
+
+    status = 400
+    code = "invalid"
+
+    def __init__(self, message: str, *, code: str | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.extra = extra
+
+
+class NotAPlayer(PlayError):
+    status = 403
+    code = "not_a_player"
+
+
+class Conflict(PlayError):
+    """Stale ply, not your turn, game over: the client's picture is out of date."""
+
+    status = 409
+    code = "conflict"
+
+
+class IllegalMove(PlayError):
+    status = 400
+    code = "illegal_action"
+
+
+# --- creating and starting ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Base time and Fischer increment per player per game; an optional per-turn limit."""
+
+    base_seconds: int
+    increment_seconds: int = 0
+    turn_limit_seconds: int | None = None
+    timeout_policy: str = TimeoutPolicy.FORFEIT
+
+
+def rules_build(
+    rules: RuleSet | dict[str, Any] | str | None = None,
+    *,
+    best_of: int | None = None,
+    target: int | None = None,
+) -> RuleSet:
+    """A rule set from a preset name, a dict of options or a RuleSet, with overrides.
+
+    Raises PlayError naming the bad option.
+    """
+    try:
+        if rules is None:
+            built = RuleSet()
+        elif isinstance(rules, RuleSet):
+            built = rules
+        elif isinstance(rules, str):
+            built = RuleSet.preset(rules)
+        else:
+            built = RuleSet.from_dict(rules)
+        changes = {}
+        if best_of is not None:
+            changes["best_of"] = best_of
+        if target is not None:
+            changes["target"] = target
+        return built.replace(**changes) if changes else built
+    except RuleSetError as error:
+        raise PlayError(str(error), code="invalid_rules") from None
+
+
+def match_create(
+    *,
+    player_a: Player,
+    player_b: Player,
+    rules: RuleSet | dict[str, Any] | str | None = None,
+    best_of: int | None = None,
+    target: int | None = None,
+    time_control: TimeControl | None = None,
+    source: str = Match.Source.CHALLENGE,
+    created_by: Player | None = None,
+    status: str = Match.Status.SCHEDULED,
+    start: bool = True,
+    seed: int | None = None,
+) -> Match:
+    """Create a match (and start it unless ``start`` is false or it awaits an answer).
+
+    The seed is secret until the match ends; its SHA-256 commitment is public from now on.
+    """
+    if player_a.pk == player_b.pk:
+        raise PlayError("a player cannot play against themselves", code="same_player")
+    for player in (player_a, player_b):
+        if player.is_bot and player.bot_strategy not in engine_bots.BOTS:
+            raise PlayError(
+                f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
+                code="unknown_bot",
+            )
+    built = rules_build(rules, best_of=best_of, target=target)
+    if seed is None:
+        seed = secrets.randbits(63)
+    match = Match(
+        player_a=player_a,
+        player_b=player_b,
+        created_by=created_by,
+        source=source,
+        rules=built.to_dict(),
+        best_of=built.best_of,
+        target=built.target,
+        seed=seed,
+        seed_commitment=seed_commitment(seed),
+        status=status,
+    )
+    if time_control is not None:
+        match.base_seconds = time_control.base_seconds
+        match.increment_seconds = time_control.increment_seconds
+        match.turn_limit_seconds = time_control.turn_limit_seconds
+        match.timeout_policy = time_control.timeout_policy
+    with transaction.atomic():
+        match.save()
+        if start and status == Match.Status.SCHEDULED:
+            match_start(match=match)
+    return match
+
+
+def challenge_create(
+    *,
+    challenger: Player,
+    opponent: Player,
+    rules: RuleSet | dict[str, Any] | str | None = None,
+    best_of: int | None = None,
+    target: int | None = None,
+    time_control: TimeControl | None = None,
+) -> Match:
+    """Challenge a bot (the match starts at once) or a human (who accepts or declines).
+
+    The challenger is player A.
+    """
+    if challenger.is_bot:
+        raise PlayError("bots do not issue challenges", code="bot_challenger")
+    status = Match.Status.SCHEDULED if opponent.is_bot else Match.Status.CHALLENGED
+    return match_create(
+        player_a=challenger,
+        player_b=opponent,
+        rules=rules,
+        best_of=best_of,
+        target=target,
+        time_control=time_control,
+        created_by=challenger,
+        status=status,
+    )
+
+
+def _locked(match_id: int) -> Match:
+    return Match.objects.select_for_update().select_related("player_a", "player_b").get(pk=match_id)
+
+
+def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
+    """The challenged player accepts (the match starts) or declines."""
+    with transaction.atomic():
+        match = _locked(match.pk)
+        if match.player_b_id != player.pk:
+            raise NotAPlayer("only the challenged player can answer this challenge")
+        if match.status != Match.Status.CHALLENGED:
+            raise Conflict(f"this challenge is already {match.status}", code="not_pending")
+        if accept:
+            match.status = Match.Status.SCHEDULED
+            match.save(update_fields=["status"])
+            match_start(match=match)
+        else:
+            match.status = Match.Status.DECLINED
+            match.finished_at = timezone.now()
+            match.save(update_fields=["status", "finished_at"])
+    return match
+
+
+def match_cancel(*, match: Match, player: Player | None = None, reason: str = "") -> Match:
+    """Withdraw a challenge not yet answered (its challenger), or cancel (staff: player None)."""
+    with transaction.atomic():
+        match = _locked(match.pk)
+        if player is not None and match.created_by_id != player.pk:
+            raise NotAPlayer("only the challenger can withdraw this challenge")
+        allowed = {Match.Status.CHALLENGED}
+        if player is None:
+            allowed |= {Match.Status.SCHEDULED, Match.Status.ACTIVE}
+        if match.status not in allowed:
+            raise Conflict(f"a match that is {match.status} cannot be cancelled", code="too_late")
+        match.status = Match.Status.CANCELLED
+        match.end_detail = reason[:300]
+        match.finished_at = timezone.now()
+        match.save(update_fields=["status", "end_detail", "finished_at"])
+        Game.objects.filter(match=match, status=Game.Status.ACTIVE).update(
+            status=Game.Status.FINISHED, turn_deadline=None, finished_at=match.finished_at
+        )
+    return match
+
+
+def match_start(*, match: Match, now: datetime | None = None) -> None:
+    """Deal the first game. Bot-vs-bot matches go to a worker to be played whole.
+
+    Runs inside the caller's transaction (with the match row locked or just created).
+    """
+    from games import tasks
+
+    if match.status != Match.Status.SCHEDULED:
+        raise Conflict(f"a match that is {match.status} cannot start", code="not_scheduled")
+    now = now or timezone.now()
+    match.status = Match.Status.ACTIVE
+    match.started_at = now
+    if match.is_bot_match:
+        # Played in memory by one task and written in one transaction.
+        match.save(update_fields=["status", "started_at"])
+        tasks.play_match.delay_on_commit(match.pk)
+        return
+    engine = EngineMatch(match.seed, RuleSet.from_dict(match.rules))
+    match.state = engine.snapshot()
+    match.save(update_fields=["status", "started_at", "state"])
+    _game_begin(match, engine, now)
+    _follow_up(match)
+
+
+def _game_begin(match: Match, engine: EngineMatch, now: datetime) -> Game:
+    """Create the Game row of the engine's game in play and the row of its first deal."""
+    g = engine.game
+    game = Game(
+        match=match,
+        number=engine.game_index,
+        seed=g.seed,
+        first_dealer=g.first_dealer,
+        to_act=g.to_act_player,
+    )
+    if match.is_timed:
+        base_ms = match.base_seconds * 1000
+        game.clock_a_ms = game.clock_b_ms = base_ms
+        game.clock_charged_at = game.turn_began_at = now
+        game.turn_deadline = _deadline(match, game, game.to_act)
+    game.save()
+    _deal_begin(game, g.deal_number, g.deal.seed, g.deal.dealer, g.deal_swap)
+    return game
+
+
+def _deal_begin(game: Game, number: int, seed: int | None, dealer: int, swap: int) -> Deal:
+    return Deal.objects.create(game=game, number=number, seed=seed, dealer=dealer, swap=swap)
+
+
+# --- clocks -------------------------------------------------------------------------------
+
+
+def _deadline(match: Match, game: Game, index: int | None) -> datetime | None:
+    """When player ``index`` runs out: their clock, or the per-turn limit if sooner."""
+    if index is None or not match.is_timed or game.clock_charged_at is None:
+        return None
+    deadline = game.clock_charged_at + timedelta(milliseconds=game.clock_ms(index) or 0)
+    if match.turn_limit_seconds is not None and game.turn_began_at is not None:
+        deadline = min(deadline, game.turn_began_at + timedelta(seconds=match.turn_limit_seconds))
+    return deadline
+
+
+def clock_remaining_ms(match: Match, game: Game, index: int, now: datetime) -> int | None:
+    """What player ``index`` has left now (the player to act is running)."""
+    if not match.is_timed:
+        return None
+    remaining = game.clock_ms(index) or 0
+    if game.status == Game.Status.ACTIVE and game.to_act == index and game.clock_charged_at:
+        remaining -= int((now - game.clock_charged_at).total_seconds() * 1000)
+    return max(0, remaining)
+
+
+def _charge(match: Match, game: Game, index: int, now: datetime) -> None:
+    """Charge the player to act for the time since their clock was last charged."""
+    if not match.is_timed or game.clock_charged_at is None:
+        return
+    elapsed = int((now - game.clock_charged_at).total_seconds() * 1000)
+    game.set_clock_ms(index, max(0, (game.clock_ms(index) or 0) - elapsed))
+    game.clock_charged_at = now
+
+
+def _turn_passes(match: Match, game: Game, previous: int, now: datetime) -> None:
+    """``previous`` completed a turn: Fischer increment, and the next turn's clock starts."""
+    if not match.is_timed:
+        return
+    game.set_clock_ms(previous, (game.clock_ms(previous) or 0) + match.increment_seconds * 1000)
+    game.turn_began_at = now
+    game.clock_charged_at = now
+
+
+# --- moves ---------------------------------------------------------------------------------
+
+
+def _engine(match: Match) -> EngineMatch:
+    assert match.state is not None
+    return EngineMatch.from_snapshot(match.state)
+
+
+def _active_game(match: Match) -> Game:
+    return Game.objects.get(match=match, status=Game.Status.ACTIVE)
+
+
+def action_submit(
+    *,
+    game_id: int,
+    player: Player,
+    ply: int,
+    action: EngineAction,
+    now: datetime | None = None,
+) -> Game:
+    """A player's move, with the ply they saw. Returns the game row after the move.
+
+    Refusals (nothing is written): NotAPlayer (403), Conflict for a stale ply, a move out of
+    turn or a game that is over (409, with the current ply), IllegalMove naming the rule (400).
+    """
+    now = now or timezone.now()
+    game = Game.objects.only("match_id").get(pk=game_id)
+    with transaction.atomic():
+        match = _locked(game.match_id)
+        index = match.index_of(player.pk)
+        if index is None:
+            raise NotAPlayer("you are not a player of this game")
+        # A clock that ran out is settled before the move is looked at.
+        _settle(match, now)
+        game = Game.objects.get(pk=game_id)
+        if game.status != Game.Status.ACTIVE or match.status != Match.Status.ACTIVE:
+            raise Conflict("this game is over", code="game_over", ply=game.ply)
+        if ply != game.ply:
+            raise Conflict(
+                f"stale ply {ply}: the game is at ply {game.ply}", code="stale_ply", ply=game.ply
+            )
+        if game.to_act != index:
+            raise Conflict("it is not your turn", code="not_your_turn", ply=game.ply)
+        engine = _engine(match)
+        _apply(match, game, engine, action, index, now, auto=False)
+        game.set_autoplays(index, 0)
+        _save(match, game, engine, now)
+        _follow_up(match)
+    return game
+
+
+def _apply(
+    match: Match,
+    game: Game,
+    engine: EngineMatch,
+    action: EngineAction,
+    index: int,
+    now: datetime,
+    *,
+    auto: bool,
+) -> None:
+    """Apply one move to the engine and append it to the log; no save of match/game yet."""
+    g = engine.game
+    seat = g.seat_of_player(index)
+    deal_ply = g.deal.ply
+    deal_number = g.deal_number
+    _charge(match, game, index, now)
+    try:
+        record = engine.apply(action, index)
+    except IllegalActionError as error:
+        raise IllegalMove(str(error), code=error.rule) from None
+    except EngineError as error:
+        raise IllegalMove(str(error), code=error.rule) from None
+    deal = Deal.objects.get(game=game, number=deal_number)
+    Action.objects.create(
+        deal=deal,
+        ply=deal_ply,
+        seat=seat,
+        player_id=match.players[index],
+        kind=action.kind.value,
+        card="" if action.card is None else card_name(action.card),
+        melds=None
+        if action.melds is None
+        else [[card_name(c) for c in cards_of(m)] for m in action.melds],
+        auto=auto,
+        created_at=now,
+    )
+    game.ply += 1
+    match.ply += 1
+    if record is not None:
+        _deal_end(deal, record, now)
+    next_to_act = None if g.is_over else g.to_act_player
+    if record is not None or next_to_act != index:
+        _turn_passes(match, game, index, now)
+    if g.is_over:
+        _game_end(match, game, engine, g, now)
+    elif record is not None:
+        _deal_begin(game, g.deal_number, g.deal.seed, g.deal.dealer, g.deal_swap)
+    game.to_act = next_to_act
+
+
+def _deal_end(deal: Deal, record: DealRecord, now: datetime) -> None:
+    """Record how a deal ended, both hands revealed (per seat, as they were at the end)."""
+    outcome = record.outcome
+    deal.finished_at = now
+    if outcome is None:
+        deal.status = Deal.Status.ABANDONED
+    else:
+        deal.status = Deal.Status.FINISHED
+        deal.outcome = _outcome_json(record)
+        deal.termination = outcome.termination.value
+        deal.winner_index = record.winner_player
+        deal.points = outcome.points
+    deal.save()
+
+
+def _outcome_json(record: DealRecord) -> dict[str, Any] | None:
+    if record.outcome is None:
+        return None
+    out = record.outcome.to_json()
+    out["hands"] = [[card_name(c) for c in cards_of(h)] for h in record.hands]
+    return out
+
+
+def _game_end(match: Match, game: Game, engine: EngineMatch, g: Any, now: datetime) -> None:
+    """The engine game in play finished: record its results; start the next or end the match."""
+    game.status = Game.Status.FINISHED
+    game.finished_at = now
+    game.results = [r.to_json() for r in g.results]
+    game.winner_index = g.results[0].winner if g.results else None
+    game.turn_deadline = None
+    if g.forfeit_by is not None:
+        game.forfeit_by, game.forfeit_reason = g.forfeit_by[0], g.forfeit_by[1][:300]
+    won = engine.games_won
+    match.games_won_a, match.games_won_b = won
+    match.margin_a = engine.margins[0]
+    if not engine.is_over:
+        game.save()
+        _game_begin(match, engine, now)
+
+
+def _save(match: Match, game: Game, engine: EngineMatch, now: datetime) -> None:
+    """Persist the match row (snapshot, ply, result) and the game row after moves."""
+    g = engine.game
+    if game.status == Game.Status.ACTIVE:
+        game.score_a, game.score_b = g.scores
+        game.turn_deadline = _deadline(match, game, game.to_act)
+    game.save()
+    match.state = engine.snapshot()
+    if engine.is_over:
+        _match_end(match, engine, now)
+    match.save()
+
+
+def _match_end(match: Match, engine: EngineMatch, now: datetime) -> None:
+    assert engine.winner is not None
+    match.status = Match.Status.FINISHED
+    match.winner_id = match.players[engine.winner]
+    match.games_won_a, match.games_won_b = engine.games_won
+    match.margin_a = engine.margins[0]
+    match.finished_at = now
+    if engine.termination is MatchTermination.GAMES:
+        match.end_reason = Match.EndReason.GAMES
+    elif not match.end_reason:
+        match.end_reason = Match.EndReason.FORFEIT
+    match.end_detail = match.end_detail or engine.reason[:300]
+    match.save()
+    Game.objects.filter(match=match, status=Game.Status.ACTIVE).update(
+        status=Game.Status.FINISHED, turn_deadline=None, finished_at=now
+    )
+    # Inside the transaction: the bracket advance or rating change commits with the result.
+    match_finished.send(sender=Match, match=match)
+
+
+def _follow_up(match: Match) -> None:
+    """After a committed change: a bot's reply if a bot is to act; a clock countdown."""
+    from games import tasks
+
+    if match.status != Match.Status.ACTIVE or match.is_bot_match:
+        return
+    game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
+    if game is None or game.to_act is None:
+        return
+    to_act = match.player_a if game.to_act == 0 else match.player_b
+    if to_act.is_bot:
+        tasks.bot_move.delay_on_commit(match.pk, match.ply)
+    elif game.turn_deadline is not None and not settings.CELERY_EMBEDDED:
+        # Only a shortcut: the sweeper settles it anyway. Redis redelivers a task whose
+        # countdown outlasts the visibility timeout, so long ones are left to the sweeper.
+        delay = (game.turn_deadline - timezone.now()).total_seconds()
+        if delay < settings.CELERY_VISIBILITY_TIMEOUT - 60:
+            transaction.on_commit(
+                lambda: tasks.settle_clock.apply_async(
+                    (match.pk,), countdown=max(0.0, delay) + 0.05
+                )
+            )
+
+
+# --- clock settlement ----------------------------------------------------------------------
+
+
+def clock_settle(*, match_id: int, now: datetime | None = None, skip_locked: bool = False) -> bool:
+    """Settle an expired clock of the match (timeout policy applied). True if it changed."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        qs = Match.objects.select_for_update(skip_locked=skip_locked).select_related(
+            "player_a", "player_b"
+        )
+        match = qs.filter(pk=match_id).first()
+        if match is None:
+            return False
+        changed = _settle(match, now)
+        if changed:
+            _follow_up(match)
+        return changed
+
+
+def clock_settle_if_due(*, game: Game, now: datetime | None = None) -> bool:
+    """For reads: settle first if the game's deadline has passed (cheap when it has not)."""
+    now = now or timezone.now()
+    if game.status != Game.Status.ACTIVE or game.turn_deadline is None or game.turn_deadline > now:
+        return False
+    return clock_settle(match_id=game.match_id, now=now)
+
+
+def _settle(match: Match, now: datetime) -> bool:
+    """With the match row locked: apply the timeout policy while a deadline has passed."""
+    changed = False
+    while match.status == Match.Status.ACTIVE and match.is_timed:
+        game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
+        if game is None or game.turn_deadline is None or game.turn_deadline > now:
+            break
+        _timeout(match, game, game.turn_deadline)
+        changed = True
+    return changed
+
+
+def _timeout(match: Match, game: Game, at: datetime) -> None:
+    """Player to act ran out at ``at``: forfeit the game, or autoplay their turn."""
+    index = game.to_act
+    assert index is not None
+    engine = _engine(match)
+    autoplay = match.timeout_policy == TimeoutPolicy.AUTOPLAY
+    if autoplay and game.autoplays(index) + 1 < AUTOPLAY_LIMIT:
+        game.set_autoplays(index, game.autoplays(index) + 1)
+        bot = engine_bots.make_bot(AUTOPLAY_BOT, derive_seed(match.seed, "autoplay", match.ply))
+        _charge(match, game, index, at)
+        game.set_clock_ms(index, 0)
+        # The bot plays the whole turn (a draw and a discard are one turn).
+        while engine.game.to_act_player == index and not engine.is_over:
+            g = engine.game
+            view = view_for(g.deal, g.seat_of_player(index))
+            _apply(match, game, engine, bot.choose(view), index, at, auto=True)
+            if game.status != Game.Status.ACTIVE:
+                break
+    else:
+        _charge(match, game, index, at)
+        game.set_clock_ms(index, 0)
+        reason = (
+            "ran out of time"
+            if not autoplay
+            else f"ran out of time {AUTOPLAY_LIMIT} turns in a row"
+        )
+        g = engine.game
+        engine.forfeit_game(index, reason)
+        deal = Deal.objects.get(game=game, number=g.deal_number)
+        deal.status, deal.finished_at = Deal.Status.ABANDONED, at
+        deal.save(update_fields=["status", "finished_at"])
+        _game_end(match, game, engine, g, at)
+        if engine.is_over:
+            match.end_reason = Match.EndReason.TIMEOUT
+    _save(match, game, engine, at)
+
+
+def clocks_sweep(*, now: datetime | None = None, limit: int = 200) -> int:
+    """Settle every game whose deadline has passed (Celery beat runs this every second).
+
+    Games locked by a move in progress are skipped: that move settles its own clock.
+    """
+    now = now or timezone.now()
+    due = (
+        Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now)
+        .order_by("turn_deadline")
+        .values_list("match_id", flat=True)[:limit]
+    )
+    settled = 0
+    for match_id in due:
+        if clock_settle(match_id=match_id, now=now, skip_locked=True):
+            settled += 1
+    return settled
+
+
+# --- bots ---------------------------------------------------------------------------------
+
+
+def bot_move(*, match_id: int, ply: int) -> bool:
+    """Let the bot to act make its move, if the match is still at ``ply``. True if it moved."""
+    now = timezone.now()
+    with transaction.atomic():
+        match = _locked(match_id)
+        if match.status != Match.Status.ACTIVE or match.ply != ply:
+            return False  # already moved (a redelivered task) or the match went on
+        _settle(match, now)
+        if match.status != Match.Status.ACTIVE or match.ply != ply:
+            _follow_up(match)
+            return True
+        game = _active_game(match)
+        index = game.to_act
+        player = match.player_a if index == 0 else match.player_b
+        if index is None or not player.is_bot:
+            return False
+        engine = _engine(match)
+        g = engine.game
+        bot = engine_bots.make_bot(player.bot_strategy, derive_seed(match.seed, "bot", match.ply))
+        view = view_for(g.deal, g.seat_of_player(index))
+        try:
+            action = bot.choose(view)
+            if not isinstance(action, EngineAction):
+                raise TypeError(f"returned {action!r}, not an action")
+            _apply(match, game, engine, action, index, now, auto=False)
+        except Exception as error:  # a broken bot forfeits; the match is not corrupted
+            # The engine refuses a move before changing anything, and nothing was written
+            # for it: record the forfeit from the match as it was.
+            reason = f"bot {player.bot_strategy!r} failed: {error}"
+            logger.warning("match %s: %s", match.pk, reason)
+            match.refresh_from_db()
+            return _forfeit(match, index, reason[:300], Match.EndReason.BOT_FAILURE, now)
+        _save(match, game, engine, now)
+        _follow_up(match)
+        return True
+
+
+def _forfeit(match: Match, index: int, reason: str, end_reason: str, now: datetime) -> bool:
+    engine = _engine(match)
+    game = _active_game(match)
+    g = engine.game
+    engine.forfeit_match(index, reason)
+    deal = Deal.objects.get(game=game, number=g.deal_number)
+    deal.status, deal.finished_at = Deal.Status.ABANDONED, now
+    deal.save(update_fields=["status", "finished_at"])
+    _game_end(match, game, engine, g, now)
+    match.end_reason = end_reason
+    match.end_detail = reason[:300]
+    _save(match, game, engine, now)
+    return True
+
+
+def match_forfeit(
+    *, match: Match, loser: Player, reason: str, end_reason: str = Match.EndReason.FORFEIT
+) -> Match:
+    """``loser`` forfeits the whole match (resignation, no-show, withdrawal)."""
+    now = timezone.now()
+    with transaction.atomic():
+        match = _locked(match.pk)
+        index = match.index_of(loser.pk)
+        if index is None:
+            raise NotAPlayer("that player is not in this match")
+        if match.status == Match.Status.SCHEDULED:
+            match_start(match=match, now=now)
+            if match.is_bot_match:
+                # A bot match not yet played: decide it without playing.
+                engine = EngineMatch(match.seed, RuleSet.from_dict(match.rules))
+                match.state = engine.snapshot()
+                match.save(update_fields=["state"])
+                _game_begin(match, engine, now)
+        if match.status != Match.Status.ACTIVE:
+            raise Conflict(f"a match that is {match.status} cannot be forfeited", code="too_late")
+        _forfeit(match, index, reason, end_reason, now)
+    return match
+
+
+def match_play_bots(*, match_id: int) -> bool:
+    """Play a bot-vs-bot match whole, in memory from its seed, and write it in one go.
+
+    Idempotent: a finished match is left alone; the match row lock makes a second delivery
+    of the same task wait and then find the match finished. True if it played the match.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        match = _locked(match_id)
+        if match.status == Match.Status.FINISHED or match.status == Match.Status.CANCELLED:
+            return False
+        if not match.is_bot_match:
+            raise PlayError("only a match between two bots is played whole", code="not_bots")
+        if match.status == Match.Status.SCHEDULED:
+            match.status = Match.Status.ACTIVE
+            match.started_at = now
+        engine = EngineMatch(match.seed, RuleSet.from_dict(match.rules))
+        bots = (
+            engine_bots.make_bot(match.player_a.bot_strategy, derive_seed(match.seed, "bot", 0)),
+            engine_bots.make_bot(match.player_b.bot_strategy, derive_seed(match.seed, "bot", 1)),
+        )
+        failure = engine_play_match(engine, bots)
+        # Unique (match, number) on games backs the lock: the log cannot be written twice.
+        _write_whole_match(match, engine, now)
+        if failure is not None:
+            match.end_reason = Match.EndReason.BOT_FAILURE
+            match.end_detail = failure.reason[:300]
+        match.ply = sum(len(r.actions) for g in engine.games for r in g.deals)
+        match.state = engine.snapshot()
+        _match_end(match, engine, now)
+    return True
+
+
+def _write_whole_match(match: Match, engine: EngineMatch, now: datetime) -> None:
+    """Bulk-write the games, deals and actions of a match played in memory."""
+    players = match.players
+    for index, g in enumerate(engine.games):
+        game = Game.objects.create(
+            match=match,
+            number=index,
+            seed=g.seed,
+            first_dealer=g.first_dealer,
+            status=Game.Status.FINISHED,
+            ply=sum(len(r.actions) for r in g.deals),
+            score_a=g.scores[0],
+            score_b=g.scores[1],
+            results=[r.to_json() for r in g.results],
+            winner_index=g.results[0].winner if g.results else None,
+            forfeit_by=None if g.forfeit_by is None else g.forfeit_by[0],
+            forfeit_reason="" if g.forfeit_by is None else g.forfeit_by[1][:300],
+            finished_at=now,
+        )
+        deals = Deal.objects.bulk_create(
+            [
+                Deal(
+                    game=game,
+                    number=r.number,
+                    seed=r.seed,
+                    dealer=r.dealer,
+                    swap=r.swap,
+                    status=Deal.Status.FINISHED if r.outcome else Deal.Status.ABANDONED,
+                    outcome=_outcome_json(r),
+                    termination=r.outcome.termination.value if r.outcome else "",
+                    winner_index=r.winner_player,
+                    points=r.outcome.points if r.outcome else 0,
+                    finished_at=now,
+                )
+                for r in g.deals
+            ]
+        )
+        rows = []
+        for deal, record in zip(deals, g.deals, strict=True):
+            for ply, (action, s) in enumerate(zip(record.actions, record.seats, strict=True)):
+                rows.append(
+                    Action(
+                        deal=deal,
+                        ply=ply,
+                        seat=s,
+                        player_id=players[s ^ record.swap],
+                        kind=action.kind.value,
+                        card="" if action.card is None else card_name(action.card),
+                        melds=None
+                        if action.melds is None
+                        else [[card_name(c) for c in cards_of(m)] for m in action.melds],
+                        created_at=now,
+                    )
+                )
+        Action.objects.bulk_create(rows, batch_size=2000)

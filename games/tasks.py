@@ -1,0 +1,33 @@
+"""Thin tasks: load by id, return early when the work is done, call a service.
+
+Every task may run more than once (late acks, redelivery); each is idempotent through the
+database: the match row lock plus a status or ply check, and unique constraints on the log.
+"""
+
+from celery import shared_task
+
+from games import services
+
+
+@shared_task(name="games.play_match")
+def play_match(match_id: int) -> bool:
+    """Play a bot-vs-bot match whole and write it; a finished match is left alone."""
+    return services.match_play_bots(match_id=match_id)
+
+
+@shared_task(name="games.bot_move")
+def bot_move(match_id: int, ply: int) -> bool:
+    """The bot to act in a human-vs-bot match moves, if the match is still at ``ply``."""
+    return services.bot_move(match_id=match_id, ply=ply)
+
+
+@shared_task(name="games.settle_clock")
+def settle_clock(match_id: int) -> bool:
+    """Countdown shortcut: settle the match's clock if its deadline has passed."""
+    return services.clock_settle(match_id=match_id)
+
+
+@shared_task(name="games.sweep_clocks")
+def sweep_clocks() -> int:
+    """Beat, every second: settle every game whose deadline has passed."""
+    return services.clocks_sweep()
