@@ -284,6 +284,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several models have a "status"; give each choice set its own schema name.
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": "games.models.Match.Status",
+        "GameStatusEnum": "games.models.Game.Status",
+        "HealthStatusEnum": ["ok", "error"],
+    },
 }
 
 # --- Celery (see config/celery.py and RELIABILITY.md) ---------------------------------------
@@ -336,6 +342,8 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000, minimum=0)
 # A task redelivered this many times (its worker died each time) is dropped with an error log,
 # so one poison message cannot crash workers forever. See config.celery.Task.
 CELERY_TASK_MAX_REDELIVERIES = env_int("CELERY_TASK_MAX_REDELIVERIES", 5, minimum=1)
+# Embedded mode has no beat: the WSGI process sweeps expired clocks itself once a second.
+EMBEDDED_CLOCK_SWEEP = env_bool("EMBEDDED_CLOCK_SWEEP", True)
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Deadlines live in the database; this sweep settles whatever the countdowns missed.
     "sweep-clocks": {

@@ -365,23 +365,34 @@ def action_submit(
         index = match.index_of(player.pk)
         if index is None:
             raise NotAPlayer("you are not a player of this game")
-        # A clock that ran out is settled before the move is looked at.
-        _settle(match, now)
+        # A clock that ran out is settled before the move is looked at. The settlement must
+        # commit even though the move is then refused, so the refusal waits until after.
+        settled = _settle(match, now)
         game = Game.objects.get(pk=game_id)
-        if game.status != Game.Status.ACTIVE or match.status != Match.Status.ACTIVE:
-            raise Conflict("this game is over", code="game_over", ply=game.ply)
-        if ply != game.ply:
-            raise Conflict(
-                f"stale ply {ply}: the game is at ply {game.ply}", code="stale_ply", ply=game.ply
-            )
-        if game.to_act != index:
-            raise Conflict("it is not your turn", code="not_your_turn", ply=game.ply)
-        engine = _engine(match)
-        _apply(match, game, engine, action, index, now, auto=False)
-        game.set_autoplays(index, 0)
-        _save(match, game, engine, now)
-        _follow_up(match)
+        if settled:
+            _follow_up(match)
+        else:
+            _check_turn(match, game, index, ply)
+            engine = _engine(match)
+            _apply(match, game, engine, action, index, now, auto=False)
+            game.set_autoplays(index, 0)
+            _save(match, game, engine, now)
+            _follow_up(match)
+    if settled:
+        _check_turn(match, game, index, ply)
+        raise Conflict("the clock ran out before this move", code="stale_ply", ply=game.ply)
     return game
+
+
+def _check_turn(match: Match, game: Game, index: int, ply: int) -> None:
+    if game.status != Game.Status.ACTIVE or match.status != Match.Status.ACTIVE:
+        raise Conflict("this game is over", code="game_over", ply=game.ply)
+    if ply != game.ply:
+        raise Conflict(
+            f"stale ply {ply}: the game is at ply {game.ply}", code="stale_ply", ply=game.ply
+        )
+    if game.to_act != index:
+        raise Conflict("it is not your turn", code="not_your_turn", ply=game.ply)
 
 
 def _apply(

@@ -74,3 +74,19 @@ def alice_client(alice) -> APIClient:
     client = APIClient()
     sign_in(client, "alice")
     return client
+
+
+@pytest.fixture
+def bob_client(bob) -> APIClient:
+    """An API client signed in as bob."""
+    client = APIClient()
+    sign_in(client, "bob")
+    return client
+
+
+@pytest.fixture
+def charlie_client(charlie) -> APIClient:
+    """An API client signed in as charlie."""
+    client = APIClient()
+    sign_in(client, "charlie")
+    return client
