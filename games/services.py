@@ -514,8 +514,22 @@ def _match_end(match: Match, engine: EngineMatch, now: datetime) -> None:
     Game.objects.filter(match=match, status=Game.Status.ACTIVE).update(
         status=Game.Status.FINISHED, turn_deadline=None, finished_at=now
     )
-    # Inside the transaction: the bracket advance or rating change commits with the result.
-    match_finished.send(sender=Match, match=match)
+    _announce_finished(match)
+
+
+def _announce_finished(match: Match) -> None:
+    """Send ``match_finished`` inside the finishing transaction, in a savepoint.
+
+    The bracket advance or rating change then commits with the result itself. If a receiver
+    fails, the receivers' writes roll back to the savepoint and the error is logged, but the
+    result still stands: a broken listener must never lose a player's winning move. Listeners
+    reconcile what they missed from finished matches (their periodic sweeps).
+    """
+    try:
+        with transaction.atomic():
+            match_finished.send(sender=Match, match=match)
+    except Exception:
+        logger.exception("a match_finished receiver failed for match %s", match.pk)
 
 
 def _follow_up(match: Match) -> None:
