@@ -199,3 +199,18 @@ def test_staff_start_and_play_a_bot_match_from_the_admin(admin_client, gus, eve)
     match = Match.objects.get()
     assert match.status == Match.Status.FINISHED and match.source == "admin"
     assert match.best_of == 3 and max(match.games_won) == 2
+
+
+def test_a_failing_listener_never_undoes_the_result(gus, eve):
+    def broken_listener(sender, match, **kwargs):
+        Match.objects.filter(pk=match.pk).update(end_detail="half-written")
+        raise RuntimeError("listener bug")
+
+    match_finished.connect(broken_listener)
+    try:
+        match = services.match_create(player_a=gus, player_b=eve, seed=12)
+    finally:
+        match_finished.disconnect(broken_listener)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert match.end_detail != "half-written", "the listener's writes rolled back alone"
