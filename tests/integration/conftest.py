@@ -8,12 +8,17 @@ and the same Redis, so tests that use them need ``django_db(transaction=True)``:
 see rows of a transaction the test has not committed.
 """
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -22,8 +27,13 @@ import psycopg
 import pytest
 import redis
 from django.conf import settings
+from django.db import connections
+from rest_framework.test import APIClient
 
 from config.celery import app
+from tests.conftest import sign_in
+from tests.factories import BotFactory
+from tests.integration.tasks import SlowGreedyBot
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -233,3 +243,75 @@ def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
             return value
         time.sleep(interval)
     raise AssertionError(f"not true within {timeout} s: {predicate}")
+
+
+# --- Play (games/): bots, real HTTP, racing threads -------------------------------------------
+# Used by test_play_concurrency.py, test_play_crash.py and test_play_tasks.py.
+
+
+@pytest.fixture
+def greedy_bots(db):
+    """Two bots playing the greedy strategy."""
+    return (
+        BotFactory(name="Greedy Gus", bot_strategy="greedy"),
+        BotFactory(name="Greedy Grace", bot_strategy="greedy"),
+    )
+
+
+@pytest.fixture
+def slow_bots(db):
+    """Two bots that play exactly like the greedy ones, a millisecond per decision slower."""
+    return (
+        BotFactory(name="Slow Sam", bot_strategy=SlowGreedyBot.name),
+        BotFactory(name="Slow Sue", bot_strategy=SlowGreedyBot.name),
+    )
+
+
+def token_for(username: str) -> str:
+    """A real token for ``username``, from signing in through the API."""
+    return sign_in(APIClient(), username)
+
+
+def http(
+    base_url: str, method: str, path: str, token: str | None = None, body: dict | None = None
+) -> tuple[int, dict]:
+    """One real HTTP request; the status and the JSON body (errors included)."""
+    headers = {"Accept": "application/json"}
+    data = None
+    if token:
+        headers["Authorization"] = f"Token {token}"
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode()
+    request = urllib.request.Request(base_url + path, data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def run_threads(count: int, target: Callable[[int], object]) -> list[object]:
+    """Run ``target(i)`` in ``count`` threads released at once; results (or errors) by ``i``.
+
+    Each thread has its own database connection (Django's are per thread), closed at its end.
+    """
+    results: list[object] = [None] * count
+    gate = threading.Barrier(count)
+
+    def run(i: int) -> None:
+        try:
+            gate.wait()
+            results[i] = target(i)
+        except Exception as error:  # reported to the test, which decides
+            results[i] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads), "a thread is still running"
+    return results

@@ -1,13 +1,17 @@
-"""Tasks used only by the integration tests; workers load them with ``--include``."""
+"""Tasks and a slow bot, for the integration tests only; workers load them with ``--include``."""
 
 import os
 import signal
+import time
 
 import redis
 from celery import shared_task
+from django.conf import settings
 from django.db import connection
 
 from accounts.models import Player
+from games.engine.bots import register
+from games.engine.bots.greedy import GreedyBot
 
 
 @shared_task(name="tests.create_bot")
@@ -29,3 +33,35 @@ def die(self, counter_key: str) -> None:
     """Count the attempt in Redis, then kill the pool process running it (a poison task)."""
     redis.Redis.from_url(self.app.conf.broker_url).incr(counter_key)
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+# --- A slow bot for the crash tests of play_match ----------------------------------------
+# Registered on import, so both the test process (which validates the bot players of a match)
+# and every worker (``--include tests.integration.tasks``) know it.
+
+#: Seconds the slow bot waits before each decision: a greedy best-of-3 match takes ~2 s.
+SLOW_BOT_DELAY = 0.001
+
+
+def slow_bot_started_key(seed: int) -> str:
+    """Redis key counting how many times a slow bot built with ``seed`` began to play."""
+    return f"tests:slow-bot:{seed}"
+
+
+@register
+class SlowGreedyBot(GreedyBot):
+    """Plays exactly like the greedy bot (same seed, same choices), only slower.
+
+    Its first decision counts in Redis, so a test knows the match is being played and how
+    many times it was started (a redelivered task starts it again).
+    """
+
+    name = "tests-slow-greedy"
+    description = "the greedy bot, waiting a millisecond before each decision"
+
+    def choose(self, view):
+        if not getattr(self, "_counted", False):
+            self._counted = True
+            redis.Redis.from_url(settings.CELERY_BROKER_URL).incr(slow_bot_started_key(self.seed))
+        time.sleep(SLOW_BOT_DELAY)
+        return super().choose(view)
