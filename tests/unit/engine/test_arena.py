@@ -10,7 +10,10 @@ import pytest
 from games.engine import arena
 from games.engine.actions import Action
 from games.engine.arena import ArenaConfig, run_arena, wilson
-from games.engine.bots import BOTS, Bot, register
+from games.engine.bots import BOTS, Bot, make_bot, register
+from games.engine.bots.runner import play_match
+from games.engine.game import derive_seed
+from games.engine.match import Match
 from games.engine.rules import RuleSet
 from games.engine.views import PlayerView
 
@@ -60,20 +63,17 @@ def test_wilson_interval_matches_the_textbook_values():
 
 
 def test_every_deal_is_played_twice_with_the_seats_swapped():
-    unit = arena.play_unit(ArenaConfig(a="greedy", b="expert", rules=QUICK), index=0)
     config = ArenaConfig(a="greedy", b="expert", rules=QUICK)
-    from games.engine.bots.runner import play_match
-    from games.engine.game import derive_seed
-    from games.engine.match import Match
-
     match = Match(derive_seed(config.seed, "arena", 0), config.unit_rules())
-    play_match(match, (arena.make_bot("greedy", 1), arena.make_bot("expert", 2)))
+
+    play_match(match, (make_bot("greedy", 1), make_bot("expert", 2)))
+
     deals = match.games[0].deals
     assert len(deals) % 2 == 0
     for first, second in zip(deals[::2], deals[1::2], strict=True):
         assert first.seed == second.seed and first.dealer == second.dealer
         assert (first.swap, second.swap) == (0, 1)
-    assert unit.hands % 2 == 0
+    assert arena.play_unit(config, index=0).hands % 2 == 0
 
 
 def test_the_table_shows_rates_intervals_points_and_speed():

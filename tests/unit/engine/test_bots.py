@@ -500,3 +500,31 @@ def test_expert_fiftieth_card_decisions_are_legal():
     for seed in range(3):
         match = play("expert", "expert", seed, rules)
         assert match.is_over
+
+
+def test_expert_plays_the_first_turn_upcard_offer():
+    # Seat 1 (non-dealer) holds 7H 8H: the 9H makes a run, the JS helps nothing.
+    hands = ("AC 2D 3H 4S 5C 6D 8S 9C TD JC", "7H 8H KC KD QS QC JD TC 5S 4D")
+    taking = arranged(*hands, upcard="9H")
+    assert make_bot("expert").choose(view_for(taking, 1)) == Action.take_upcard()
+    passing = arranged(*hands, upcard="JH")
+    assert make_bot("expert").choose(view_for(passing, 1)) == Action.pass_()
+    passing.apply(Action.pass_())  # now the dealer is offered the JH: it makes nothing
+    assert make_bot("expert").choose(view_for(passing, 0)) == Action.pass_()
+
+
+def test_expert_goes_for_gin_instead_of_knocking_when_gin_is_close_and_the_stock_deep():
+    deal = _after_first_turn(
+        "AC QC QD QS 8H 9H TH 2S 3S 4S",
+        "5C 6C 7D 8D JH KH 5S 6S 7C 9D",
+        upcard="2D",
+        stock="KS",
+        seat1_throws="KH",
+    )
+    deal.apply(Action.draw_stock())  # the KS: a knock with one point is open
+    view = view_for(deal, 0)
+    assert Action.knock(C("KS")) in view.legal_actions
+    assert gin_chance(M("AC QC QD QS 8H 9H TH 2S 3S 4S"), read_knowledge(view)) >= 0.1
+
+    assert make_bot("expert").choose(view) == Action.discard(C("KS"))
+    assert make_bot("greedy").choose(view) == Action.knock(C("KS"))
