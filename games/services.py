@@ -505,10 +505,11 @@ def _match_end(match: Match, engine: EngineMatch, now: datetime) -> None:
     match.games_won_a, match.games_won_b = engine.games_won
     match.margin_a = engine.margins[0]
     match.finished_at = now
-    if engine.termination is MatchTermination.GAMES:
-        match.end_reason = Match.EndReason.GAMES
-    elif not match.end_reason:
-        match.end_reason = Match.EndReason.FORFEIT
+    if not match.end_reason:  # a timeout, resignation or bot failure was named already
+        if engine.termination is MatchTermination.GAMES:
+            match.end_reason = Match.EndReason.GAMES
+        else:
+            match.end_reason = Match.EndReason.FORFEIT
     match.end_detail = match.end_detail or engine.reason[:300]
     match.save()
     Game.objects.filter(match=match, status=Game.Status.ACTIVE).update(

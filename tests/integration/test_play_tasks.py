@@ -181,11 +181,6 @@ def test_the_countdown_task_forfeits_a_short_human_clock_with_nobody_looking(cel
     assert not Action.objects.filter(deal__game=game, player=alice).exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="games.services._match_end overwrites the end reason _timeout set (reported to the "
-    "lead): a match lost on time records 'games'",
-)
 def test_a_match_lost_on_time_records_timeout_as_its_end(celery_worker, alice):
     bot = BotFactory(name="Gina", bot_strategy="greedy")
     match = services.challenge_create(

@@ -203,3 +203,12 @@ def test_the_embedded_clock_sweeper_starts_once_per_process():
     first = embedded.start_clock_sweeper(interval=3600)
     assert embedded.start_clock_sweeper(interval=3600) is False
     assert first in (True, False)  # the WSGI module may have started it already
+
+
+def test_a_match_decided_by_a_timeout_says_so(alice, bob):
+    match = timed_duel(alice, bob, best_of=1)
+    game = active_game(match)
+    services.clock_settle(match_id=match.pk, now=game.turn_deadline)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.end_reason == "timeout"
+    assert match.winner_id == match.players[1 - game.to_act]
