@@ -1,0 +1,27 @@
+"""Pairing systems as plain functions over plain data: no Django, no I/O, fully typed.
+
+Players are plain ints (the service passes entry ids, the tests pass seeds), listed in seed
+order where order matters. Four formats:
+
+- :mod:`~tournaments.formats.single_elim` and :mod:`~tournaments.formats.double_elim` build a
+  :class:`~tournaments.formats.bracket.Bracket` (a graph of matches whose slots are fed by a
+  seed, or by the winner or loser of an earlier match), and
+  :func:`~tournaments.formats.bracket.resolve` works out every match from the results so far;
+- :mod:`~tournaments.formats.round_robin`: Berger tables, single or double;
+- :mod:`~tournaments.formats.swiss`: Dutch-style pairing within score groups, no rematch while
+  one can be avoided, at most one bye per player;
+- :mod:`~tournaments.formats.standings`: match points and the configurable tiebreaks, a total
+  order.
+"""
+
+from __future__ import annotations
+
+SINGLE_ELIM = "single_elim"
+DOUBLE_ELIM = "double_elim"
+ROUND_ROBIN = "round_robin"
+SWISS = "swiss"
+
+FORMATS: tuple[str, ...] = (SINGLE_ELIM, DOUBLE_ELIM, ROUND_ROBIN, SWISS)
+ELIMINATION: frozenset[str] = frozenset({SINGLE_ELIM, DOUBLE_ELIM})
+
+__all__ = ["DOUBLE_ELIM", "ELIMINATION", "FORMATS", "ROUND_ROBIN", "SINGLE_ELIM", "SWISS"]
