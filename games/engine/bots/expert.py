@@ -33,9 +33,10 @@ Decisions:
   nearly out (a drawn hand scores nothing).  It goes for gin instead when its deadwood is
   at most 7, the stock is deep and the next stock card gins with a chance of 10% or more:
   gin pays 25, cannot be undercut, and a hand that low is itself a likely undercut if the
-  opponent knocks first.  Oklahoma's knock limit comes with the
-  view (``view.knock_limit``); in straight gin there are no knocks in the legal actions,
-  so the bot plays for gin with more weight on potential.
+  opponent knocks first.  Oklahoma's knock limit comes with the view
+  (``view.knock_limit``: an ace upcard leaves gin only); in straight gin the legal
+  actions hold no knocks, so only gin and big gin end the hand (weighting potential
+  more there tested worse in the arena, so the same weights apply).
 """
 
 from __future__ import annotations
@@ -252,6 +253,8 @@ class ExpertBot(Bot):
     gin_chase_odds: float = 0.1
     #: ... and the stock holds more than this many cards.
     gin_chase_stock: int = 8
+    #: Straight gin (no knocking): potential counts this many times more (more was worse).
+    straight_potential_factor: float = 1.0
 
     def choose(self, view: PlayerView) -> Action:
         legal = view.legal_actions
@@ -327,7 +330,7 @@ class ExpertBot(Bot):
         candidates = candidates[: self.max_candidates]
         weight = self.potential_weight
         if not view.rules.may_knock:
-            weight *= 2.0  # straight gin: only gin ends the hand
+            weight *= self.straight_potential_factor  # straight gin: only gin ends the hand
         best_score = None
         best_card = candidates[0][2]
         for deadwood, _, card in candidates:
