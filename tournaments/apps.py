@@ -2,6 +2,14 @@ from django.apps import AppConfig
 
 
 class TournamentsConfig(AppConfig):
-    """Events, brackets, ladders and ratings (models arrive with their issues)."""
+    """Events in four formats, brackets and standings, advancing as matches finish."""
 
     name = "tournaments"
+
+    def ready(self) -> None:
+        from games.signals import match_finished
+        from tournaments import receivers
+
+        match_finished.connect(
+            receivers.advance_on_match_finished, dispatch_uid="tournaments.advance"
+        )

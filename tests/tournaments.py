@@ -1,0 +1,40 @@
+"""Helpers for tournament tests: bot fields, quick match formats, reading brackets."""
+
+from __future__ import annotations
+
+from games.models import Match
+from tests.factories import BotFactory
+from tournaments import services
+from tournaments.models import Event, Pairing
+
+#: A quick match format for tests: one game to 50 (a deal or two between greedy bots).
+QUICK = {"best_of": 1, "target": 50}
+
+
+def bots(count: int, strategy: str = "greedy", prefix: str = "Bot") -> list:
+    return [BotFactory(name=f"{prefix} {i}", bot_strategy=strategy) for i in range(1, count + 1)]
+
+
+def event_with(players, format: str, **options) -> Event:
+    """An event open for registration with ``players`` entered by an organiser."""
+    event = services.event_create(name=f"{format} test", format=format, **{**QUICK, **options})
+    services.event_open_registration(event=event)
+    for player in players:
+        services.entry_add(event=event, player=player)
+    event.refresh_from_db()
+    return event
+
+
+def pairing(event: Event, key: str) -> Pairing:
+    return Pairing.objects.select_related("match", "entry_a", "entry_b", "winner").get(
+        event=event, key=key
+    )
+
+
+def played(event: Event) -> list[Pairing]:
+    """Pairings decided by a match, in order."""
+    return list(
+        Pairing.objects.filter(event=event, match__status=Match.Status.FINISHED)
+        .exclude(result="")
+        .order_by("round__number", "table")
+    )

@@ -1,0 +1,380 @@
+"""Events, their entries, rounds and pairings (each pointing at a games.Match), webhooks, audit.
+
+An :class:`Event` is run by the services in ``tournaments/services.py``; the pairing logic is
+pure and lives in ``tournaments/formats/``. The state of an elimination bracket is a function
+of its recorded results (see :func:`tournaments.formats.bracket.resolve`): a
+:class:`Pairing` row per bracket match keeps what that function last said, plus the match
+played for it and the result recorded from it.
+
+Locking: every change to a running event locks the event row. A match finishing locks its
+match row first (games does), then the event row; so does every tournament write that touches
+a match (lock order: matches by id, then the event, then pairings).
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from accounts.models import Player
+from games.models import Match, TimeoutPolicy
+from tournaments.formats import DOUBLE_ELIM, ROUND_ROBIN, SINGLE_ELIM, SWISS
+from tournaments.formats.standings import DEFAULT_TIEBREAKS
+
+
+class Format(models.TextChoices):
+    SINGLE_ELIM = SINGLE_ELIM, "Single elimination"
+    DOUBLE_ELIM = DOUBLE_ELIM, "Double elimination"
+    ROUND_ROBIN = ROUND_ROBIN, "Round robin"
+    SWISS = SWISS, "Swiss"
+
+
+class Seeding(models.TextChoices):
+    RATING = "rating", "By rating"
+    RANDOM = "random", "By a recorded random seed"
+    MANUAL = "manual", "By hand"
+
+
+def default_tiebreaks() -> list[str]:
+    return list(DEFAULT_TIEBREAKS)
+
+
+class Event(models.Model):
+    """A tournament: its format, match format, registration, field and progress."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        REGISTRATION = "registration", "Registration"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        CANCELLED = "cancelled", "Cancelled"
+
+    name = models.CharField(max_length=120)
+    format = models.CharField(max_length=16, choices=Format.choices)
+    # The match format: any rule options (or {"preset": "oklahoma"}), best of N to a target.
+    rules = models.JSONField(
+        default=dict, blank=True, help_text='Rule options, e.g. {"preset": "oklahoma"}.'
+    )
+    best_of = models.PositiveSmallIntegerField(default=5)
+    target = models.PositiveIntegerField(default=250)
+    duplicate_deals = models.BooleanField(
+        default=False,
+        help_text="Every seeded deal is played twice, the second time with the seats swapped.",
+    )
+    # Time control of human matches (bot matches are played whole by a worker).
+    base_seconds = models.PositiveIntegerField(
+        null=True, blank=True, default=600, help_text="Empty: untimed."
+    )
+    increment_seconds = models.PositiveIntegerField(default=5)
+    turn_limit_seconds = models.PositiveIntegerField(null=True, blank=True)
+    timeout_policy = models.CharField(
+        max_length=10, choices=TimeoutPolicy.choices, default=TimeoutPolicy.FORFEIT
+    )
+    grace_seconds = models.PositiveIntegerField(
+        default=300, help_text="How long a human match waits for its players to show up."
+    )
+    rated = models.BooleanField(default=False)
+    # Registration.
+    registration_opens_at = models.DateTimeField(null=True, blank=True)
+    registration_closes_at = models.DateTimeField(null=True, blank=True)
+    check_in_opens_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Check-in runs from then until the start; those who did not check in are "
+        "removed at the start. Empty: no check-in.",
+    )
+    capacity = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: no limit.")
+    late_registration = models.BooleanField(
+        default=False, help_text="Swiss: register until half the rounds have started."
+    )
+    seeding = models.CharField(max_length=8, choices=Seeding.choices, default=Seeding.RANDOM)
+    seeding_seed = models.BigIntegerField(
+        null=True, blank=True, help_text="The recorded seed of a random seeding."
+    )
+    # Format options.
+    third_place = models.BooleanField(default=False, help_text="Single elimination.")
+    bracket_reset = models.BooleanField(default=True, help_text="Double elimination.")
+    double_round_robin = models.BooleanField(default=False, help_text="Round robin.")
+    swiss_rounds = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Swiss: empty for ceil(log2 N)."
+    )
+    tiebreaks = models.JSONField(default=default_tiebreaks, blank=True)
+    # Progress.
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
+    rounds_planned = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    entrants_count = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    champion = models.ForeignKey(
+        Player, on_delete=models.PROTECT, null=True, blank=True, related_name="+", editable=False
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True, editable=False)
+    finished_at = models.DateTimeField(null=True, blank=True, editable=False)
+    cancel_reason = models.CharField(max_length=300, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["status", "format"])]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_elimination(self) -> bool:
+        return self.format in (Format.SINGLE_ELIM, Format.DOUBLE_ELIM)
+
+    @property
+    def is_over(self) -> bool:
+        return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
+
+    @property
+    def grace(self) -> timedelta:
+        return timedelta(seconds=self.grace_seconds)
+
+
+class Entry(models.Model):
+    """A player in an event: seed, status, and the final rank once it is over."""
+
+    class Status(models.TextChoices):
+        REGISTERED = "registered", "Registered"
+        CHECKED_IN = "checked_in", "Checked in"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+        DISQUALIFIED = "disqualified", "Disqualified"
+
+    ACTIVE = (Status.REGISTERED, Status.CHECKED_IN)
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="entries")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    seed = models.PositiveIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.REGISTERED)
+    late = models.BooleanField(default=False, help_text="Joined a running Swiss.")
+    rating = models.IntegerField(null=True, blank=True, help_text="Rating when seeded.")
+    final_rank = models.PositiveIntegerField(null=True, blank=True)
+    note = models.CharField(max_length=300, blank=True)
+    registered_at = models.DateTimeField(auto_now_add=True)
+    checked_in_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["event", "seed", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "player"], name="tournaments_entry_once")
+        ]
+        verbose_name_plural = "entries"
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.event}" if self.player_id else f"Entry {self.pk}"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+
+class Round(models.Model):
+    """A round of play: a Swiss or round-robin round, or one round of a bracket."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Not started"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField(help_text="1 for the first, in order of play.")
+    name = models.CharField(max_length=40)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["event", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "number"], name="tournaments_round_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event}: {self.name}"
+
+
+class Pairing(models.Model):
+    """One table of a round (one match of a bracket): two entries and the match they play."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting for earlier results"
+        PLAYING = "playing", "Match scheduled or in play"
+        FINISHED = "finished", "Decided"
+        BYE = "bye", "Bye or walkover"
+        SKIPPED = "skipped", "Not needed"
+
+    class Result(models.TextChoices):
+        NONE = "", "None yet"
+        PLAYED = "played", "Played"
+        FORFEIT = "forfeit", "Forfeit"
+        NO_SHOW = "no_show", "No show"
+        DOUBLE_NO_SHOW = "double_no_show", "Neither player showed up"
+        OVERRIDE = "override", "Decided by an organiser"
+        WALKOVER = "walkover", "Walkover (opponent withdrawn)"
+        BYE = "bye", "Bye"
+
+    #: Results that come from a match or an organiser (byes and walkovers are derived).
+    RECORDED = (
+        Result.PLAYED,
+        Result.FORFEIT,
+        Result.NO_SHOW,
+        Result.DOUBLE_NO_SHOW,
+        Result.OVERRIDE,
+    )
+    SETTLED = (Status.FINISHED, Status.BYE, Status.SKIPPED)
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="pairings")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="pairings")
+    key = models.CharField(max_length=16, help_text="R1.3, W2.1, L3.2, GF, 3P; S4.7 in a Swiss.")
+    table = models.PositiveSmallIntegerField()
+    entry_a = models.ForeignKey(
+        Entry, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    entry_b = models.ForeignKey(
+        Entry, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    match = models.OneToOneField(
+        Match, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    result = models.CharField(max_length=16, choices=Result.choices, blank=True, default="")
+    winner = models.ForeignKey(
+        Entry, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    games_a = models.PositiveSmallIntegerField(default=0)
+    games_b = models.PositiveSmallIntegerField(default=0)
+    margin_a = models.IntegerField(default=0)
+    ready_a_at = models.DateTimeField(null=True, blank=True)
+    ready_b_at = models.DateTimeField(null=True, blank=True)
+    winner_to = models.CharField(max_length=24, blank=True)
+    loser_to = models.CharField(max_length=24, blank=True)
+    history = models.JSONField(
+        default=list, blank=True, help_text="Matches and results superseded by repairs."
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["event", "round__number", "table"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "key"], name="tournaments_pairing_key")
+        ]
+        indexes = [models.Index(fields=["event", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.event_id}:{self.key}"
+
+    @property
+    def entries(self) -> tuple[int | None, int | None]:
+        return (self.entry_a_id, self.entry_b_id)
+
+    def side_of(self, entry_id: int) -> int | None:
+        if entry_id == self.entry_a_id:
+            return 0
+        if entry_id == self.entry_b_id:
+            return 1
+        return None
+
+
+class EventLog(models.Model):
+    """The audit trail: who did what to an event, when and why (overrides above all)."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="log")
+    action = models.CharField(max_length=32)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+    reason = models.TextField(blank=True)
+    pairing = models.ForeignKey(
+        Pairing, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    entry = models.ForeignKey(
+        Entry, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.action}"
+
+
+def _webhook_secret() -> str:
+    return secrets.token_hex(32)
+
+
+WEBHOOK_EVENTS = ("event.started", "round.started", "match.finished", "event.finished")
+
+
+def default_webhook_events() -> list[str]:
+    return list(WEBHOOK_EVENTS)
+
+
+class Webhook(models.Model):
+    """A URL an organiser registered for an event's notifications, with its signing secret."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.URLField(max_length=500)
+    secret = models.CharField(
+        max_length=128, default=_webhook_secret, help_text="Signs every delivery (HMAC-SHA256)."
+    )
+    events = models.JSONField(default=default_webhook_events, blank=True)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["event", "id"]
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class WebhookDelivery(models.Model):
+    """One notification to one webhook: its payload, attempts and the last response."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        DELIVERED = "delivered", "Delivered"
+        FAILED = "failed", "Failed"
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    event_type = models.CharField(max_length=32)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.TextField(blank=True)
+    error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name_plural = "webhook deliveries"
+        indexes = [
+            models.Index(
+                fields=["created_at"],
+                name="tournaments_delivery_pending",
+                condition=Q(status="pending"),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} -> {self.webhook_id} ({self.status})"

@@ -1,0 +1,229 @@
+"""Reads of tournaments: event lists, the bracket as JSON, standings with tiebreaks and ratings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from accounts.models import Player
+from tournaments.formats import bracket as brackets
+from tournaments.formats.standings import Entrant, Result, standings
+from tournaments.models import Entry, Event, Format, Pairing
+from tournaments.rating_hook import ratings_for
+
+#: Columns of the standings besides rank and player, in the order shown (and exported).
+STANDINGS_COLUMNS = (
+    "match_points",
+    "played",
+    "wins",
+    "losses",
+    "byes",
+    "buchholz",
+    "median_buchholz",
+    "sonneborn_berger",
+    "direct_encounter",
+    "games_won",
+    "games_lost",
+    "margin",
+)
+
+
+def event_list() -> QuerySet[Event]:
+    """Every event with its number of active entries, newest first."""
+    return Event.objects.select_related("champion").annotate(
+        entries_count=Count("entries", filter=Q(entries__status__in=Entry.ACTIVE))
+    )
+
+
+def entry_of(*, event: Event, player: Player | None) -> Entry | None:
+    if player is None:
+        return None
+    return Entry.objects.filter(event=event, player=player).first()
+
+
+def _player_json(player: Player) -> dict[str, Any]:
+    return {"id": player.pk, "name": player.name, "kind": player.kind}
+
+
+def _entry_json(entry: Entry | None) -> dict[str, Any] | None:
+    if entry is None:
+        return None
+    return {
+        "entry": entry.pk,
+        "seed": entry.seed,
+        "status": entry.status,
+        "player": _player_json(entry.player),
+    }
+
+
+def _bracket_states(event: Event) -> dict[str, brackets.NodeState] | None:
+    if not event.is_elimination or event.entrants_count is None:
+        return None
+    from tournaments.services import bracket_of
+
+    entries = list(event.entries.filter(seed__isnull=False).order_by("seed"))
+    results = {
+        p.key: p.winner_id for p in Pairing.objects.filter(event=event, result__in=Pairing.RECORDED)
+    }
+    absent = {e.pk for e in entries if not e.is_active}
+    return brackets.resolve(bracket_of(event), [e.pk for e in entries], results, absent)
+
+
+def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict[str, Any]]:
+    """The standings: rank, player, match points, every tiebreak column, rating.
+
+    Elimination events rank by how far each player came first (``reached`` names the round).
+    Before the start: the registered players in seed (or registration) order.
+    """
+    entries = list(event.entries.select_related("player").order_by("seed", "pk"))
+    started = event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION)
+    if started:
+        entries = [e for e in entries if e.seed is not None]
+    else:
+        entries = [e for e in entries if e.is_active]
+    seeds = {e.pk: e.seed if e.seed is not None else 10**6 + i for i, e in enumerate(entries)}
+    swiss = event.format == Format.SWISS
+    results = []
+    for p in Pairing.objects.filter(event=event, status__in=Pairing.SETTLED):
+        if p.entry_a_id not in seeds:
+            continue
+        if p.entry_b_id is None:
+            if p.result == Pairing.Result.BYE and not event.is_elimination:
+                results.append(Result(p.entry_a_id, None, p.winner_id))
+            continue
+        if p.result in (*Pairing.RECORDED, Pairing.Result.WALKOVER):
+            results.append(
+                Result(p.entry_a_id, p.entry_b_id, p.winner_id, p.games_a, p.games_b, p.margin_a)
+            )
+    stages = None
+    reached: dict[int, str] = {}
+    states = _bracket_states(event) if started else None
+    if states is not None:
+        from tournaments.services import bracket_of
+
+        bracket = bracket_of(event)
+        stages = brackets.stages(bracket, states)
+        for key, node in bracket.nodes.items():
+            state = states[key]
+            if state.status in (brackets.Status.WAITING, brackets.Status.SKIPPED):
+                continue
+            for player in state.players:
+                reached[player] = bracket.rounds[node.round].name
+        winner = brackets.champion(bracket, states)
+        if isinstance(winner, int):
+            reached[winner] = "Champion"
+    rows = standings(
+        [Entrant(e.pk, seeds[e.pk]) for e in entries],
+        results,
+        tiebreaks=event.tiebreaks or [],
+        bye_points=1.0 if swiss else 0.0,
+        stages=stages,
+    )
+    by_id = {e.pk: e for e in entries}
+    ratings = ratings_for(e.player_id for e in entries) if with_ratings else {}
+    out = []
+    for row in rows:
+        entry = by_id[row.player]
+        line: dict[str, Any] = {
+            "rank": row.rank,
+            "entry": entry.pk,
+            "seed": entry.seed,
+            "status": entry.status,
+            "player": _player_json(entry.player),
+            "rating": ratings.get(entry.player_id),
+        }
+        if event.is_elimination:
+            line["reached"] = reached.get(entry.pk, "")
+        for column in STANDINGS_COLUMNS:
+            line[column] = getattr(row, column)
+        out.append(line)
+    return out
+
+
+def bracket_for_event(*, event: Event) -> dict[str, Any]:
+    """Rounds and their pairings: players, match, result, where the winner and loser go."""
+    pairings = (
+        Pairing.objects.filter(event=event)
+        .select_related("round", "match", "entry_a__player", "entry_b__player", "winner__player")
+        .order_by("round__number", "table")
+    )
+    rounds: dict[int, dict[str, Any]] = {}
+    for rnd in event.rounds.order_by("number"):
+        rounds[rnd.pk] = {
+            "number": rnd.number,
+            "name": rnd.name,
+            "status": rnd.status,
+            "started_at": rnd.started_at,
+            "finished_at": rnd.finished_at,
+            "pairings": [],
+        }
+    for p in pairings:
+        rounds[p.round_id]["pairings"].append(
+            {
+                "key": p.key,
+                "table": p.table,
+                "status": p.status,
+                "a": _entry_json(p.entry_a),
+                "b": _entry_json(p.entry_b),
+                "match": p.match_id,
+                "match_status": p.match.status if p.match else None,
+                "start_deadline": p.match.start_deadline if p.match else None,
+                "result": p.result,
+                "winner": p.winner_id,
+                "games": [p.games_a, p.games_b],
+                "margin_a": p.margin_a,
+                "winner_to": p.winner_to or None,
+                "loser_to": p.loser_to or ("out" if event.is_elimination else None),
+            }
+        )
+    champion = event.champion
+    return {
+        "event": event.pk,
+        "format": event.format,
+        "status": event.status,
+        "rounds_planned": event.rounds_planned,
+        "champion": _player_json(champion) if champion else None,
+        "rounds": list(rounds.values()),
+    }
+
+
+RESULT_COLUMNS = (
+    "round",
+    "table",
+    "key",
+    "player_a",
+    "player_b",
+    "winner",
+    "result",
+    "games_a",
+    "games_b",
+    "margin_a",
+    "match",
+)
+
+
+def results_rows(*, event: Event) -> list[dict[str, Any]]:
+    """Every decided pairing, one line each (the CSV export)."""
+    pairings = (
+        Pairing.objects.filter(event=event, status__in=Pairing.SETTLED)
+        .exclude(status=Pairing.Status.SKIPPED)
+        .select_related("round", "entry_a__player", "entry_b__player", "winner__player")
+        .order_by("round__number", "table")
+    )
+    return [
+        {
+            "round": p.round.number,
+            "table": p.table,
+            "key": p.key,
+            "player_a": p.entry_a.player.name if p.entry_a else "",
+            "player_b": p.entry_b.player.name if p.entry_b else "",
+            "winner": p.winner.player.name if p.winner else "",
+            "result": p.result,
+            "games_a": p.games_a,
+            "games_b": p.games_b,
+            "margin_a": p.margin_a,
+            "match": p.match_id or "",
+        }
+        for p in pairings
+    ]
