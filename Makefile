@@ -74,7 +74,7 @@ BENCH_VENV  := bench/.venv
 BENCH_STAMP := $(BENCH_VENV)/.installed
 BENCH_ARGS  ?=
 
-.PHONY: bench-engine
+.PHONY: bench-engine bench-play
 
 $(BENCH_STAMP): bench/requirements-peers.txt pyproject.toml
 	test -x $(BENCH_VENV)/bin/python || $(PYTHON) -m venv $(BENCH_VENV)
@@ -85,3 +85,9 @@ $(BENCH_STAMP): bench/requirements-peers.txt pyproject.toml
 
 bench-engine: $(BENCH_STAMP)
 	$(BENCH_VENV)/bin/python bench/engine.py $(BENCH_ARGS)
+
+# Play benchmark (bench/README.md): bot matches end to end beside the engine alone, and API
+# latency under 20 players, on the local PostgreSQL and Redis with deploy/cluster.py (~2 min).
+# Extra flags: make bench-play BENCH_ARGS=--quick
+bench-play: $(STAMP)
+	$(BIN)/python bench/play.py $(BENCH_ARGS)

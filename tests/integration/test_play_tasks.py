@@ -154,7 +154,7 @@ def test_the_sweeper_on_the_worker_forfeits_an_expired_human_clock(
     game.refresh_from_db()
     match = game.match
     assert game.status == Game.Status.FINISHED and game.forfeit_by == 0
-    assert (match.status, match.winner) == ("finished", bot)
+    assert (match.status, match.winner, match.end_reason) == ("finished", bot, "timeout")
     view = alice_client.get(f"/api/games/{game_id}").json()
     assert view["status"] == "finished" and view["clocks"][0]["remaining_ms"] == 0
     assert view["results"][0]["termination"] == "forfeit"
@@ -177,11 +177,18 @@ def test_the_countdown_task_forfeits_a_short_human_clock_with_nobody_looking(cel
     game.refresh_from_db()
     match.refresh_from_db()
     assert game.forfeit_by == 0 and game.clock_a_ms == 0
-    assert (match.status, match.winner) == ("finished", bot)
+    assert (match.status, match.end_reason, match.winner) == ("finished", "timeout", bot)
     assert not Action.objects.filter(deal__game=game, player=alice).exists()
 
 
-def test_a_match_lost_on_time_records_timeout_as_its_end(celery_worker, alice):
+@pytest.mark.xfail(
+    strict=True,
+    reason="games.selectors.match_log names a match lost on time a forfeit while the engine "
+    "ended it by games won, so the log replays to another state (reported to the lead)",
+)
+def test_a_match_lost_on_time_replays_from_its_log_to_the_state_kept_beside_it(
+    celery_worker, alice
+):
     bot = BotFactory(name="Gina", bot_strategy="greedy")
     match = services.challenge_create(
         challenger=alice,
@@ -193,8 +200,10 @@ def test_a_match_lost_on_time_records_timeout_as_its_end(celery_worker, alice):
     if game.to_act == 1:
         wait_for(lambda: Game.objects.get(pk=game.pk).to_act == 0, timeout=5)
     Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now())
-
     assert sweep_clocks.delay().get(timeout=10) == 1
-
     match.refresh_from_db()
     assert (match.status, match.winner, match.end_reason) == ("finished", bot, "timeout")
+
+    replayed = EngineMatch.replay(selectors.match_log(match=match))
+
+    assert replayed.snapshot() == match.state
