@@ -19,6 +19,7 @@ _started = threading.Event()
 
 def _loop(interval: float) -> None:
     from games.services import clocks_sweep
+    from ladders.services import ladders_sweep
 
     while True:
         time.sleep(interval)
@@ -27,6 +28,10 @@ def _loop(interval: float) -> None:
             clocks_sweep()
         except Exception:  # keep sweeping: one failed pass must not stop the clocks
             logger.exception("embedded clock sweep failed")
+        try:
+            ladders_sweep()  # beat's "sweep-ladders": pair the queues, catch up on results
+        except Exception:
+            logger.exception("embedded ladder sweep failed")
 
 
 def start_clock_sweeper(interval: float = 1.0) -> bool:

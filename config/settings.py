@@ -107,6 +107,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "tournaments",
+    "ladders",
 ]
 
 MIDDLEWARE = [
@@ -289,6 +290,8 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "games.models.Match.Status",
         "GameStatusEnum": "games.models.Game.Status",
         "HealthStatusEnum": ["ok", "error"],
+        "PlayerKindEnum": "accounts.models.Player.Kind",
+        "LadderKindEnum": "ladders.models.Ladder.Kind",
     },
 }
 
@@ -350,6 +353,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "games.sweep_clocks",
         "schedule": 1.0,
         "options": {"expires": 5},  # a backlog of stale sweeps is worth nothing
+    },
+    # Ladders: pair every queue, start ladder matches whose start task was lost, rate
+    # finished ladder matches a failed receiver missed (ladders.services.ladders_sweep).
+    "sweep-ladders": {
+        "task": "ladders.sweep",
+        "schedule": 1.0,
+        "options": {"expires": 5},
     },
 }
 

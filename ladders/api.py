@@ -1,0 +1,504 @@
+"""Ladders API: ladders, the queue (join, leave, status), leaderboards, ratings, head-to-head.
+
+Views validate input, call a service or selector, and serialize. A refused request changes
+nothing and answers 4xx in the project's error shape: 409 for a request that does not fit the
+caller's state (already queued, in a match, not queued), 400 naming the field for bad query
+parameters (a page number that is not a positive integer, or absurdly large), 404 for a page
+past the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import exceptions, generics, permissions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+from rest_framework.views import APIView
+
+from accounts.models import Player
+from accounts.selectors import player_for_user
+from config.api import PageNumberPagination, error_body
+from games.api import MatchListSerializer, PlayerBriefSerializer
+from ladders import selectors, services
+from ladders.models import Ladder, Rating, RatingChange
+
+#: The highest page number anyone may ask for: larger ones are refused before any query.
+MAX_PAGE = 1_000_000
+
+
+def _refusal(error: services.LadderError) -> Response:
+    body = error_body(str(error), error.code)
+    body.update(error.extra)
+    return Response(body, status=error.status)
+
+
+def _require_player(request: Request) -> Player:
+    player = player_for_user(user=request.user) if request.user.is_authenticated else None
+    if player is None:
+        raise exceptions.PermissionDenied("Only a signed-in player can do this.")
+    return player
+
+
+def _ladder(pk: int) -> Ladder:
+    return get_object_or_404(Ladder, pk=pk)
+
+
+def _rating(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+# --- serializers ----------------------------------------------------------------------------
+
+
+class LadderSerializer(serializers.ModelSerializer):
+    """A ladder or rated pool with every setting that decides play, ratings and pairing."""
+
+    queue_size = serializers.IntegerField(read_only=True)
+    time_control = serializers.SerializerMethodField()
+    rating_settings = serializers.SerializerMethodField()
+    leaderboard = serializers.SerializerMethodField()
+    matchmaking = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Ladder
+        fields = [
+            "id",
+            "name",
+            "slug",
+            "kind",
+            "description",
+            "is_open",
+            "rules",
+            "best_of",
+            "target",
+            "time_control",
+            "rating_settings",
+            "leaderboard",
+            "matchmaking",
+            "queue_size",
+        ]
+        read_only_fields = fields
+
+    def get_time_control(self, ladder: Ladder) -> dict[str, Any] | None:
+        if ladder.base_seconds is None:
+            return None
+        return {
+            "base_seconds": ladder.base_seconds,
+            "increment_seconds": ladder.increment_seconds,
+            "turn_limit_seconds": ladder.turn_limit_seconds,
+            "timeout_policy": ladder.timeout_policy,
+        }
+
+    def get_rating_settings(self, ladder: Ladder) -> dict[str, Any]:
+        return {
+            "initial": ladder.initial_rating,
+            "k_provisional": ladder.k_provisional,
+            "provisional_matches": ladder.provisional_matches,
+            "k_established": ladder.k_established,
+            "k_top": ladder.k_top,
+            "top_threshold": ladder.top_threshold,
+            "floor": ladder.rating_floor,
+            "scoring": ladder.scoring,
+            "human_bot_factor": ladder.human_bot_factor,
+        }
+
+    def get_leaderboard(self, ladder: Ladder) -> dict[str, int]:
+        return {
+            "min_matches": ladder.leaderboard_min_matches,
+            "active_days": ladder.leaderboard_active_days,
+        }
+
+    def get_matchmaking(self, ladder: Ladder) -> dict[str, Any]:
+        return {
+            "window_initial": ladder.window_initial,
+            "window_step": ladder.window_step,
+            "window_step_seconds": ladder.window_step_seconds,
+            "window_max": ladder.window_max,
+            "bot_pairs": ladder.bot_pairs,
+            "bot_requeue_seconds": ladder.bot_requeue_seconds,
+        }
+
+
+class RatingSerializer(serializers.ModelSerializer):
+    player = PlayerBriefSerializer(read_only=True)
+    rating = serializers.SerializerMethodField()
+    peak = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Rating
+        fields = [
+            "player",
+            "rating",
+            "peak",
+            "matches_played",
+            "wins",
+            "losses",
+            "provisional",
+            "last_active",
+        ]
+        read_only_fields = fields
+
+    def get_rating(self, rating: Rating) -> float:
+        return _rating(rating.rating)
+
+    def get_peak(self, rating: Rating) -> float:
+        return _rating(rating.peak)
+
+
+class BoardRowSerializer(RatingSerializer):
+    rank = serializers.IntegerField(read_only=True)
+
+    class Meta(RatingSerializer.Meta):
+        fields = ["rank", *RatingSerializer.Meta.fields]
+        read_only_fields = fields
+
+
+class PlayerRatingSerializer(RatingSerializer):
+    rank = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="On the default leaderboard; null if not on it."
+    )
+    eligible = serializers.BooleanField(read_only=True)
+
+    class Meta(RatingSerializer.Meta):
+        fields = [*RatingSerializer.Meta.fields, "rank", "eligible"]
+        read_only_fields = fields
+
+
+class RatingChangeSerializer(serializers.ModelSerializer):
+    opponent = PlayerBriefSerializer(read_only=True)
+    rating_before = serializers.SerializerMethodField()
+    rating_after = serializers.SerializerMethodField()
+    delta = serializers.SerializerMethodField()
+
+    class Meta:
+        model = RatingChange
+        fields = [
+            "match",
+            "opponent",
+            "won",
+            "rating_before",
+            "rating_after",
+            "delta",
+            "expected",
+            "score",
+            "k",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    def get_rating_before(self, change: RatingChange) -> float:
+        return _rating(change.rating_before)
+
+    def get_rating_after(self, change: RatingChange) -> float:
+        return _rating(change.rating_after)
+
+    def get_delta(self, change: RatingChange) -> float:
+        return round(change.delta, 2)
+
+
+class LeaderboardQuerySerializer(serializers.Serializer):
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=1)
+    page_size = serializers.IntegerField(
+        min_value=1, max_value=PageNumberPagination.max_page_size, required=False
+    )
+    hide_provisional = serializers.BooleanField(
+        default=False, help_text="Leave out players still in their provisional matches."
+    )
+    active_days = serializers.IntegerField(
+        min_value=1,
+        max_value=3650,
+        required=False,
+        help_text="Only players with a rated match in the last N days.",
+    )
+    kind = serializers.ChoiceField(choices=Player.Kind.choices, required=False)
+
+
+LeaderboardSerializer = inline_serializer(
+    "Leaderboard",
+    {
+        "count": serializers.IntegerField(help_text="Players ranked (refreshed every 30 s)."),
+        "page": serializers.IntegerField(),
+        "page_size": serializers.IntegerField(),
+        "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True),
+        "results": BoardRowSerializer(many=True),
+    },
+)
+
+
+class QueueStatusSerializer(serializers.Serializer):
+    ladder = serializers.IntegerField()
+    status = serializers.ChoiceField(
+        choices=["waiting", "paired", "idle"],
+        help_text="waiting: in the queue; paired: your ladder match is on (see match); "
+        "idle: neither.",
+    )
+    joined_at = serializers.DateTimeField(allow_null=True)
+    waited_seconds = serializers.FloatField(allow_null=True)
+    window = serializers.FloatField(
+        allow_null=True, help_text="Rating gap you accept now (it widens while you wait)."
+    )
+    rating = serializers.FloatField(allow_null=True)
+    match = MatchListSerializer(allow_null=True)
+    last_match = MatchListSerializer(allow_null=True)
+
+
+class HeadToHeadQuerySerializer(serializers.Serializer):
+    player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    opponent = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+
+    def validate(self, attrs):
+        if attrs["player"] == attrs["opponent"]:
+            raise serializers.ValidationError({"opponent": ["Pick two different players."]})
+        return attrs
+
+
+class HeadToHeadSerializer(serializers.Serializer):
+    player = PlayerBriefSerializer()
+    opponent = PlayerBriefSerializer()
+    matches = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    rating_delta = serializers.FloatField(help_text="What the player gained against the opponent.")
+    recent = RatingChangeSerializer(many=True)
+
+
+# --- pagination -----------------------------------------------------------------------------
+
+
+class StrictPagination(PageNumberPagination):
+    """The house pagination, but a page that is not a positive integer is a 400 naming it."""
+
+    def get_page_number(self, request, paginator):
+        raw = request.query_params.get(self.page_query_param)
+        if raw is None:
+            return 1
+        field = serializers.IntegerField(min_value=1, max_value=MAX_PAGE)
+        try:
+            return field.run_validation(raw)
+        except serializers.ValidationError as error:
+            raise serializers.ValidationError({"page": error.detail}) from None
+
+
+# --- ladders --------------------------------------------------------------------------------
+
+
+def _ladders():
+    return Ladder.objects.annotate(queue_size=Count("queue"))
+
+
+class LadderListView(generics.ListAPIView):
+    """Ladders and rated pools, with their settings and how many players are waiting."""
+
+    serializer_class = LadderSerializer
+    pagination_class = StrictPagination
+
+    def get_queryset(self):
+        return _ladders().order_by("name")
+
+
+class LadderDetailView(generics.RetrieveAPIView):
+    serializer_class = LadderSerializer
+
+    def get_queryset(self):
+        return _ladders()
+
+
+# --- the queue ------------------------------------------------------------------------------
+
+
+def _queue_status(ladder: Ladder, player: Player) -> dict[str, Any]:
+    state = selectors.queue_status(ladder=ladder, player=player)
+    entry = state.entry
+    rating = Rating.objects.filter(ladder=ladder, player=player).values_list("rating", flat=True)
+    if entry is not None:
+        status_name = "waiting"
+    elif state.match is not None:
+        status_name = "paired"
+    else:
+        status_name = "idle"
+    return {
+        "ladder": ladder.pk,
+        "status": status_name,
+        "joined_at": entry.joined_at if entry else None,
+        "waited_seconds": state.waited_seconds,
+        "window": state.window,
+        "rating": _rating(rating.first()),
+        "match": state.match,
+        "last_match": state.last_match,
+    }
+
+
+class QueueView(APIView):
+    """Your place in this ladder's queue: GET to see it, POST to join, DELETE to leave.
+
+    Once paired, the status is ``paired`` and ``match`` is your new match.
+    """
+
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_scope = "play"
+
+    @extend_schema(responses={200: QueueStatusSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        player = _require_player(request)
+        ladder = _ladder(pk)
+        return Response(QueueStatusSerializer(_queue_status(ladder, player)).data)
+
+    @extend_schema(request=None, responses={201: QueueStatusSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        player = _require_player(request)
+        ladder = _ladder(pk)
+        try:
+            services.queue_join(ladder=ladder, player=player)
+        except services.LadderError as error:
+            return _refusal(error)
+        data = QueueStatusSerializer(_queue_status(ladder, player)).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request: Request, pk: int) -> Response:
+        player = _require_player(request)
+        ladder = _ladder(pk)
+        try:
+            services.queue_leave(ladder=ladder, player=player)
+        except services.LadderError as error:
+            return _refusal(error)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- leaderboards and ratings ---------------------------------------------------------------
+
+
+class LeaderboardView(APIView):
+    """The ladder's players ranked by rating, with rank numbers.
+
+    Only eligible players are ranked: at least the ladder's minimum of rated matches (10 by
+    default), one of them in its activity window (30 days by default).
+    """
+
+    @extend_schema(parameters=[LeaderboardQuerySerializer], responses={200: LeaderboardSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        ladder = _ladder(pk)
+        query = LeaderboardQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        params = query.validated_data
+        page = params["page"]
+        page_size = params.get("page_size") or settings.REST_FRAMEWORK["PAGE_SIZE"]
+        filters = selectors.BoardFilters(
+            hide_provisional=params["hide_provisional"],
+            active_days=params.get("active_days"),
+            kind=params.get("kind"),
+        )
+        board = selectors.leaderboard_page(
+            ladder=ladder, page=page, page_size=page_size, filters=filters
+        )
+        count = selectors.leaderboard_size(ladder=ladder, filters=filters)
+        if not board.rows and page > 1:
+            pages = max(1, -(-count // page_size))
+            return Response(
+                error_body(
+                    f"Page {page} is past the end: the leaderboard has {pages} "
+                    f"page{'s' if pages != 1 else ''} of {page_size}.",
+                    "not_found",
+                ),
+                status=status.HTTP_404_NOT_FOUND,
+            )
+        url = request.build_absolute_uri()
+        rows = []
+        for rank, rating in board.rows:
+            rating.rank = rank
+            rows.append(rating)
+        return Response(
+            {
+                "count": max(count, (rows[-1].rank if rows else 0)),
+                "page": page,
+                "page_size": page_size,
+                "next": replace_query_param(url, "page", page + 1) if board.has_next else None,
+                "previous": None
+                if page == 1
+                else (
+                    remove_query_param(url, "page")
+                    if page == 2
+                    else replace_query_param(url, "page", page - 1)
+                ),
+                "results": BoardRowSerializer(rows, many=True).data,
+            }
+        )
+
+
+def _member(ladder: Ladder, player_id: int) -> Rating:
+    return get_object_or_404(
+        Rating.objects.select_related("player", "ladder"), ladder=ladder, player_id=player_id
+    )
+
+
+class PlayerRatingView(APIView):
+    """A player's rating in this ladder, and their rank if they are on the leaderboard."""
+
+    @extend_schema(responses={200: PlayerRatingSerializer})
+    def get(self, request: Request, pk: int, player_id: int) -> Response:
+        rating = _member(_ladder(pk), player_id)
+        rating.rank = selectors.rank_of(rating=rating)
+        rating.eligible = rating.rank is not None
+        return Response(PlayerRatingSerializer(rating).data)
+
+
+class RatingHistoryView(generics.ListAPIView):
+    """A player's rating changes in this ladder, newest first (one per rated match)."""
+
+    serializer_class = RatingChangeSerializer
+    pagination_class = StrictPagination
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # the schema generator has no ids
+            return RatingChange.objects.none()
+        rating = _member(_ladder(self.kwargs["pk"]), self.kwargs["player_id"])
+        return selectors.rating_history(pool=rating.ladder, player=rating.player)
+
+
+class HeadToHeadView(APIView):
+    """The record of ``player`` against ``opponent`` in this ladder's rated matches."""
+
+    @extend_schema(parameters=[HeadToHeadQuerySerializer], responses={200: HeadToHeadSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        ladder = _ladder(pk)
+        query = HeadToHeadQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        a, b = query.validated_data["player"], query.validated_data["opponent"]
+        record = selectors.head_to_head(pool=ladder, a=a, b=b)
+        data = {
+            "player": a,
+            "opponent": b,
+            "matches": record.matches,
+            "wins": record.wins,
+            "losses": record.losses,
+            "rating_delta": round(record.rating_delta, 2),
+            "recent": record.recent,
+        }
+        return Response(HeadToHeadSerializer(data).data)
+
+
+urlpatterns = [
+    path("ladders", LadderListView.as_view(), name="ladder-list"),
+    path("ladders/<int:pk>", LadderDetailView.as_view(), name="ladder-detail"),
+    path("ladders/<int:pk>/queue", QueueView.as_view(), name="ladder-queue"),
+    path("ladders/<int:pk>/leaderboard", LeaderboardView.as_view(), name="ladder-leaderboard"),
+    path(
+        "ladders/<int:pk>/ratings/<int:player_id>",
+        PlayerRatingView.as_view(),
+        name="ladder-rating",
+    ),
+    path(
+        "ladders/<int:pk>/ratings/<int:player_id>/history",
+        RatingHistoryView.as_view(),
+        name="ladder-rating-history",
+    ),
+    path("ladders/<int:pk>/head-to-head", HeadToHeadView.as_view(), name="ladder-head-to-head"),
+]

@@ -1,0 +1,175 @@
+"""Who plays whom: the matchmaker's pairing as a pure function (no Django, no I/O).
+
+Every waiting player has a window around their rating that widens while they wait
+(by default +/-50, growing 25 every 10 seconds, up to 1000). Two players may be paired when
+the gap between their ratings is within the window of whichever has waited longer: a newcomer
+accepts whoever has been waiting for a wider match. Among the allowed pairs the closest
+ratings go first (ties: the longest wait first), and a player is not paired with their last
+opponent while anyone else is available to either of them.
+
+The services load the queue, drop players already playing, call :func:`pair` and write the
+matches; this module only decides.
+
+>>> policy = WindowPolicy()
+>>> policy.width(0), policy.width(25), policy.width(3600)
+(50.0, 100.0, 1000.0)
+>>> queue = [Seeker(1, 10, 1500, 0), Seeker(2, 20, 1530, 0), Seeker(3, 30, 1700, 0)]
+>>> [(a.player, b.player) for a, b in pair(queue, policy)]
+[(10, 20)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = ["Seeker", "WindowPolicy", "allowed", "pair"]
+
+#: Allowed partners looked at per player in one round (the closest first).
+LOOKAHEAD = 3
+#: Queue positions scanned per player at most, allowed or not (bounds the work per round).
+SCAN_LIMIT = 64
+
+
+@dataclass(frozen=True)
+class WindowPolicy:
+    """How far apart two ratings may be, by how long a player has waited."""
+
+    initial: float = 50.0
+    step: float = 25.0
+    step_seconds: float = 10.0
+    maximum: float | None = 1000.0
+    #: Whether two bots may be paired with each other.
+    bot_pairs: bool = True
+
+    def width(self, waited_seconds: float) -> float:
+        """The half-width of the window after waiting ``waited_seconds``."""
+        steps = int(max(0.0, waited_seconds) // self.step_seconds) if self.step_seconds else 0
+        width = self.initial + self.step * steps
+        return width if self.maximum is None else min(width, max(self.maximum, self.initial))
+
+
+@dataclass(frozen=True)
+class Seeker:
+    """A waiting queue entry: its key, the player, their rating, seconds waited so far."""
+
+    key: int
+    player: int
+    rating: float
+    waited: float
+    last_opponent: int | None = None
+    is_bot: bool = False
+
+
+def allowed(a: Seeker, b: Seeker, policy: WindowPolicy) -> bool:
+    """Whether ``a`` and ``b`` may be paired (rematches aside)."""
+    if a.player == b.player or (a.is_bot and b.is_bot and not policy.bot_pairs):
+        return False
+    gap = abs(a.rating - b.rating)
+    return gap <= policy.width(max(a.waited, b.waited))
+
+
+def _is_rematch(a: Seeker, b: Seeker) -> bool:
+    return a.last_opponent == b.player or b.last_opponent == a.player
+
+
+def pair(seekers: Iterable[Seeker], policy: WindowPolicy) -> list[tuple[Seeker, Seeker]]:
+    """Pairs for one matchmaking pass; each seeker appears in at most one pair.
+
+    Greedy on the rating gap over near neighbours in rating order, in rounds until nothing
+    changes: first without rematches, then one last round that allows them, so a rematch
+    happens only when neither player has anyone else in reach. O(n log n) for a queue of n.
+    """
+    queue = sorted(seekers, key=lambda s: (s.rating, -s.waited, s.key))
+    order = list(range(len(queue)))
+    found_by_phase: list[list[tuple[Seeker, Seeker]]] = []
+    for rematches in (False, True):
+        pairs: list[tuple[Seeker, Seeker]] = []
+        while len(order) >= 2:
+            found = _round(queue, order, policy, rematches=rematches)
+            if not found:
+                break
+            pairs.extend((queue[i], queue[j]) for i, j in found)
+            taken = {i for p in found for i in p}
+            order = [i for i in order if i not in taken]
+        found_by_phase.append(pairs)
+    fresh, rematches_left = found_by_phase
+    return _swap_out_rematches(fresh, rematches_left, policy)
+
+
+def _swap_out_rematches(
+    pairs: list[tuple[Seeker, Seeker]],
+    rematches: list[tuple[Seeker, Seeker]],
+    policy: WindowPolicy,
+) -> list[tuple[Seeker, Seeker]]:
+    """Undo what greed did: a rematch A-B next to a fresh pair C-D becomes A-C and B-D.
+
+    The closest-first rounds can take C and D together although A could have played C.
+    For each rematch left, the swap with the smallest total gap that keeps both new pairs
+    allowed and fresh is made. Rematches are rare, so a scan of the pairs is cheap.
+    """
+    result = list(pairs)
+
+    def fresh(p: Seeker, q: Seeker) -> bool:
+        return allowed(p, q, policy) and not _is_rematch(p, q)
+
+    for a, b in rematches:
+        best: tuple[float, int, Seeker, Seeker] | None = None
+        for index, (c, d) in enumerate(result):
+            for x, y in ((c, d), (d, c)):
+                if fresh(a, x) and fresh(b, y):
+                    cost = abs(a.rating - x.rating) + abs(b.rating - y.rating)
+                    if best is None or cost < best[0]:
+                        best = (cost, index, x, y)
+        if best is None:
+            result.append((a, b))
+        else:
+            _, index, x, y = best
+            result[index] = (a, x)
+            result.append((b, y))
+    return result
+
+
+def _round(
+    queue: Sequence[Seeker], order: Sequence[int], policy: WindowPolicy, *, rematches: bool
+) -> list[tuple[int, int]]:
+    """One greedy round over the seekers still free (``order``: their indices, by rating)."""
+    # The hot loop of a pass over thousands of players: plain lists, no calls per candidate.
+    n = len(order)
+    ratings = [queue[k].rating for k in order]
+    widths = [policy.width(queue[k].waited) for k in order]
+    players = [queue[k].player for k in order]
+    last = [queue[k].last_opponent for k in order]
+    no_bots = not policy.bot_pairs
+    bots = [no_bots and queue[k].is_bot for k in order]
+    # The widest window of the queue bounds how far up the list a partner can be.
+    reach = max(widths)
+    edges: list[tuple[float, float, int, int]] = []
+    for i in range(n):
+        found = 0
+        r_i, w_i, p_i, l_i, b_i = ratings[i], widths[i], players[i], last[i], bots[i]
+        for j in range(i + 1, min(n, i + 1 + SCAN_LIMIT)):
+            gap = ratings[j] - r_i
+            if gap > reach:
+                break
+            # Within the window of whichever has waited longer (windows only widen).
+            w = w_i if w_i >= widths[j] else widths[j]
+            if gap > w:
+                continue
+            if (b_i and bots[j]) or p_i == players[j]:
+                continue
+            if not rematches and (l_i == players[j] or last[j] == p_i):
+                continue
+            # Closest first; for equal gaps the wider window (the longer wait) first.
+            edges.append((gap, -w, i, j))
+            found += 1
+            if found == LOOKAHEAD:
+                break
+    edges.sort()
+    free = [True] * n
+    chosen: list[tuple[int, int]] = []
+    for _, _, i, j in edges:
+        if free[i] and free[j]:
+            free[i] = free[j] = False
+            chosen.append((order[i], order[j]))
+    return chosen

@@ -1,0 +1,273 @@
+"""Ladders and rating pools: ratings per pool and player, their history, the queue.
+
+A :class:`Ladder` is a rating pool. A ladder proper (``kind=ladder``) also has a matchmaking
+queue and plays its own matches; a rated pool (``kind=pool``) only rates matches that others
+hand it (the rated events of tournaments). Every match a pool rates is linked to it by a
+:class:`LadderMatch` row; each rated match leaves one :class:`RatingChange` per player, and a
+unique constraint on (match, player) makes a second application impossible, not just unlikely.
+"""
+
+from __future__ import annotations
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+from accounts.models import Player
+from games.models import Match, TimeoutPolicy
+from tournaments.ratings import INITIAL_RATING, RatingConfig, Scoring
+
+
+class Ladder(models.Model):
+    """A rating pool; a ladder proper also has a queue, a rule set and a match format."""
+
+    class Kind(models.TextChoices):
+        LADDER = "ladder", "Ladder (queue and matchmaking)"
+        POOL = "pool", "Rated pool (ratings only, for rated events)"
+
+    class Format(models.IntegerChoices):
+        SINGLE_GAME = 1, "Single game"
+        BEST_OF_THREE = 3, "Best of three"
+        BEST_OF_FIVE = 5, "Best of five"
+
+    name = models.CharField(max_length=80, unique=True)
+    slug = models.SlugField(max_length=80, unique=True)
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.LADDER)
+    description = models.TextField(blank=True)
+    is_open = models.BooleanField(default=True, help_text="Players may join the queue.")
+    # What is played.
+    rules = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Rule options of the engine's RuleSet ({} is the standard game), "
+        'e.g. {"preset": "oklahoma"}.',
+    )
+    best_of = models.PositiveSmallIntegerField(choices=Format.choices, default=Format.BEST_OF_FIVE)
+    target = models.PositiveIntegerField(
+        default=250, validators=[MinValueValidator(25), MaxValueValidator(10_000)]
+    )
+    base_seconds = models.PositiveIntegerField(
+        null=True, blank=True, default=600, help_text="Clock per player per game; empty: untimed."
+    )
+    increment_seconds = models.PositiveIntegerField(default=5)
+    turn_limit_seconds = models.PositiveIntegerField(null=True, blank=True)
+    timeout_policy = models.CharField(
+        max_length=10, choices=TimeoutPolicy.choices, default=TimeoutPolicy.FORFEIT
+    )
+    # Ratings (tournaments.ratings.RatingConfig).
+    initial_rating = models.FloatField(default=INITIAL_RATING)
+    k_provisional = models.FloatField(default=40, validators=[MinValueValidator(1)])
+    provisional_matches = models.PositiveIntegerField(default=30)
+    k_established = models.FloatField(default=20, validators=[MinValueValidator(1)])
+    k_top = models.FloatField(default=10, validators=[MinValueValidator(1)])
+    top_threshold = models.FloatField(default=2400)
+    rating_floor = models.FloatField(null=True, blank=True)
+    scoring = models.CharField(
+        max_length=8,
+        choices=[(s.value, s.value) for s in Scoring],
+        default=Scoring.MATCH.value,
+        help_text="match: 1 or 0; games: the share of games won; margin: 1/0 with K weighted "
+        "by the margin of victory.",
+    )
+    human_bot_factor = models.FloatField(
+        default=1.0,
+        validators=[MinValueValidator(0.01), MaxValueValidator(1)],
+        help_text="Factor on rating changes between a human and a bot (0.5 halves them).",
+    )
+    # Leaderboard eligibility: enough rated matches, one of them recent (no camping the top).
+    leaderboard_min_matches = models.PositiveIntegerField(default=10)
+    leaderboard_active_days = models.PositiveIntegerField(
+        default=30, validators=[MinValueValidator(1)]
+    )
+    # Matchmaking.
+    window_initial = models.FloatField(default=50, validators=[MinValueValidator(0)])
+    window_step = models.FloatField(default=25, validators=[MinValueValidator(0)])
+    window_step_seconds = models.FloatField(default=10, validators=[MinValueValidator(0.1)])
+    window_max = models.FloatField(
+        null=True, blank=True, default=1000, help_text="Widest window; empty: no limit."
+    )
+    bot_pairs = models.BooleanField(
+        default=False, help_text="Two bots may be paired (else bots wait for humans)."
+    )
+    bot_requeue_seconds = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        default=10,
+        validators=[MinValueValidator(1)],
+        help_text="Bots rejoin the queue this long after each ladder match; empty: they do not.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def has_queue(self) -> bool:
+        return self.kind == self.Kind.LADDER
+
+    @property
+    def rating_config(self) -> RatingConfig:
+        return RatingConfig(
+            initial=self.initial_rating,
+            k_provisional=self.k_provisional,
+            provisional_matches=self.provisional_matches,
+            k_established=self.k_established,
+            k_top=self.k_top,
+            top_threshold=self.top_threshold,
+            floor=self.rating_floor,
+            scoring=Scoring(self.scoring),
+            human_bot_factor=self.human_bot_factor,
+        )
+
+    def time_control(self):
+        """The games service's TimeControl of this ladder, or None when untimed."""
+        from games.services import TimeControl
+
+        if self.base_seconds is None:
+            return None
+        return TimeControl(
+            base_seconds=self.base_seconds,
+            increment_seconds=self.increment_seconds,
+            turn_limit_seconds=self.turn_limit_seconds,
+            timeout_policy=self.timeout_policy,
+        )
+
+
+class Rating(models.Model):
+    """A player's standing in a pool: membership, rating, record, peak, last activity."""
+
+    # No index of its own: the unique (ladder, player) and the leaderboard index lead with it.
+    ladder = models.ForeignKey(
+        Ladder, on_delete=models.CASCADE, related_name="ratings", db_index=False
+    )
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
+    is_bot = models.BooleanField(default=False, help_text="Copied from the player (filters).")
+    rating = models.FloatField()
+    peak = models.FloatField()
+    matches_played = models.PositiveIntegerField(default=0, help_text="Rated matches.")
+    wins = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    provisional = models.BooleanField(default=True)
+    last_active = models.DateTimeField(null=True, blank=True, help_text="Last rated match.")
+    last_opponent = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_index=False
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-rating", "player"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "player"], name="ladders_rating_unique")
+        ]
+        indexes = [
+            # The leaderboard: the ladder's ratings in rank order, and (trailing keys) every
+            # column its eligibility and filters test, so a page is read from the index alone.
+            models.Index(
+                "ladder",
+                models.F("rating").desc(),
+                "player",
+                "matches_played",
+                "last_active",
+                "provisional",
+                "is_bot",
+                name="ladders_rating_board",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in {self.ladder_id}: {self.rating:.0f}"
+
+
+class LadderMatch(models.Model):
+    """A match rated in a pool: a ladder's own pairing, or a rated event's match.
+
+    ``processed_at`` is set once the pool has taken the finished (or cancelled) match into
+    account: ratings applied, bots back in the queue. The periodic sweep looks for finished
+    matches without it, in case the ``match_finished`` receiver failed.
+    """
+
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="ladder_link"
+    )
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="matches")
+    created_at = models.DateTimeField(auto_now_add=True)
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-match"]
+        indexes = [
+            # The sweep's query: matches the pool has not yet taken into account.
+            models.Index(
+                fields=["created_at"],
+                name="ladders_match_unprocessed",
+                condition=Q(processed_at__isnull=True),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ladder_id}: match {self.match_id}"
+
+
+class RatingChange(models.Model):
+    """What one rated match did to one player's rating: the history, replayable in order."""
+
+    # Indexed by the constraint and indexes below only: a million rows a pool, kept lean.
+    ladder = models.ForeignKey(
+        Ladder, on_delete=models.CASCADE, related_name="rating_changes", db_index=False
+    )
+    match = models.ForeignKey(
+        Match, on_delete=models.PROTECT, related_name="rating_changes", db_index=False
+    )
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False)
+    opponent = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False)
+    won = models.BooleanField()
+    rating_before = models.FloatField()
+    rating_after = models.FloatField()
+    delta = models.FloatField()
+    expected = models.FloatField(help_text="The expected score, 0 to 1.")
+    score = models.FloatField(help_text="The score the match counted as, 0 to 1.")
+    k = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            # Exactly once: a redelivered task or a receiver run twice cannot rate twice.
+            models.UniqueConstraint(fields=["match", "player"], name="ladders_change_once")
+        ]
+        indexes = [
+            models.Index(fields=["ladder", "player", "-id"], name="ladders_change_history"),
+            models.Index(fields=["ladder", "player", "opponent"], name="ladders_change_h2h"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.delta:+.1f} (match {self.match_id})"
+
+
+class QueueEntry(models.Model):
+    """A player waiting in a ladder's queue. One per player: nobody waits in two queues.
+
+    The entry is deleted when the player is paired (the match then shows where they are) or
+    leaves. ``available_at`` holds back a bot's automatic return after a match.
+    """
+
+    ladder = models.ForeignKey(
+        Ladder, on_delete=models.CASCADE, related_name="queue", db_index=False
+    )
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, related_name="queue_entry")
+    membership = models.ForeignKey(
+        Rating, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    joined_at = models.DateTimeField()
+    available_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["joined_at"]
+        verbose_name_plural = "queue entries"
+        indexes = [models.Index(fields=["ladder", "available_at"], name="ladders_queue_ready")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} waiting in {self.ladder_id}"

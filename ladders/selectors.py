@@ -1,0 +1,233 @@
+"""Reads of ladders: leaderboards, a player's rating and history, head-to-head, queue status.
+
+The leaderboard reads a page in two short queries: the page's player ids in rank order, from
+the ``ladders_rating_board`` index alone (its trailing keys carry every column eligibility
+and the filters test, so no table row is visited to skip the pages before), then those rows.
+Page 500 costs an index walk of ten thousand small entries, never a scan of the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.core.cache import cache
+from django.db.models import Count, Q, QuerySet, Sum
+from django.utils import timezone
+
+from accounts.models import Player
+from games.models import Match
+from ladders.matchmaking import WindowPolicy
+from ladders.models import Ladder, QueueEntry, Rating, RatingChange
+from ladders.services import RATED_EVENTS_POOL, UNFINISHED, window_policy
+
+#: Seconds a leaderboard's size is cached: counting 100,000 eligible players on every page
+#: request would cost more than the page itself.
+COUNT_TTL = 30
+
+
+@dataclass(frozen=True)
+class BoardFilters:
+    """Filters of a leaderboard on top of the ladder's eligibility rules."""
+
+    hide_provisional: bool = False
+    active_days: int | None = None
+    kind: str | None = None  # "human" or "bot"
+
+    def cache_key(self, ladder: Ladder) -> str:
+        return (
+            f"ladders:board-count:{ladder.pk}:{int(self.hide_provisional)}:"
+            f"{self.active_days or 0}:{self.kind or ''}"
+        )
+
+
+def eligible_ratings(
+    *, ladder: Ladder, filters: BoardFilters | None = None, now: datetime | None = None
+) -> QuerySet[Rating]:
+    """Ratings on the ladder's leaderboard: enough rated matches, one of them recent."""
+    filters = filters or BoardFilters()
+    now = now or timezone.now()
+    days = ladder.leaderboard_active_days
+    if filters.active_days is not None:
+        days = min(days, filters.active_days)
+    qs = Rating.objects.filter(
+        ladder=ladder,
+        matches_played__gte=ladder.leaderboard_min_matches,
+        last_active__gte=now - timedelta(days=days),
+    )
+    if filters.hide_provisional:
+        qs = qs.filter(provisional=False)
+    if filters.kind is not None:
+        qs = qs.filter(is_bot=filters.kind == Player.Kind.BOT)
+    return qs
+
+
+@dataclass(frozen=True)
+class BoardPage:
+    """One page of a leaderboard: ``(rank, rating)`` rows, and whether more follow."""
+
+    rows: list[tuple[int, Rating]]
+    has_next: bool
+
+
+def leaderboard_page(
+    *,
+    ladder: Ladder,
+    page: int,
+    page_size: int,
+    filters: BoardFilters | None = None,
+    now: datetime | None = None,
+) -> BoardPage:
+    """Page ``page`` (from 1) of the ladder's leaderboard, ranked by rating.
+
+    Ranks are positions: equal ratings are ordered by player id (the earlier member first).
+    """
+    offset = (page - 1) * page_size
+    ranked = eligible_ratings(ladder=ladder, filters=filters, now=now).order_by(
+        "-rating", "player_id"
+    )
+    # One extra id says whether a next page exists, without counting.
+    ids = list(ranked.values_list("player_id", flat=True)[offset : offset + page_size + 1])
+    has_next = len(ids) > page_size
+    ids = ids[:page_size]
+    by_player = {
+        r.player_id: r
+        for r in Rating.objects.filter(ladder=ladder, player_id__in=ids).select_related("player")
+    }
+    rows = [(offset + i + 1, by_player[pid]) for i, pid in enumerate(ids) if pid in by_player]
+    return BoardPage(rows, has_next)
+
+
+def leaderboard_size(
+    *, ladder: Ladder, filters: BoardFilters | None = None, now: datetime | None = None
+) -> int:
+    """How many players the leaderboard ranks (cached for ``COUNT_TTL`` seconds)."""
+    filters = filters or BoardFilters()
+    key = filters.cache_key(ladder)
+    size = cache.get(key)
+    if size is None:
+        size = eligible_ratings(ladder=ladder, filters=filters, now=now).count()
+        cache.set(key, size, COUNT_TTL)
+    return size
+
+
+def rating_for(*, pool: Ladder, player: Player) -> Rating:
+    """The player's rating in the pool; an unsaved row at the initial rating if they have none.
+
+    For seeding rated events: ``rating_for(pool=pool, player=p).rating``.
+    """
+    rating = Rating.objects.filter(ladder=pool, player=player).first()
+    if rating is None:
+        rating = Rating(
+            ladder=pool,
+            player=player,
+            is_bot=player.is_bot,
+            rating=pool.initial_rating,
+            peak=pool.initial_rating,
+            provisional=pool.provisional_matches > 0,
+        )
+    return rating
+
+
+def ratings_for(*, pool: Ladder, players: list[Player]) -> dict[int, float]:
+    """Ratings of several players by id (the initial rating for those without one)."""
+    found = dict(
+        Rating.objects.filter(ladder=pool, player__in=players).values_list("player_id", "rating")
+    )
+    return {p.pk: found.get(p.pk, pool.initial_rating) for p in players}
+
+
+def ratings_for_players(*, player_ids: list[int], pool: Ladder | None = None) -> dict[int, float]:
+    """Ratings by player id in ``pool`` (default: the rated-events pool); unrated ones left out.
+
+    What tournaments reads to seed rated events by rating.
+    """
+    if pool is None:
+        pool = Ladder.objects.filter(slug=RATED_EVENTS_POOL).first()
+        if pool is None:
+            return {}
+    return dict(
+        Rating.objects.filter(ladder=pool, player_id__in=list(player_ids)).values_list(
+            "player_id", "rating"
+        )
+    )
+
+
+def rank_of(*, rating: Rating, now: datetime | None = None) -> int | None:
+    """The player's rank on the default leaderboard, or None if they are not eligible."""
+    if rating.pk is None:
+        return None
+    board = eligible_ratings(ladder=rating.ladder, now=now)
+    if not board.filter(pk=rating.pk).exists():
+        return None
+    ahead = board.filter(
+        Q(rating__gt=rating.rating) | Q(rating=rating.rating, player_id__lt=rating.player_id)
+    ).count()
+    return ahead + 1
+
+
+def rating_history(*, pool: Ladder, player: Player) -> QuerySet[RatingChange]:
+    """The player's rating changes in the pool, newest first."""
+    return (
+        RatingChange.objects.filter(ladder=pool, player=player)
+        .select_related("opponent")
+        .order_by("-id")
+    )
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    matches: int
+    wins: int
+    losses: int
+    rating_delta: float  # what A gained (or lost) against B in all
+    recent: list[RatingChange]  # A's side, newest first
+
+
+def head_to_head(*, pool: Ladder, a: Player, b: Player, recent: int = 10) -> HeadToHead:
+    """A's record against B in the pool's rated matches."""
+    rows = RatingChange.objects.filter(ladder=pool, player=a, opponent=b)
+    totals = rows.aggregate(
+        matches=Count("pk"), wins=Count("pk", filter=Q(won=True)), delta=Sum("delta")
+    )
+    return HeadToHead(
+        matches=totals["matches"],
+        wins=totals["wins"],
+        losses=totals["matches"] - totals["wins"],
+        rating_delta=totals["delta"] or 0.0,
+        recent=list(rows.order_by("-id")[:recent]),
+    )
+
+
+@dataclass(frozen=True)
+class QueueStatus:
+    """Where a player stands with a ladder's queue."""
+
+    entry: QueueEntry | None
+    waited_seconds: float | None
+    window: float | None
+    match: Match | None  # their ladder match waiting to start or in play
+    last_match: Match | None  # their latest finished ladder match
+
+
+def queue_status(*, ladder: Ladder, player: Player, now: datetime | None = None) -> QueueStatus:
+    now = now or timezone.now()
+    entry = QueueEntry.objects.filter(ladder=ladder, player=player).first()
+    waited = window = None
+    if entry is not None:
+        policy: WindowPolicy = window_policy(ladder)
+        waited = max(0.0, (now - entry.joined_at).total_seconds())
+        window = policy.width(waited)
+    mine = Match.objects.filter(ladder_link__ladder=ladder).filter(
+        Q(player_a=player) | Q(player_b=player)
+    )
+    related = ("player_a", "player_b", "winner")
+    match = mine.filter(status__in=UNFINISHED).select_related(*related).order_by("-pk").first()
+    last = (
+        mine.filter(status=Match.Status.FINISHED).select_related(*related).order_by("-pk").first()
+    )
+    return QueueStatus(entry, waited, window, match, last)
+
+
+def queue_size(*, ladder: Ladder) -> int:
+    return QueueEntry.objects.filter(ladder=ladder).count()

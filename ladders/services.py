@@ -1,0 +1,730 @@
+"""Writes of ladders and rating pools: join and leave the queue, pair, rate, reconcile.
+
+Exactly-once rating: :func:`rating_apply` locks the two players' rating rows (in player id
+order, so two matches sharing a player cannot deadlock), looks for the match's rating changes
+and writes them only if there are none; the unique constraint on (match, player) backs the
+check, so a receiver run twice or a redelivered task cannot rate a match twice.
+
+Atomic matchmaking: one pass per ladder at a time (the ladder row is locked with SKIP LOCKED:
+a second pass finds it taken and leaves the work to the first). The pass then locks the queue
+entries it chose in id order and deletes them; an entry that left meanwhile is gone and its
+pair is dropped. Whatever the locks, a player cannot be paired twice: the entries are deleted
+in the transaction that creates the matches, and a player has at most one entry.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+from accounts.models import Player
+from games import services as games_services
+from games.engine import bots as engine_bots
+from games.models import Match, seed_commitment
+from ladders.matchmaking import Seeker, WindowPolicy, pair
+from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
+from tournaments.ratings import MatchResult, Side, rate_match
+
+logger = logging.getLogger(__name__)
+
+#: Statuses of a match its players are busy with (a pending challenge is not one).
+UNFINISHED = (Match.Status.SCHEDULED, Match.Status.ACTIVE)
+#: Matches handed to one start task.
+START_CHUNK = 50
+#: A ladder match still waiting to start after this long lost its start task: the sweep starts it.
+START_GRACE = timedelta(seconds=15)
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+class LadderError(Exception):
+    """A refused request; ``status`` and ``code`` say how the API answers it."""
+
+    status = 400
+    code = "invalid"
+
+    def __init__(self, message: str, *, code: str | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.extra = extra
+
+
+class Conflict(LadderError):
+    """The request does not fit the current state (already queued, in a match, ...)."""
+
+    status = 409
+    code = "conflict"
+
+
+# --- ladders and memberships ----------------------------------------------------------------
+
+
+def ladder_create(*, name: str, slug: str | None = None, **fields: Any) -> Ladder:
+    """A ladder (or, with ``kind=Ladder.Kind.POOL``, a rated pool); fields are validated.
+
+    The rule set must be one the engine accepts (LadderError ``invalid_rules`` otherwise).
+    """
+    ladder = Ladder(name=name, slug=slug or slugify(name), **fields)
+    games_services.rules_build(ladder.rules or None, best_of=ladder.best_of, target=ladder.target)
+    ladder.full_clean()
+    ladder.save()
+    return ladder
+
+
+def membership_ensure(*, ladder: Ladder, player: Player) -> Rating:
+    """The player's rating row in the pool, created at the initial rating if missing."""
+    rating, _ = Rating.objects.get_or_create(
+        ladder=ladder,
+        player=player,
+        defaults={
+            "rating": ladder.initial_rating,
+            "peak": ladder.initial_rating,
+            "is_bot": player.is_bot,
+            "provisional": ladder.provisional_matches > 0,
+        },
+    )
+    return rating
+
+
+def _unfinished_match(player: Player) -> Match | None:
+    return (
+        Match.objects.filter(status__in=UNFINISHED)
+        .filter(Q(player_a=player) | Q(player_b=player))
+        .order_by("pk")
+        .first()
+    )
+
+
+# --- the queue ------------------------------------------------------------------------------
+
+
+def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -> QueueEntry:
+    """Put the player in the ladder's queue; the matchmaker runs once this commits.
+
+    Refusals (nothing changes): Conflict ``not_a_ladder`` (a rated pool has no queue),
+    ``ladder_closed``, ``already_queued`` (this ladder), ``queued_elsewhere`` (another
+    ladder's queue), ``in_match`` (a match of this ladder in progress) and
+    ``match_in_progress`` (any other match in progress, e.g. under another rule set);
+    LadderError ``unknown_bot`` for a bot whose strategy is not installed.
+    """
+    from ladders import tasks
+
+    now = now or timezone.now()
+    if not ladder.has_queue:
+        raise Conflict(f"{ladder.name} is a rated pool without a queue", code="not_a_ladder")
+    if not ladder.is_open:
+        raise Conflict(f"{ladder.name} is closed to new entries", code="ladder_closed")
+    if player.is_bot and player.bot_strategy not in engine_bots.BOTS:
+        raise LadderError(
+            f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
+            code="unknown_bot",
+        )
+    with transaction.atomic():
+        existing = QueueEntry.objects.select_related("ladder").filter(player=player).first()
+        if existing is not None:
+            _refuse_queued(existing, ladder)
+        match = _unfinished_match(player)
+        if match is not None:
+            _refuse_busy(match, ladder)
+        membership = membership_ensure(ladder=ladder, player=player)
+        try:
+            with transaction.atomic():
+                entry = QueueEntry.objects.create(
+                    ladder=ladder,
+                    player=player,
+                    membership=membership,
+                    joined_at=now,
+                    available_at=now,
+                )
+        except IntegrityError:
+            # A second join raced this one past the check: the one-entry-per-player
+            # constraint refused it.
+            raise Conflict(
+                f"you are already in the queue of {ladder.name}", code="already_queued"
+            ) from None
+        tasks.matchmake.delay_on_commit(ladder.pk)
+    return entry
+
+
+def _refuse_queued(existing: QueueEntry, ladder: Ladder) -> None:
+    if existing.ladder_id == ladder.pk:
+        raise Conflict(
+            f"you are already in the queue of {ladder.name}",
+            code="already_queued",
+            joined_at=existing.joined_at.isoformat(),
+        )
+    raise Conflict(
+        f"you are waiting in the queue of {existing.ladder.name}: leave it first",
+        code="queued_elsewhere",
+        ladder=existing.ladder_id,
+    )
+
+
+def _refuse_busy(match: Match, ladder: Ladder) -> None:
+    link = LadderMatch.objects.filter(match=match).first()
+    if link is not None and link.ladder_id == ladder.pk:
+        raise Conflict(
+            f"you are playing match {match.pk} of {ladder.name}: finish it first",
+            code="in_match",
+            match=match.pk,
+        )
+    rules = (match.rules or {}).get("name", "standard")
+    raise Conflict(
+        f"you have a match in progress (match {match.pk}, {rules} rules, best of "
+        f"{match.best_of}): finish it before joining {ladder.name}",
+        code="match_in_progress",
+        match=match.pk,
+    )
+
+
+def queue_leave(*, ladder: Ladder, player: Player) -> None:
+    """Take the player out of the ladder's queue.
+
+    Conflict ``not_queued`` (nothing changes) when they are not waiting in it: never joined,
+    waiting in another ladder, or already paired (the message names the match).
+    """
+    with transaction.atomic():
+        deleted, _ = QueueEntry.objects.filter(ladder=ladder, player=player).delete()
+        if deleted:
+            return
+        elsewhere = QueueEntry.objects.filter(player=player).select_related("ladder").first()
+        if elsewhere is not None:
+            raise Conflict(
+                f"you are not in the queue of {ladder.name} but of {elsewhere.ladder.name}",
+                code="not_queued",
+                ladder=elsewhere.ladder_id,
+            )
+        match = (
+            Match.objects.filter(ladder_link__ladder=ladder, status__in=UNFINISHED)
+            .filter(Q(player_a=player) | Q(player_b=player))
+            .first()
+        )
+        if match is not None:
+            raise Conflict(
+                f"you were already paired: match {match.pk}", code="not_queued", match=match.pk
+            )
+        raise Conflict(f"you are not in the queue of {ladder.name}", code="not_queued")
+
+
+# --- matchmaking ----------------------------------------------------------------------------
+
+
+def window_policy(ladder: Ladder) -> WindowPolicy:
+    return WindowPolicy(
+        initial=ladder.window_initial,
+        step=ladder.window_step,
+        step_seconds=ladder.window_step_seconds,
+        maximum=ladder.window_max,
+        bot_pairs=ladder.bot_pairs,
+    )
+
+
+@dataclass(frozen=True)
+class PassResult:
+    """What one matchmaker pass did."""
+
+    waiting: int  # entries looked at
+    busy: int  # of those, players already playing (left waiting)
+    matches: list[int]  # ids of the matches created
+
+    @property
+    def paired(self) -> int:
+        return 2 * len(self.matches)
+
+
+def matchmaker_pass(
+    *, ladder_id: int, now: datetime | None = None, lock: bool = True
+) -> PassResult:
+    """Pair the waiting players of one ladder and create their matches.
+
+    Players already playing a match (any source) stay in the queue for a later pass. The
+    matches are created waiting to start and started by tasks once this commits (and by the
+    sweep if such a task is lost). ``lock=False`` skips the ladder lock (the tests use it to
+    show the entry locks alone never pair a player twice).
+    """
+    from ladders import tasks
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        ladders = Ladder.objects.filter(pk=ladder_id, kind=Ladder.Kind.LADDER)
+        if lock:
+            # One pass per ladder at a time; a pass that finds the ladder taken has nothing
+            # to do: the running one sees the same queue.
+            ladders = ladders.select_for_update(skip_locked=True)
+        ladder = ladders.first()
+        if ladder is None:
+            return PassResult(0, 0, [])
+        rows = list(
+            QueueEntry.objects.filter(ladder=ladder, available_at__lte=now)
+            .order_by()
+            .values_list(
+                "pk",
+                "player_id",
+                "joined_at",
+                "membership__rating",
+                "membership__last_opponent_id",
+                "membership__is_bot",
+            )
+        )
+        if len(rows) < 2:
+            return PassResult(len(rows), 0, [])
+        busy = _busy_players()
+        seekers = [
+            Seeker(pk, player, rating, (now - joined).total_seconds(), last, is_bot)
+            for pk, player, joined, rating, last, is_bot in rows
+            if player not in busy
+        ]
+        pairs = pair(seekers, window_policy(ladder))
+        if pairs:
+            # Lock the chosen entries in id order (two passes cannot deadlock) and keep the
+            # pairs whose two entries are still there: a player may have left meanwhile.
+            chosen = sorted(s.key for p in pairs for s in p)
+            present = set(
+                QueueEntry.objects.select_for_update()
+                .filter(pk__in=chosen)
+                .order_by("pk")
+                .values_list("pk", flat=True)
+            )
+            pairs = [(a, b) for a, b in pairs if a.key in present and b.key in present]
+            claimed = [s.key for p in pairs for s in p]
+            deleted = _delete_entries(claimed)
+            if deleted != len(claimed):  # cannot happen under the locks above
+                raise RuntimeError(f"claimed {len(claimed)} queue entries, deleted {deleted}")
+        match_ids = _ladder_matches_create(ladder, pairs, now) if pairs else []
+        for start in range(0, len(match_ids), START_CHUNK):
+            tasks.start_matches.delay_on_commit(match_ids[start : start + START_CHUNK])
+    return PassResult(len(rows), len(rows) - len(seekers), match_ids)
+
+
+def _busy_players() -> set[int]:
+    """Players with a match waiting to start or in play (any source)."""
+    busy: set[int] = set()
+    for a, b in Match.objects.filter(status__in=UNFINISHED).values_list(
+        "player_a_id", "player_b_id"
+    ):
+        busy.add(a)
+        busy.add(b)
+    return busy
+
+
+def _delete_entries(keys: list[int]) -> int:
+    deleted = 0
+    for start in range(0, len(keys), 5000):  # SQLite caps the parameters of one statement
+        count, _ = QueueEntry.objects.filter(pk__in=keys[start : start + 5000]).delete()
+        deleted += count
+    return deleted
+
+
+def _ladder_matches_create(
+    ladder: Ladder, pairs: list[tuple[Seeker, Seeker]], now: datetime
+) -> list[int]:
+    """Create the matches of one pass in bulk, waiting to start, each linked to the ladder.
+
+    What ``games.services.match_create(start=False)`` does for one match, for thousands at
+    once: the same validated rule set, a secret seed and its public commitment.
+    """
+    rules = games_services.rules_build(
+        ladder.rules or None, best_of=ladder.best_of, target=ladder.target
+    )
+    rules_json = rules.to_dict()
+    time_control = ladder.time_control()
+    matches = []
+    for a, b in pairs:
+        # Player A is whoever waited longer (who deals first comes from the seed anyway).
+        first, second = (a, b) if a.waited >= b.waited else (b, a)
+        seed = secrets.randbits(63)
+        match = Match(
+            player_a_id=first.player,
+            player_b_id=second.player,
+            source=Match.Source.LADDER,
+            rules=rules_json,
+            best_of=rules.best_of,
+            target=rules.target,
+            seed=seed,
+            seed_commitment=seed_commitment(seed),
+            status=Match.Status.SCHEDULED,
+        )
+        if time_control is not None:
+            match.base_seconds = time_control.base_seconds
+            match.increment_seconds = time_control.increment_seconds
+            match.turn_limit_seconds = time_control.turn_limit_seconds
+            match.timeout_policy = time_control.timeout_policy
+        matches.append(match)
+    Match.objects.bulk_create(matches, batch_size=1000)
+    LadderMatch.objects.bulk_create(
+        [LadderMatch(match=m, ladder=ladder, created_at=now) for m in matches], batch_size=2000
+    )
+    return [m.pk for m in matches]
+
+
+def ladder_match_start(*, match_id: int) -> bool:
+    """Start a ladder match waiting to start (a bot match goes to a worker). True if it did."""
+    with transaction.atomic():
+        match = (
+            Match.objects.select_for_update()
+            .select_related("player_a", "player_b")
+            .filter(pk=match_id)
+            .first()
+        )
+        if match is None or match.status != Match.Status.SCHEDULED:
+            return False  # started already (a redelivered task) or cancelled
+        games_services.match_start(match=match)
+        return True
+
+
+def ladder_match_create(
+    *, ladder: Ladder, player_a: Player, player_b: Player, seed: int | None = None
+) -> Match:
+    """One ladder match between two given players, created waiting to start.
+
+    For the calibration command and staff; players from the queue are paired by
+    :func:`matchmaker_pass`.
+    """
+    with transaction.atomic():
+        match = games_services.match_create(
+            player_a=player_a,
+            player_b=player_b,
+            rules=ladder.rules or None,
+            best_of=ladder.best_of,
+            target=ladder.target,
+            time_control=ladder.time_control(),
+            source=Match.Source.LADDER,
+            start=False,
+            seed=seed,
+        )
+        LadderMatch.objects.create(match=match, ladder=ladder)
+    return match
+
+
+# --- ratings --------------------------------------------------------------------------------
+
+
+#: Slug of the pool that rates every rated event (created on first use).
+RATED_EVENTS_POOL = "rated-events"
+
+
+def rated_events_pool() -> Ladder:
+    """The rated pool of rated events (tournaments), created with the defaults if missing."""
+    pool = Ladder.objects.filter(slug=RATED_EVENTS_POOL).first()
+    if pool is None:
+        pool, _ = Ladder.objects.get_or_create(
+            slug=RATED_EVENTS_POOL,
+            defaults={
+                "name": "Rated events",
+                "kind": Ladder.Kind.POOL,
+                "is_open": False,
+                "description": "Ratings from the matches of rated tournaments.",
+            },
+        )
+    return pool
+
+
+def pool_match_register(*, pool: Ladder, match: Match) -> LadderMatch:
+    """Have ``pool`` rate ``match`` when it finishes (rated events call this on creation).
+
+    The ``match_finished`` receiver then applies the rating in the finishing transaction,
+    and the sweep catches up if that ever failed. Idempotent.
+    """
+    link, _ = LadderMatch.objects.get_or_create(match=match, defaults={"ladder": pool})
+    if link.ladder_id != pool.pk:
+        raise Conflict(
+            f"match {match.pk} is already rated in pool {link.ladder_id}", code="other_pool"
+        )
+    return link
+
+
+def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> list[RatingChange]:
+    """Rate a finished match in ``pool``, exactly once; returns its two rating changes.
+
+    Calling it again (a redelivered task, a receiver run twice, two workers at once) returns
+    the changes already written and changes nothing. LadderError ``not_finished`` for a match
+    without a result; Conflict ``other_pool`` if another pool rates this match.
+    """
+    now = now or timezone.now()
+    if match.status != Match.Status.FINISHED or match.winner_id is None:
+        raise LadderError(f"match {match.pk} has no result to rate", code="not_finished")
+    with transaction.atomic():
+        link = LadderMatch.objects.filter(match=match).first()
+        if link is None:
+            link = LadderMatch.objects.create(match=match, ladder=pool, processed_at=now)
+        elif link.ladder_id != pool.pk:
+            raise Conflict(f"match {match.pk} is rated in pool {link.ladder_id}", code="other_pool")
+        existing = list(RatingChange.objects.filter(match=match).order_by("pk"))
+        if existing:
+            return existing
+        players = Player.objects.in_bulk([match.player_a_id, match.player_b_id])
+        for player in players.values():
+            membership_ensure(ladder=pool, player=player)
+        # Lock both rows in player id order; a concurrent application of the same match waits
+        # here and then finds the changes below.
+        locked = {
+            r.player_id: r
+            for r in Rating.objects.select_for_update()
+            .filter(ladder=pool, player_id__in=players)
+            .order_by("player_id")
+        }
+        existing = list(RatingChange.objects.filter(match=match).order_by("pk"))
+        if existing:
+            return existing
+        return _rate(pool, match, locked[match.player_a_id], locked[match.player_b_id], now)
+
+
+def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> list[RatingChange]:
+    config = pool.rating_config
+    result = MatchResult(
+        winner=0 if match.winner_id == match.player_a_id else 1,
+        games_won=(match.games_won_a, match.games_won_b),
+        margin_a=match.margin_a,
+    )
+    updates = rate_match(
+        Side(a.rating, a.matches_played, a.is_bot),
+        Side(b.rating, b.matches_played, b.is_bot),
+        result,
+        config,
+    )
+    when = match.finished_at or now
+    changes = []
+    for rating, opponent, update in ((a, b, updates[0]), (b, a, updates[1])):
+        won = match.winner_id == rating.player_id
+        changes.append(
+            RatingChange(
+                ladder=pool,
+                match=match,
+                player_id=rating.player_id,
+                opponent_id=opponent.player_id,
+                won=won,
+                rating_before=update.before,
+                rating_after=update.after,
+                delta=update.delta,
+                expected=update.expected,
+                score=update.score,
+                k=update.k,
+            )
+        )
+        rating.rating = update.after
+        rating.peak = max(rating.peak, update.after)
+        rating.matches_played += 1
+        rating.wins += won
+        rating.losses += not won
+        rating.provisional = rating.matches_played < config.provisional_matches
+        rating.last_active = max(when, rating.last_active) if rating.last_active else when
+        rating.last_opponent_id = opponent.player_id
+    # The unique constraint on (match, player) is the last word: a second writer fails here.
+    RatingChange.objects.bulk_create(changes)
+    Rating.objects.bulk_update(
+        [a, b],
+        [
+            "rating",
+            "peak",
+            "matches_played",
+            "wins",
+            "losses",
+            "provisional",
+            "last_active",
+            "last_opponent",
+        ],
+    )
+    return changes
+
+
+def ladder_match_finished(*, match: Match, now: datetime | None = None) -> bool:
+    """A finished or cancelled match of a pool: rate it and send its bots back to the queue.
+
+    Runs once per match: the link row is claimed with a conditional update (``processed_at``
+    from empty to now), so the receiver, the sweep and a rerun cannot do it twice. Returns
+    True if this call did the work; False for a match no pool rates, or one already done.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        link = LadderMatch.objects.select_related("ladder").filter(match_id=match.pk).first()
+        if link is None or match.status not in (Match.Status.FINISHED, Match.Status.CANCELLED):
+            return False
+        claimed = LadderMatch.objects.filter(pk=link.pk, processed_at__isnull=True).update(
+            processed_at=now
+        )
+        if not claimed:
+            return False
+        ladder = link.ladder
+        if match.status == Match.Status.FINISHED:
+            rating_apply(pool=ladder, match=match, now=now)
+        _bots_requeue(ladder, match, now)
+    return True
+
+
+def _bots_requeue(ladder: Ladder, match: Match, now: datetime) -> None:
+    """Bots rejoin the ladder's queue after ``bot_requeue_seconds`` (if the ladder says so)."""
+    if not ladder.has_queue or ladder.bot_requeue_seconds is None or not ladder.is_open:
+        return
+    at = now + timedelta(seconds=ladder.bot_requeue_seconds)
+    bots = Player.objects.filter(pk__in=match.players, kind=Player.Kind.BOT)
+    for bot in bots:
+        if bot.bot_strategy not in engine_bots.BOTS:
+            continue
+        membership = membership_ensure(ladder=ladder, player=bot)
+        # A bot already waiting somewhere keeps its place (one entry per player).
+        QueueEntry.objects.bulk_create(
+            [
+                QueueEntry(
+                    ladder=ladder, player=bot, membership=membership, joined_at=at, available_at=at
+                )
+            ],
+            ignore_conflicts=True,
+        )
+
+
+# --- the periodic sweep ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    processed: int  # finished or cancelled matches rated / requeued by the sweep
+    started: int  # ladder matches whose start task was lost
+    paired: int  # players paired
+
+
+def ladders_sweep(*, now: datetime | None = None, limit: int = 200) -> SweepResult:
+    """What Celery beat runs every second (and the embedded sweeper thread).
+
+    Catches up on finished ladder matches the receiver missed, starts ladder matches whose
+    start task was lost, and runs a matchmaker pass for every ladder with players waiting.
+    """
+    now = now or timezone.now()
+    processed = 0
+    pending = (
+        LadderMatch.objects.filter(
+            processed_at__isnull=True,
+            match__status__in=(Match.Status.FINISHED, Match.Status.CANCELLED),
+        )
+        .select_related("match")
+        .order_by("created_at")[:limit]
+    )
+    for link in pending:
+        processed += ladder_match_finished(match=link.match, now=now)
+    started = 0
+    stale = LadderMatch.objects.filter(
+        processed_at__isnull=True,
+        match__status=Match.Status.SCHEDULED,
+        created_at__lte=now - START_GRACE,
+    ).values_list("match_id", flat=True)[:limit]
+    for match_id in stale:
+        started += ladder_match_start(match_id=match_id)
+    paired = 0
+    ladder_ids = (
+        QueueEntry.objects.filter(available_at__lte=now)
+        .order_by()
+        .values_list("ladder_id", flat=True)
+        .distinct()
+    )
+    for ladder_id in list(ladder_ids):
+        paired += matchmaker_pass(ladder_id=ladder_id, now=now).paired
+    return SweepResult(processed, started, paired)
+
+
+# --- replaying the history ------------------------------------------------------------------
+
+
+@dataclass
+class ReplayReport:
+    """What replaying a pool's rating history found."""
+
+    changes: int = 0  # rating change rows read
+    matches: int = 0  # matches recomputed
+    mismatches: int = 0  # rows whose stored before/after differ from the recomputation
+    players: int = 0  # players with a rating at the end
+    drifted: int = 0  # rating rows that differ from the replayed end state
+    written: int = 0  # rating rows rewritten (write=True)
+    first_mismatch: str = ""
+
+
+def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6) -> ReplayReport:
+    """Recompute every rating of ``pool`` from its history, match by match, in order.
+
+    Reads the rating changes in the order they were written (a match that shares a player
+    with an earlier one was rated after it: it waited for that player's row lock), recomputes
+    each match with the pool's current settings from the match result, and compares with what
+    was stored. With ``write`` the rating rows are set to the replayed end state (after a
+    settings change, or to repair a drift). The history itself is never rewritten.
+    """
+    config = pool.rating_config
+    report = ReplayReport()
+    is_bot = dict(Rating.objects.filter(ladder=pool).values_list("player_id", "is_bot"))
+    state: dict[int, list[Any]] = {}  # player -> [rating, matches, peak, wins, losses, last]
+    pending: dict[int, tuple[Any, ...]] = {}  # match -> recomputed (a update, b update, a id)
+    rows = (
+        RatingChange.objects.filter(ladder=pool)
+        .order_by("pk")
+        .values_list(
+            "match_id",
+            "player_id",
+            "rating_before",
+            "rating_after",
+            "match__player_a_id",
+            "match__player_b_id",
+            "match__winner_id",
+            "match__games_won_a",
+            "match__games_won_b",
+            "match__margin_a",
+            "match__finished_at",
+        )
+    )
+    for row in rows.iterator(chunk_size=20_000):
+        match_id, player, before, after, pa, pb, winner, won_a, won_b, margin, finished = row
+        report.changes += 1
+        done = pending.pop(match_id, None)
+        if done is None:
+            report.matches += 1
+            sa = state.setdefault(pa, [config.initial, 0, config.initial, 0, 0, None])
+            sb = state.setdefault(pb, [config.initial, 0, config.initial, 0, 0, None])
+            ua, ub = rate_match(
+                Side(sa[0], sa[1], is_bot.get(pa, False)),
+                Side(sb[0], sb[1], is_bot.get(pb, False)),
+                MatchResult(0 if winner == pa else 1, (won_a, won_b), margin),
+                config,
+            )
+            for s, u, me in ((sa, ua, pa), (sb, ub, pb)):
+                s[0] = u.after
+                s[1] += 1
+                s[2] = max(s[2], u.after)
+                s[3 if winner == me else 4] += 1
+                s[5] = finished if s[5] is None or (finished and finished > s[5]) else s[5]
+            done = (ua, ub, pa)
+            pending[match_id] = done
+        ua, ub, pa = done
+        update = ua if player == pa else ub
+        if abs(update.before - before) > tolerance or abs(update.after - after) > tolerance:
+            report.mismatches += 1
+            if not report.first_mismatch:
+                report.first_mismatch = (
+                    f"match {match_id}, player {player}: stored {before:.3f} -> {after:.3f}, "
+                    f"replayed {update.before:.3f} -> {update.after:.3f}"
+                )
+    report.players = len(state)
+    stored = Rating.objects.filter(ladder=pool, player_id__in=list(state)).only(
+        "pk", "player_id", "rating", "matches_played"
+    )
+    stale: list[Rating] = []
+    for rating in stored.iterator(chunk_size=20_000):
+        s = state[rating.player_id]
+        if abs(rating.rating - s[0]) > tolerance or rating.matches_played != s[1]:
+            report.drifted += 1
+        if write:
+            rating.rating, rating.matches_played, rating.peak = s[0], s[1], s[2]
+            rating.wins, rating.losses, rating.last_active = s[3], s[4], s[5]
+            rating.provisional = s[1] < config.provisional_matches
+            stale.append(rating)
+    if write:
+        fields = ["rating", "matches_played", "peak", "wins", "losses", "last_active"]
+        with transaction.atomic():
+            Rating.objects.bulk_update(stale, [*fields, "provisional"], batch_size=2000)
+        report.written = len(stale)
+    return report
