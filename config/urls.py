@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/", include("accounts.api")),
     path("api/", include("games.api")),
     path("api/", include("ladders.api")),
+    path("api/", include("tournaments.api")),
     # Last: any other /api/ path is a JSON 404 in the error shape, with DEBUG on or off.
     re_path(r"^api(/.*)?$", api.api_not_found),
 ]

@@ -1,0 +1,464 @@
+"""Tournaments API: events, registration, the bracket, standings, CSV exports, showing up.
+
+Views validate, call one service or selector, and serialize. A refused request changes nothing
+and answers 4xx in the project's error shape, e.g. 409 ``already_registered``,
+``registration_closed``, ``event_full``, ``event_over``; 400 for unknown filters or options.
+Draft events are visible to staff only (404 for anyone else).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import django_filters
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import exceptions, generics, permissions, serializers, status
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Player
+from accounts.selectors import player_for_user
+from config.api import error_body
+from games.api import PlayerBriefSerializer
+from games.models import Match, TimeoutPolicy
+from tournaments import selectors, services
+from tournaments.formats.standings import TIEBREAKS
+from tournaments.models import Entry, Event, Format, Seeding
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+class FormatIsAFilter(DefaultContentNegotiation):
+    """``?format=swiss`` filters events here; it must not pick DRF's renderer."""
+
+    class settings:  # stands in for DRF's api_settings, the only setting it reads
+        URL_FORMAT_OVERRIDE = None
+
+
+def _caller(request: Request) -> Player | None:
+    user = request.user
+    if not user or not user.is_authenticated:
+        return None
+    return player_for_user(user=user)
+
+
+def _require_player(request: Request) -> Player:
+    player = _caller(request)
+    if player is None:
+        raise exceptions.PermissionDenied("Only a signed-in player can do this.")
+    return player
+
+
+def _refusal(error: services.TournamentError) -> Response:
+    return Response(error_body(str(error), error.code), status=error.status)
+
+
+def _is_staff(request: Request) -> bool:
+    return bool(request.user and request.user.is_authenticated and request.user.is_staff)
+
+
+def _event(request: Request, pk: int) -> Event:
+    event = get_object_or_404(selectors.event_list(), pk=pk)
+    if event.status == Event.Status.DRAFT and not _is_staff(request):
+        raise Http404
+    return event
+
+
+# --- serializers -----------------------------------------------------------------------------
+
+
+class EntrySerializer(serializers.ModelSerializer):
+    player = PlayerBriefSerializer(read_only=True)
+
+    class Meta:
+        model = Entry
+        fields = [
+            "id",
+            "event",
+            "player",
+            "seed",
+            "status",
+            "late",
+            "rating",
+            "final_rank",
+            "registered_at",
+            "checked_in_at",
+            "withdrawn_at",
+        ]
+        read_only_fields = fields
+
+
+class EventSerializer(serializers.ModelSerializer):
+    """An event as everyone sees it; ``your_entry`` for a signed-in player."""
+
+    champion = PlayerBriefSerializer(read_only=True)
+    time_control = serializers.SerializerMethodField()
+    entries_count = serializers.IntegerField(read_only=True)
+    registration_open = serializers.SerializerMethodField()
+    your_entry = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Event
+        fields = [
+            "id",
+            "name",
+            "format",
+            "status",
+            "rules",
+            "best_of",
+            "target",
+            "duplicate_deals",
+            "time_control",
+            "grace_seconds",
+            "rated",
+            "registration_opens_at",
+            "registration_closes_at",
+            "registration_open",
+            "check_in_opens_at",
+            "capacity",
+            "entries_count",
+            "late_registration",
+            "seeding",
+            "seeding_seed",
+            "third_place",
+            "bracket_reset",
+            "double_round_robin",
+            "swiss_rounds",
+            "tiebreaks",
+            "rounds_planned",
+            "champion",
+            "your_entry",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+    def get_time_control(self, event: Event) -> dict | None:
+        if event.base_seconds is None:
+            return None
+        return {
+            "base_seconds": event.base_seconds,
+            "increment_seconds": event.increment_seconds,
+            "turn_limit_seconds": event.turn_limit_seconds,
+            "timeout_policy": event.timeout_policy,
+        }
+
+    def get_registration_open(self, event: Event) -> bool:
+        return services.registration_open(event)
+
+    def get_your_entry(self, event: Event) -> dict | None:
+        request = self.context.get("request")
+        entry = selectors.entry_of(event=event, player=_caller(request) if request else None)
+        return None if entry is None else EntrySerializer(entry).data
+
+
+class EventCreateSerializer(serializers.Serializer):
+    """What staff give to create an event; everything but name and format has a default."""
+
+    name = serializers.CharField(max_length=120)
+    format = serializers.ChoiceField(choices=Format.choices)
+    seeding = serializers.ChoiceField(choices=Seeding.choices, required=False)
+    rules = serializers.JSONField(required=False)
+    best_of = serializers.IntegerField(min_value=1, max_value=9, required=False)
+    target = serializers.IntegerField(min_value=25, max_value=1000, required=False)
+    duplicate_deals = serializers.BooleanField(required=False)
+    base_seconds = serializers.IntegerField(
+        min_value=10, max_value=24 * 3600, required=False, allow_null=True
+    )
+    increment_seconds = serializers.IntegerField(min_value=0, max_value=600, required=False)
+    turn_limit_seconds = serializers.IntegerField(
+        min_value=5, max_value=24 * 3600, required=False, allow_null=True
+    )
+    timeout_policy = serializers.ChoiceField(choices=TimeoutPolicy.choices, required=False)
+    grace_seconds = serializers.IntegerField(min_value=0, max_value=24 * 3600, required=False)
+    rated = serializers.BooleanField(required=False)
+    registration_opens_at = serializers.DateTimeField(required=False, allow_null=True)
+    registration_closes_at = serializers.DateTimeField(required=False, allow_null=True)
+    check_in_opens_at = serializers.DateTimeField(required=False, allow_null=True)
+    capacity = serializers.IntegerField(min_value=2, required=False, allow_null=True)
+    late_registration = serializers.BooleanField(required=False)
+    third_place = serializers.BooleanField(required=False)
+    bracket_reset = serializers.BooleanField(required=False)
+    double_round_robin = serializers.BooleanField(required=False)
+    swiss_rounds = serializers.IntegerField(min_value=1, max_value=50, required=False)
+    tiebreaks = serializers.ListField(
+        child=serializers.ChoiceField(choices=TIEBREAKS), required=False, max_length=6
+    )
+
+
+ErrorSerializer = inline_serializer(
+    "TournamentError", {"detail": serializers.CharField(), "code": serializers.CharField()}
+)
+
+BracketSerializer = inline_serializer(
+    "Bracket",
+    {
+        "event": serializers.IntegerField(),
+        "format": serializers.CharField(),
+        "status": serializers.CharField(),
+        "rounds_planned": serializers.IntegerField(allow_null=True),
+        "champion": PlayerBriefSerializer(allow_null=True),
+        "rounds": serializers.ListField(child=serializers.DictField()),
+    },
+)
+
+StandingsSerializer = inline_serializer(
+    "Standings",
+    {
+        "event": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "tiebreaks": serializers.ListField(child=serializers.CharField()),
+        "rows": serializers.ListField(child=serializers.DictField()),
+    },
+)
+
+ReadySerializer = inline_serializer(
+    "MatchReady",
+    {
+        "match": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "ready": serializers.ListField(child=serializers.BooleanField()),
+        "start_deadline": serializers.DateTimeField(allow_null=True),
+    },
+)
+
+
+# --- events ----------------------------------------------------------------------------------
+
+
+class EventFilter(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(choices=Event.Status.choices)
+    format = django_filters.ChoiceFilter(choices=Format.choices)
+
+    class Meta:
+        model = Event
+        fields = ["status", "format"]
+
+
+class EventListView(generics.ListAPIView):
+    """Events, newest first, filtered by ``status`` and ``format``. Staff POST to create one."""
+
+    serializer_class = EventSerializer
+    filterset_class = EventFilter
+    content_negotiation_class = FormatIsAFilter
+
+    def get_queryset(self):
+        events = selectors.event_list()
+        if not _is_staff(self.request):
+            events = events.exclude(status=Event.Status.DRAFT)
+        return events
+
+    @extend_schema(
+        request=EventCreateSerializer, responses={201: EventSerializer, 400: ErrorSerializer}
+    )
+    def post(self, request: Request) -> Response:
+        if not _is_staff(request):
+            raise exceptions.PermissionDenied("Only staff create events.")
+        serializer = EventCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        try:
+            event = services.event_create(
+                name=data.pop("name"), format=data.pop("format"), created_by=request.user, **data
+            )
+        except services.TournamentError as error:
+            return _refusal(error)
+        event = selectors.event_list().get(pk=event.pk)
+        return Response(
+            EventSerializer(event, context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class EventDetailView(APIView):
+    """One event: format, match format, registration, progress, champion."""
+
+    @extend_schema(responses={200: EventSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(EventSerializer(_event(request, pk), context={"request": request}).data)
+
+
+class EventEntriesView(APIView):
+    """The entries of an event, by seed (then registration)."""
+
+    @extend_schema(responses={200: EntrySerializer(many=True)})
+    def get(self, request: Request, pk: int) -> Response:
+        event = _event(request, pk)
+        entries = event.entries.select_related("player").order_by("seed", "registered_at", "pk")
+        return Response(EntrySerializer(entries, many=True).data)
+
+
+class _EntryCommand(APIView):
+    permission_classes = [permissions.IsAuthenticated]
+    success_status = status.HTTP_200_OK
+
+    def act(self, event: Event, player: Player) -> Entry:
+        raise NotImplementedError
+
+    @extend_schema(request=None, responses={200: EntrySerializer, 409: ErrorSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        player = _require_player(request)
+        event = _event(request, pk)
+        try:
+            entry = self.act(event, player)
+        except services.TournamentError as error:
+            return _refusal(error)
+        entry = Entry.objects.select_related("player").get(pk=entry.pk)
+        return Response(EntrySerializer(entry).data, status=self.success_status)
+
+
+def _own_entry(event: Event, player: Player) -> Entry:
+    entry = selectors.entry_of(event=event, player=player)
+    if entry is None:
+        raise services.Conflict("you are not registered for this event", code="not_registered")
+    return entry
+
+
+class RegisterView(_EntryCommand):
+    """Register yourself (while registration is open; late into a Swiss if it allows)."""
+
+    success_status = status.HTTP_201_CREATED
+
+    @extend_schema(request=None, responses={201: EntrySerializer, 409: ErrorSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        return super().post(request, pk)
+
+    def act(self, event, player):
+        return services.entry_register(event=event, player=player)
+
+
+class WithdrawView(_EntryCommand):
+    """Withdraw yourself; in a running event your unfinished match is forfeited."""
+
+    def act(self, event, player):
+        return services.entry_withdraw(
+            entry=_own_entry(event, player), by=player.user, reason="withdrew"
+        )
+
+
+class CheckInView(_EntryCommand):
+    """Check in during the check-in window (those who do not are removed at the start)."""
+
+    def act(self, event, player):
+        return services.entry_check_in(entry=_own_entry(event, player), by=player.user)
+
+
+class BracketView(APIView):
+    """Rounds and pairings: players, match, result, where each winner and loser goes."""
+
+    @extend_schema(responses={200: BracketSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(selectors.bracket_for_event(event=_event(request, pk)))
+
+
+class StandingsView(APIView):
+    """Standings: rank, match points, every tiebreak column, the Elo rating when known."""
+
+    @extend_schema(responses={200: StandingsSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        event = _event(request, pk)
+        return Response(
+            {
+                "event": event.pk,
+                "status": event.status,
+                "tiebreaks": ["match_points", *(event.tiebreaks or [])],
+                "rows": selectors.standings_for_event(event=event),
+            }
+        )
+
+
+def _csv(name: str, columns: list[str], rows: list[dict]) -> HttpResponse:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+CSV_RESPONSE = {(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV")}
+
+
+class StandingsCsvView(APIView):
+    """The standings as CSV."""
+
+    @extend_schema(responses=CSV_RESPONSE)
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        event = _event(request, pk)
+        rows = []
+        for row in selectors.standings_for_event(event=event):
+            rows.append({**row, "player": row["player"]["name"], "player_id": row["player"]["id"]})
+        columns = ["rank", "player", "player_id", "seed", "status", "rating"]
+        if event.is_elimination:
+            columns.append("reached")
+        columns += list(selectors.STANDINGS_COLUMNS)
+        return _csv(f"event-{event.pk}-standings.csv", columns, rows)
+
+
+class ResultsCsvView(APIView):
+    """Every decided pairing as CSV: round, table, players, winner, result, games, margin."""
+
+    @extend_schema(responses=CSV_RESPONSE)
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        event = _event(request, pk)
+        rows = selectors.results_rows(event=event)
+        return _csv(f"event-{event.pk}-results.csv", list(selectors.RESULT_COLUMNS), rows)
+
+
+class MatchReadyView(APIView):
+    """Show up for your tournament match; it starts when every human player has.
+
+    After the grace period the player who did not show up forfeits (no show); a late call
+    answers 409 ``too_late``.
+    """
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(request=None, responses={200: ReadySerializer, 409: ErrorSerializer})
+    def post(self, request: Request, pk: int, match_id: int) -> Response:
+        player = _require_player(request)
+        event = _event(request, pk)
+        match = get_object_or_404(Match, pk=match_id)
+        if not event.pairings.filter(match=match).exists():
+            raise Http404
+        try:
+            pairing = services.match_ready(match=match, player=player)
+        except services.TournamentError as error:
+            return _refusal(error)
+        match.refresh_from_db()
+        return Response(
+            {
+                "match": match.pk,
+                "status": match.status,
+                "ready": [pairing.ready_a_at is not None, pairing.ready_b_at is not None],
+                "start_deadline": match.start_deadline,
+            }
+        )
+
+
+urlpatterns = [
+    path("events", EventListView.as_view(), name="event-list"),
+    path("events/<int:pk>", EventDetailView.as_view(), name="event-detail"),
+    path("events/<int:pk>/entries", EventEntriesView.as_view(), name="event-entries"),
+    path("events/<int:pk>/register", RegisterView.as_view(), name="event-register"),
+    path("events/<int:pk>/withdraw", WithdrawView.as_view(), name="event-withdraw"),
+    path("events/<int:pk>/check-in", CheckInView.as_view(), name="event-check-in"),
+    path("events/<int:pk>/bracket", BracketView.as_view(), name="event-bracket"),
+    path("events/<int:pk>/standings", StandingsView.as_view(), name="event-standings"),
+    path("events/<int:pk>/standings.csv", StandingsCsvView.as_view(), name="event-standings-csv"),
+    path("events/<int:pk>/results.csv", ResultsCsvView.as_view(), name="event-results-csv"),
+    path(
+        "events/<int:pk>/matches/<int:match_id>/ready",
+        MatchReadyView.as_view(),
+        name="event-match-ready",
+    ),
+]
