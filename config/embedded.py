@@ -20,6 +20,7 @@ _started = threading.Event()
 def _loop(interval: float) -> None:
     from games.services import clocks_sweep
     from ladders.services import ladders_sweep
+    from tournaments.services import sweep as tournaments_sweep
 
     while True:
         time.sleep(interval)
@@ -32,6 +33,10 @@ def _loop(interval: float) -> None:
             ladders_sweep()  # beat's "sweep-ladders": pair the queues, catch up on results
         except Exception:
             logger.exception("embedded ladder sweep failed")
+        try:
+            tournaments_sweep()  # beat's "sweep-tournaments": no-shows, missed results
+        except Exception:
+            logger.exception("embedded tournament sweep failed")
 
 
 def start_clock_sweeper(interval: float = 1.0) -> bool:

@@ -361,6 +361,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 1.0,
         "options": {"expires": 5},
     },
+    # Tournaments: forfeit no-shows whose grace period is over, and record results a failed
+    # match_finished receiver missed (tournaments.services.sweep).
+    "sweep-tournaments": {
+        "task": "tournaments.sweep",
+        "schedule": 5.0,
+        "options": {"expires": 10},
+    },
 }
 
 # --- Logging --------------------------------------------------------------------------------
