@@ -13,6 +13,8 @@ from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import exceptions, generics, permissions, serializers, status
@@ -378,15 +380,62 @@ def _game(pk: int) -> Game:
     return game
 
 
-class GameView(APIView):
-    """The caller's view of a game; a spectator's view (no hidden card) for anyone else."""
+def _game_etag(game: Game, viewer: Player | None) -> str:
+    """A weak validator of one viewer's view of a game, cheap to compute from two rows.
 
-    @extend_schema(responses={200: GameViewSerializer})
+    Everything in the view but the clocks' remaining times changes only with a move, a
+    settled clock, a forfeit or the end of a game, and each of those moves the game's or
+    the match's ply or status. Clients count clocks down themselves from the last full view
+    (``remaining_ms`` and ``running``), so a 304 stays true until something happens.
+    """
+    match = game.match
+    parts = (
+        game.pk,
+        game.ply,
+        game.status,
+        match.ply,
+        match.status,
+        match.games_won_a,
+        match.games_won_b,
+        viewer.pk if viewer is not None else "-",
+    )
+    return 'W/"g' + ".".join(str(p) for p in parts) + '"'
+
+
+def _with_etag(response: Response, etag: str) -> Response:
+    response["ETag"] = etag
+    # Revalidate every time (the view is live), and never share one player's hand.
+    patch_cache_control(response, private=True, no_cache=True)
+    patch_vary_headers(response, ("Cookie", "Authorization"))
+    return response
+
+
+def _etag_matches(request: Request, etag: str) -> bool:
+    """If-None-Match with weak comparison (RFC 9110 13.1.2)."""
+    header = request.headers.get("If-None-Match")
+    if not header:
+        return False
+    tags = parse_etags(header)
+    return "*" in tags or etag.removeprefix("W/") in {t.removeprefix("W/") for t in tags}
+
+
+class GameView(APIView):
+    """The caller's view of a game; a spectator's view (no hidden card) for anyone else.
+
+    Answers with a weak ``ETag``; polling with ``If-None-Match`` gets an empty 304 until
+    something happens at the table.
+    """
+
+    @extend_schema(responses={200: GameViewSerializer, 304: None})
     def get(self, request: Request, pk: int) -> Response:
         game = _game(pk)
         if services.clock_settle_if_due(game=game):
             game = _game(pk)
-        return Response(selectors.game_view(game=game, viewer=_caller(request)))
+        viewer = _caller(request)
+        etag = _game_etag(game, viewer)
+        if _etag_matches(request, etag):
+            return _with_etag(Response(status=status.HTTP_304_NOT_MODIFIED), etag)
+        return _with_etag(Response(selectors.game_view(game=game, viewer=viewer)), etag)
 
 
 class GameActionView(APIView):
@@ -414,7 +463,10 @@ class GameActionView(APIView):
             services.action_submit(game_id=game.pk, player=player, ply=data["ply"], action=action)
         except services.PlayError as error:
             return _refusal(error)
-        return Response(selectors.game_view(game=_game(pk), viewer=player))
+        game = _game(pk)
+        return _with_etag(
+            Response(selectors.game_view(game=game, viewer=player)), _game_etag(game, player)
+        )
 
 
 urlpatterns = [
