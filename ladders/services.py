@@ -236,6 +236,7 @@ class PassResult:
     waiting: int  # entries looked at
     busy: int  # of those, players already playing (left waiting)
     matches: list[int]  # ids of the matches created
+    dropped: int = 0  # pairs given up because a player left (or another pass took them)
 
     @property
     def paired(self) -> int:
@@ -285,6 +286,7 @@ def matchmaker_pass(
             if player not in busy
         ]
         pairs = pair(seekers, window_policy(ladder))
+        dropped = 0
         if pairs:
             # Lock the chosen entries in id order (two passes cannot deadlock) and keep the
             # pairs whose two entries are still there: a player may have left meanwhile.
@@ -295,7 +297,9 @@ def matchmaker_pass(
                 .order_by("pk")
                 .values_list("pk", flat=True)
             )
-            pairs = [(a, b) for a, b in pairs if a.key in present and b.key in present]
+            kept = [(a, b) for a, b in pairs if a.key in present and b.key in present]
+            dropped = len(pairs) - len(kept)
+            pairs = kept
             claimed = [s.key for p in pairs for s in p]
             deleted = _delete_entries(claimed)
             if deleted != len(claimed):  # cannot happen under the locks above
@@ -303,7 +307,7 @@ def matchmaker_pass(
         match_ids = _ladder_matches_create(ladder, pairs, now) if pairs else []
         for start in range(0, len(match_ids), START_CHUNK):
             tasks.start_matches.delay_on_commit(match_ids[start : start + START_CHUNK])
-    return PassResult(len(rows), len(rows) - len(seekers), match_ids)
+    return PassResult(len(rows), len(rows) - len(seekers), match_ids, dropped)
 
 
 def _busy_players() -> set[int]:
