@@ -38,3 +38,25 @@ def played(event: Event) -> list[Pairing]:
         .exclude(result="")
         .order_by("round__number", "table")
     )
+
+
+def humans(count: int, prefix: str = "player") -> list:
+    """``count`` human players (with users), named player1, player2, ..."""
+    from tests.factories import PlayerFactory
+
+    return [PlayerFactory(user__username=f"{prefix}{i}") for i in range(1, count + 1)]
+
+
+def by_seed(event: Event) -> dict:
+    """Seed -> player of the event's seeded entries."""
+    return {e.seed: e.player for e in event.entries.select_related("player") if e.seed}
+
+
+def decide(event: Event, key: str, winner) -> Pairing:
+    """End the pairing's match with ``winner`` winning (the other player forfeits)."""
+    from games import services as play
+
+    p = pairing(event, key)
+    loser = p.entry_b.player if p.entry_a.player_id == winner.pk else p.entry_a.player
+    play.match_forfeit(match=p.match, loser=loser, reason="test")
+    return pairing(event, key)

@@ -600,7 +600,21 @@ def _advance_bracket(event: Event, now: datetime) -> None:
         p.key: p for p in Pairing.objects.filter(event=event).select_related("match", "round")
     }
     results = {k: p.winner_id for k, p in pairings.items() if p.result in Pairing.RECORDED}
-    states = brackets.resolve(bracket, entrants, results, absent)
+    while True:
+        states = brackets.resolve(bracket, entrants, results, absent)
+        # A result stands only between the players it was played by: a changed result
+        # upstream (an override, a re-run) voids every result downstream that it moved.
+        moved = [
+            key
+            for key in results
+            if pairings[key].entries != (_slot(states[key].a), _slot(states[key].b))
+        ]
+        if not moved:
+            break
+        for key in moved:
+            _void(pairings[key], "an earlier result changed", now)
+            pairings[key].save()
+            del results[key]
     by_id = {e.pk: e for e in entries}
     for key, state in states.items():
         _sync_node(event, pairings[key], state, by_id, now)

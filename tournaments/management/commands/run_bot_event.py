@@ -1,0 +1,137 @@
+"""Run a whole bot event from nothing: migrate, create the bots and the event, start, wait.
+
+    python manage.py run_bot_event --players 256 --format single_elim
+
+Embedded (no broker) the matches run in this process, one after the other, as each one's
+transaction commits; with ``CELERY_BROKER_URL`` the workers play them and this command waits
+for the champion. Prints the wall time and matches per second (``--json`` for a machine).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from accounts.models import Player
+from games.engine import bots as engine_bots
+from games.models import Action, Deal, Game, Match
+from tournaments import services
+from tournaments.formats import FORMATS
+from tournaments.models import Event, Pairing
+
+
+class Command(BaseCommand):
+    help = "Create N bots and an event of the given format, run it to its champion, report."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--players", type=int, default=16)
+        parser.add_argument("--format", default="single_elim", help=", ".join(FORMATS))
+        parser.add_argument("--best-of", type=int, default=5)
+        parser.add_argument("--target", type=int, default=250)
+        parser.add_argument("--strategy", default="greedy", help="the bots' strategy")
+        parser.add_argument("--seed", type=int, default=None, help="seeding seed (recorded)")
+        parser.add_argument("--rounds", type=int, default=None, help="Swiss rounds")
+        parser.add_argument("--duplicate-deals", action="store_true")
+        parser.add_argument("--timeout", type=float, default=3600, help="seconds to wait")
+        parser.add_argument("--no-migrate", action="store_true", help="skip `migrate`")
+        parser.add_argument("--json", action="store_true", help="print one JSON line")
+
+    def handle(self, *args, **options):
+        if options["format"] not in FORMATS:
+            raise CommandError(f"unknown format {options['format']!r}; known: {', '.join(FORMATS)}")
+        if options["strategy"] not in engine_bots.BOTS:
+            known = ", ".join(sorted(engine_bots.BOTS))
+            raise CommandError(f"unknown bot strategy {options['strategy']!r}; known: {known}")
+        if options["players"] < 2:
+            raise CommandError("an event needs at least two players")
+        if options["verbosity"] < 2:
+            # One line per task played in-process (embedded) would drown the report.
+            logging.getLogger("celery.app.trace").setLevel(logging.WARNING)
+        if not options["no_migrate"]:
+            call_command("migrate", verbosity=0, interactive=False)
+        players = self._bots(options["players"], options["strategy"])
+        extra = {"swiss_rounds": options["rounds"]} if options["rounds"] else {}
+        try:
+            event = services.event_create(
+                name=f"{options['players']} {options['strategy']} bots, {options['format']}",
+                format=options["format"],
+                best_of=options["best_of"],
+                target=options["target"],
+                duplicate_deals=options["duplicate_deals"],
+                seeding="random",
+                seeding_seed=options["seed"],
+                base_seconds=None,
+                **extra,
+            )
+            services.event_open_registration(event=event)
+            for player in players:
+                services.entry_add(event=event, player=player)
+        except services.TournamentError as error:
+            raise CommandError(str(error)) from None
+        mode = "embedded" if settings.CELERY_EMBEDDED else "workers"
+        if not options["json"]:
+            self.stdout.write(
+                f"Event {event.pk}: {event.name}, best of {options['best_of']} to "
+                f"{options['target']}, {mode}; starting."
+            )
+        started = time.perf_counter()
+        services.event_start(event=event)
+        deadline = started + options["timeout"]
+        event.refresh_from_db()
+        while event.status == Event.Status.RUNNING:
+            if time.perf_counter() > deadline:
+                raise CommandError(f"event {event.pk} did not finish in {options['timeout']} s")
+            time.sleep(0.25)
+            event.refresh_from_db()
+        wall = time.perf_counter() - started
+        self._report(event, wall, mode, options["json"])
+
+    def _bots(self, count: int, strategy: str) -> list[Player]:
+        """Reuse the bots of earlier runs (same names), create the rest."""
+        names = [f"{strategy.capitalize()} event bot {i}" for i in range(1, count + 1)]
+        existing = {p.name: p for p in Player.objects.filter(name__in=names)}
+        missing = [
+            Player(kind=Player.Kind.BOT, name=name, bot_strategy=strategy)
+            for name in names
+            if name not in existing
+        ]
+        Player.objects.bulk_create(missing)
+        found = {p.name: p for p in Player.objects.filter(name__in=names)}
+        return [found[name] for name in names]
+
+    def _report(self, event: Event, wall: float, mode: str, as_json: bool) -> None:
+        matches = Match.objects.filter(
+            pk__in=Pairing.objects.filter(event=event).values("match_id"),
+            status=Match.Status.FINISHED,
+        )
+        count = matches.count()
+        games = Game.objects.filter(match__in=matches).count()
+        deals = Deal.objects.filter(game__match__in=matches).count()
+        actions = Action.objects.filter(deal__game__match__in=matches).count()
+        result = {
+            "event": event.pk,
+            "format": event.format,
+            "status": event.status,
+            "mode": mode,
+            "players": event.entrants_count,
+            "matches": count,
+            "games": games,
+            "deals": deals,
+            "actions": actions,
+            "wall_seconds": round(wall, 3),
+            "matches_per_second": round(count / wall, 2) if wall else None,
+            "champion": event.champion.name if event.champion else None,
+        }
+        if as_json:
+            self.stdout.write(json.dumps(result))
+            return
+        self.stdout.write(
+            f"Event {event.pk} {event.status}: champion {result['champion']}. "
+            f"{count} matches ({games} games, {deals} deals, {actions} moves) in {wall:.1f} s: "
+            f"{result['matches_per_second']} matches/s ({mode})."
+        )
