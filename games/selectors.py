@@ -16,6 +16,13 @@ from games.models import Action, Deal, Game, Match
 from games.services import clock_remaining_ms
 
 PRIVATE_STATUSES = (Match.Status.CHALLENGED, Match.Status.DECLINED)
+MATCH_FORFEITS = (
+    Match.EndReason.FORFEIT,
+    Match.EndReason.RESIGNED,
+    Match.EndReason.BOT_FAILURE,
+    Match.EndReason.NO_SHOW,
+    Match.EndReason.ADMIN,
+)
 
 
 def match_list(*, viewer: Player | None = None) -> QuerySet[Match]:
@@ -201,7 +208,8 @@ def match_log(*, match: Match) -> dict[str, Any]:
             }
         )
     results = [r for game in match.games.order_by("number") for r in game.results]
-    forfeited = match.end_reason not in ("", Match.EndReason.GAMES)
+    # A timeout forfeits a game (the match may go on); these forfeit the whole match.
+    forfeited = match.end_reason in MATCH_FORFEITS
     return {
         "seed": match.seed,
         "rules": match.rules,

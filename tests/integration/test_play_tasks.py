@@ -181,11 +181,6 @@ def test_the_countdown_task_forfeits_a_short_human_clock_with_nobody_looking(cel
     assert not Action.objects.filter(deal__game=game, player=alice).exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="games.selectors.match_log names a match lost on time a forfeit while the engine "
-    "ended it by games won, so the log replays to another state (reported to the lead)",
-)
 def test_a_match_lost_on_time_replays_from_its_log_to_the_state_kept_beside_it(
     celery_worker, alice
 ):

@@ -125,3 +125,8 @@ def test_resigning_gives_the_match_to_the_opponent(alice_client, alice, greedy):
     assert body["end_reason"] == "resigned"
     seed = int(body["seed"])
     assert hashlib.sha256(f"ginrummy:{seed}".encode()).hexdigest() == body["seed_commitment"]
+    from games.engine.match import Match as EngineMatch
+    from games.selectors import match_log
+
+    match = Match.objects.get(pk=created["id"])
+    assert EngineMatch.replay(match_log(match=match)).snapshot() == match.state

@@ -212,3 +212,7 @@ def test_a_match_decided_by_a_timeout_says_so(alice, bob):
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED and match.end_reason == "timeout"
     assert match.winner_id == match.players[1 - game.to_act]
+    from games.engine.match import Match as EngineMatch
+    from games.selectors import match_log
+
+    assert EngineMatch.replay(match_log(match=match)).snapshot() == match.state
