@@ -8,9 +8,12 @@ MANAGE := $(BIN)/python manage.py
 # Integration tests run on the local PostgreSQL and Redis; override to point elsewhere.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 TEST_REDIS_URL    ?= redis://127.0.0.1:6379/9
+# Browser tests drive Debian's chromium; Playwright never downloads a browser here.
+CHROMIUM ?= /usr/bin/chromium
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: venv run demo migrate worker beat test test-unit test-integration lint format \
-        cluster cluster-stop cluster-status
+.PHONY: venv run demo migrate worker beat test test-unit test-integration test-e2e browsers \
+        lint format cluster cluster-stop cluster-status
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,14 +40,29 @@ worker: $(STAMP)
 beat: $(STAMP)
 	$(BIN)/celery -A config beat --loglevel INFO --schedule var/celerybeat-schedule
 
-# Unit tests on SQLite with no broker; integration tests on PostgreSQL + Redis + a worker.
+# Unit tests on SQLite with no broker; integration tests on PostgreSQL + Redis + a worker;
+# browser tests (tests/e2e) in headless Chromium against a live server on a SQLite file.
 # DEBUG=1 only supplies the development SECRET_KEY and plain-HTTP defaults; pytest-django
 # still runs every test with settings.DEBUG off.
-test: test-unit test-integration
+test: test-unit test-integration test-e2e
 
 test-unit: $(STAMP)
 	DEBUG=1 DATABASE_URL= CELERY_BROKER_URL= REDIS_URL= \
-	    $(BIN)/pytest -m "not integration" -p no:cacheprovider
+	    $(BIN)/pytest -m "not integration and not e2e" -p no:cacheprovider
+
+# Screenshots of the table, a bracket and the leaderboard land in var/screenshots/.
+test-e2e: $(STAMP) browsers
+	DEBUG=1 DATABASE_URL= CELERY_BROKER_URL= REDIS_URL= E2E_CHROMIUM=$(CHROMIUM) \
+	    $(BIN)/pytest -m e2e tests/e2e -p no:cacheprovider
+
+# Debian's chromium for the browser tests, installed once (as root, or with sudo).
+browsers:
+	@test -x $(CHROMIUM) || { \
+	    echo "$(CHROMIUM) is missing: installing Debian's chromium package"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    $(SUDO) apt-get install -y -q chromium \
+	        || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium; }; \
+	    test -x $(CHROMIUM); }
 
 test-integration: $(STAMP)
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_REDIS_URL) REDIS_URL= \

@@ -108,6 +108,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "ladders",
+    "web",
 ]
 
 MIDDLEWARE = [

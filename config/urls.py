@@ -1,4 +1,4 @@
-"""URL map: the API under /api/, its schema and docs, and the admin."""
+"""URL map: the API under /api/, its schema and docs, the admin, and the web pages."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
@@ -17,6 +17,8 @@ urlpatterns = [
     path("api/", include("tournaments.api")),
     # Last: any other /api/ path is a JSON 404 in the error shape, with DEBUG on or off.
     re_path(r"^api(/.*)?$", api.api_not_found),
+    # The web pages (sign-in, lobby, tables, replays, events, leaderboards) at the root.
+    path("", include("web.urls")),
 ]
 
 handler404 = "config.api.page_not_found"

@@ -1,0 +1,253 @@
+"""Stories at the table, in a real browser: sign up, challenge a bot, play a deal to its score;
+bad input (an illegal card, a stale button, a double click, an expired session); keyboard play
+on a phone-sized screen."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from accounts.models import Player
+from games import services
+from games.engine.actions import Action
+from games.models import Game, Match
+from tests.e2e.helpers import (
+    play_one_turn,
+    ply,
+    sign_in,
+    wait_for_my_turn,
+    wait_past,
+)
+from tests.factories import PASSWORD, BotFactory, PlayerFactory
+
+
+@pytest.fixture
+def greta(transactional_db):
+    """A greedy bot: it knocks as soon as it may, so deals end quickly."""
+    return BotFactory(name="Greta (greedy)", bot_strategy="greedy")
+
+
+@pytest.fixture
+def alice(transactional_db):
+    return PlayerFactory(user__username="alice", name="Alice")
+
+
+def start_match(challenger: Player, bot: Player, **kwargs) -> Game:
+    match = services.challenge_create(challenger=challenger, opponent=bot, **kwargs)
+    return Game.objects.get(match=match, status=Game.Status.ACTIVE)
+
+
+def test_a_new_player_signs_up_beats_a_bot_through_a_deal_and_sees_the_score(
+    page, greta, screenshots
+):
+    page.goto("/")
+    page.get_by_role("link", name="Sign up").first.click()
+    page.get_by_label("Username").fill("newcomer")
+    page.get_by_label("Display name").fill("Newcomer")
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Password again").fill(PASSWORD)
+    page.get_by_role("button", name="Create my account").click()
+
+    expect(page).to_have_url(re.compile(r"/lobby$"))
+    expect(page.get_by_text("Welcome, Newcomer!")).to_be_visible()
+    page.get_by_label("Opponent").select_option(label="Greta (greedy)")
+    page.get_by_label("5 min + 5 s").check()
+    page.get_by_label("Game to").select_option("100")
+    page.get_by_role("button", name="Play").click()
+
+    expect(page).to_have_url(re.compile(r"/games/\d+$"))
+    expect(page.locator("#seat-bottom .hand .card")).to_have_count(10)
+    expect(page.locator('[data-clock="0"] .time')).to_have_text(re.compile(r"^[45]:\d\d$"))
+    page.screenshot(path=str(screenshots / "table.png"), full_page=True)
+
+    for _ in range(60):  # a deal is over long before 60 turns of ours
+        if page.locator("#reveal").is_visible():
+            break
+        wait_for_my_turn(page)
+        if page.locator("#reveal").is_visible():
+            break
+        play_one_turn(page)
+    reveal = page.locator("#reveal")
+    expect(reveal).to_be_visible()
+    expect(reveal.get_by_role("heading", name="Deal 1 result")).to_be_visible()
+    outcome = reveal.locator(".outcome")
+    expect(outcome).to_have_text(re.compile(r"knocked|gin|undercut|draw"))
+
+    game = Game.objects.get(match__player_a__name="Newcomer")
+    scores = page.locator(".seat .score")
+    expect(scores.first).to_contain_text(f"{[game.score_a, game.score_b][1]} / 100 points")
+    expect(scores.last).to_contain_text(f"{game.score_a} / 100 points")
+    page.screenshot(path=str(screenshots / "table-deal-scored.png"), full_page=True)
+
+
+def test_an_illegal_card_explains_the_rule_and_refreshes_the_table(
+    page, context, live, alice, greta
+):
+    game = start_match(alice, greta)
+    sign_in(context, live, alice.user)
+    page.goto(f"/games/{game.pk}")
+    wait_for_my_turn(page)
+    if page.locator("#table").get_attribute("data-phase") == "discard":
+        play_one_turn(page)  # discard, so that the next click comes at the draw
+        wait_for_my_turn(page)
+    posts = []
+    page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+
+    def fresh_read(request) -> bool:
+        return (
+            request.method == "GET"
+            and "/api/games/" in request.url
+            and "if-none-match" not in request.headers
+        )
+
+    with page.expect_request(fresh_read):  # the table is fetched afresh after the refusal
+        page.locator("#seat-bottom .hand .card").first.click()
+
+    flash = page.locator("#flash")
+    expect(flash).to_be_visible()
+    expect(flash).to_have_text(re.compile(r"Draw first|take the upcard or pass"))
+    assert len(posts) == 1
+    assert ply(page) == Game.objects.get(pk=game.pk).ply
+
+
+def test_a_stale_button_says_the_table_changed_and_shows_the_new_table(
+    page, context, live, alice, greta
+):
+    game = start_match(alice, greta)
+    sign_in(context, live, alice.user)
+    page.goto(f"/games/{game.pk}")
+    wait_for_my_turn(page)
+    # Another tab of Alice's moves; this tab does not hear of it (its polls see no change).
+    page.route(
+        "**/api/games/*",
+        lambda route: (
+            route.fulfill(status=304)
+            if route.request.method == "GET" and "if-none-match" in route.request.headers
+            else route.continue_()
+        ),
+    )
+    game.refresh_from_db()
+    view_button = page.locator("#actions button").first
+    action = view_button.get_attribute("data-action")
+    services.action_submit(
+        game_id=game.pk,
+        player=alice,
+        ply=game.ply,
+        action=Action.parse("pass" if action in ("pass", "take_upcard") else "draw_stock"),
+    )
+    game.refresh_from_db()
+    assert ply(page) < game.ply
+
+    view_button.click()
+
+    expect(page.locator("#flash")).to_have_text(re.compile(r"did not count: the table had already"))
+    wait_past(page, game.ply - 1)  # the table shows the other tab's move
+
+
+def test_a_double_click_on_a_card_sends_one_move(page, context, live, alice, greta):
+    game = start_match(alice, greta)
+    sign_in(context, live, alice.user)
+    page.goto(f"/games/{game.pk}")
+    wait_for_my_turn(page)
+    while page.locator("#table").get_attribute("data-phase") != "discard":
+        play_one_turn(page)
+        wait_for_my_turn(page)
+    posts = []
+    page.on("request", lambda r: posts.append(r.post_data) if r.method == "POST" else None)
+
+    page.locator("#seat-bottom .card.playable").first.dblclick()
+
+    page.wait_for_function("() => !document.getElementById('table').classList.contains('busy')")
+    page.wait_for_timeout(300)
+    assert len(posts) == 1, posts
+    expect(page.locator("#flash")).to_be_hidden()
+
+
+def test_an_expired_session_goes_to_sign_in_and_back_to_the_table(
+    page, context, live, alice, greta
+):
+    game = start_match(alice, greta)
+    sign_in(context, live, alice.user)
+    page.goto(f"/games/{game.pk}")
+    wait_for_my_turn(page)
+
+    context.clear_cookies(name="sessionid")
+    page.locator("#actions button").first.click()
+
+    expect(page).to_have_url(re.compile(r"/login\?next=%2Fgames%2F\d+"))
+    expect(page.get_by_text("Your session has expired")).to_be_visible()
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(re.compile(rf"/games/{game.pk}$"))
+    expect(page.locator("#seat-bottom .hand .card").first).to_be_visible()
+
+
+def test_keyboard_play_on_a_phone_sized_screen(browser, live, alice, greta, screenshots):
+    game = start_match(alice, greta)
+    context = browser.new_context(
+        base_url=live, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    try:
+        sign_in(context, live, alice.user)
+        page = context.new_page()
+        page.goto(f"/games/{game.pk}")
+        wait_for_my_turn(page)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, f"the page scrolls sideways on a phone ({width}px)"
+
+        while page.locator("#table").get_attribute("data-phase") not in ("draw", "first_draw"):
+            key = "p" if page.locator('#actions [data-action="pass"]').count() else None
+            if key is None:
+                play_one_turn(page)
+            else:
+                before = ply(page)
+                page.keyboard.press(key)
+                wait_past(page, before)
+            wait_for_my_turn(page)
+        before = ply(page)
+        page.keyboard.press("s")  # draw from the stock
+        wait_past(page, before)
+        expect(page.locator("#seat-bottom .hand .card")).to_have_count(11)
+        page.locator("#seat-bottom .hand .card.playable").first.focus()
+        page.keyboard.press("ArrowRight")
+        focused = page.evaluate("() => document.activeElement.dataset.card")
+        page.keyboard.press("Enter")  # discard the focused card
+        wait_past(page, before + 1)
+        assert focused not in [
+            c.get_attribute("data-card") for c in page.locator("#seat-bottom .card").all()
+        ]
+        page.screenshot(path=str(screenshots / "table-phone.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def test_a_clock_counts_down_and_the_timeout_is_shown(
+    page, context, live, alice, greta, screenshots
+):
+    game = start_match(alice, greta, best_of=1, time_control=services.TimeControl(base_seconds=4))
+    sign_in(context, live, alice.user)
+    page.goto(f"/games/{game.pk}")
+    clock = page.locator('[data-clock="0"]')
+    expect(clock).to_have_class(re.compile(r"\brunning\b"))
+
+    def shown_ms() -> int:
+        text = clock.locator(".time").inner_text()
+        minutes, seconds = text.split(":")
+        return int((int(minutes) * 60 + float(seconds)) * 1000)
+
+    first = shown_ms()
+    page.wait_for_timeout(1200)
+    second = shown_ms()
+    assert 700 <= first - second <= 2500, (first, second)
+
+    timeout = page.locator("#result .timeout")
+    expect(timeout).to_have_text(re.compile(r"You ran out of time"), timeout=10_000)
+    expect(clock).to_have_class(re.compile(r"\bflagged\b"))
+    expect(clock).to_contain_text("out of time")
+    expect(page.locator("#result .match-result")).to_contain_text("You lose the match")
+    page.screenshot(path=str(screenshots / "table-timeout.png"), full_page=True)
+    match = Match.objects.get(pk=game.match_id)
+    assert match.end_reason == Match.EndReason.TIMEOUT

@@ -1,0 +1,47 @@
+"""Forms of the web pages: sign-up (sign-in is Django's own form)."""
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from accounts import services
+from accounts.models import NAME_MAX_LENGTH, Player
+
+
+class SignUpForm(forms.Form):
+    username = forms.CharField(
+        max_length=150,
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+        help_text="Letters, digits and @ . + - _ only; you sign in with it.",
+    )
+    name = forms.CharField(
+        label="Display name",
+        max_length=NAME_MAX_LENGTH,
+        required=False,
+        help_text="What other players see; your username if left empty.",
+    )
+    password = forms.CharField(
+        strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "new-password"})
+    )
+    password_again = forms.CharField(
+        label="Password again",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("password") and data.get("password") != data.get("password_again"):
+            self.add_error("password_again", "The two passwords differ.")
+        return data
+
+    def register(self) -> Player | None:
+        """Create the account (the accounts service checks every field); None on errors."""
+        data = self.cleaned_data
+        try:
+            return services.player_register(
+                username=data["username"], password=data["password"], name=data.get("name")
+            )
+        except ValidationError as error:
+            for field, messages in error.message_dict.items():
+                self.add_error(field if field in self.fields else None, messages)
+            return None

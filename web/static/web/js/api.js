@@ -1,0 +1,90 @@
+// Calls to the REST API with the session cookie: CSRF header on writes, JSON both ways,
+// the project's error shape ({detail, code}) turned into ApiError, and an expired session
+// sent to the sign-in page with a way back (?next=).
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super((body && body.detail) || `HTTP ${status}`);
+    this.status = status;
+    this.code = (body && body.code) || "error";
+    this.body = body || {};
+  }
+}
+
+function csrfToken() {
+  const meta = document.querySelector('meta[name="csrf-token"]');
+  return meta ? meta.content : "";
+}
+
+export function signInAgain() {
+  const login = document.body.dataset.loginUrl || "/login";
+  const here = window.location.pathname + window.location.search;
+  window.location.assign(`${login}?next=${encodeURIComponent(here)}&expired=1`);
+}
+
+function sessionLost(status, body) {
+  if (status === 401) return true;
+  // A signed-out session fails Django's CSRF check before authentication says so.
+  return status === 403 && body && /CSRF/i.test(body.detail || "");
+}
+
+// fetch JSON; returns {status, data, etag}. A 304 has data null.
+export async function api(path, { method = "GET", body, etag, redirectOn401 = true } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method !== "GET" && method !== "HEAD") headers["X-CSRFToken"] = csrfToken();
+  if (etag) headers["If-None-Match"] = etag;
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "same-origin",
+    cache: "no-store",
+  });
+  if (response.status === 304) {
+    return { status: 304, data: null, etag: response.headers.get("ETag") || etag };
+  }
+  let data = null;
+  const text = await response.text();
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = { detail: text.slice(0, 200), code: "bad_response" };
+    }
+  }
+  if (!response.ok) {
+    if (redirectOn401 && sessionLost(response.status, data)) {
+      signInAgain();
+    }
+    throw new ApiError(response.status, data);
+  }
+  return { status: response.status, data, etag: response.headers.get("ETag") };
+}
+
+// Show a message in a flash box (role=alert) until the next one or a timeout.
+export function flash(box, text, { kind = "error", ms = 8000 } = {}) {
+  if (!box) return;
+  box.textContent = text;
+  box.className = `flash ${kind}`;
+  box.hidden = !text;
+  clearTimeout(box._timer);
+  if (text && ms) box._timer = setTimeout(() => { box.hidden = true; }, ms);
+}
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}

@@ -1,0 +1,174 @@
+// The lobby: challenge a bot (POST /api/matches, then to the table), answer challenges, and
+// join or leave a ladder queue, watching the wait until the matchmaker pairs us.
+import { api, ApiError, el, flash } from "./api.js";
+
+const flashBox = document.getElementById("lobby-flash");
+const QUEUE_POLL_MS = 2000;
+
+function problem(error, what) {
+  if (!(error instanceof ApiError)) return `${what}: the connection failed. Try again.`;
+  const fields = error.body.errors
+    ? Object.entries(error.body.errors).map(([f, m]) => `${f}: ${m.join(" ")}`).join("; ")
+    : "";
+  return `${what}: ${fields || error.detail}`;
+}
+
+// --- challenge a bot -----------------------------------------------------------------------
+
+const form = document.getElementById("challenge-form");
+if (form) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const submit = document.getElementById("challenge-submit");
+    if (submit.disabled) return; // a second click while the first is on its way
+    submit.disabled = true;
+    submit.setAttribute("aria-busy", "true");
+    const data = new FormData(form);
+    const clock = form.querySelector('input[name="time_control"]:checked');
+    const body = {
+      opponent: Number(data.get("opponent")),
+      rules: data.get("rules"),
+      target: Number(data.get("target")),
+      best_of: Number(data.get("best_of")),
+    };
+    if (clock && clock.dataset.base) {
+      body.time_control = {
+        base_seconds: Number(clock.dataset.base),
+        increment_seconds: Number(clock.dataset.increment),
+        timeout_policy: data.get("timeout_policy"),
+      };
+    }
+    try {
+      const { data: match } = await api("/api/matches", { method: "POST", body });
+      window.location.assign(match.current_game ? `/games/${match.current_game}` : `/matches/${match.id}`);
+    } catch (error) {
+      flash(flashBox, problem(error, "The challenge failed"));
+      submit.disabled = false;
+      submit.removeAttribute("aria-busy");
+    }
+  });
+}
+
+// --- answer or withdraw challenges ------------------------------------------------------------
+
+for (const button of document.querySelectorAll("[data-command]")) {
+  button.addEventListener("click", async () => {
+    if (button.disabled) return;
+    button.disabled = true;
+    const { command, match } = button.dataset;
+    try {
+      const { data } = await api(`/api/matches/${match}/${command}`, { method: "POST" });
+      if (command === "accept" && data.current_game) window.location.assign(`/games/${data.current_game}`);
+      else window.location.reload();
+    } catch (error) {
+      flash(flashBox, problem(error, "That did not work"));
+      button.disabled = false;
+    }
+  });
+}
+
+// --- ladder queues -----------------------------------------------------------------------------
+
+const ladders = document.getElementById("ladders");
+
+function waited(seconds) {
+  const s = Math.floor(seconds || 0);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function timeControlText(tc) {
+  if (!tc) return "untimed";
+  const base = tc.base_seconds % 60 === 0 ? `${tc.base_seconds / 60} min` : `${tc.base_seconds} s`;
+  return tc.increment_seconds ? `${base} + ${tc.increment_seconds} s` : base;
+}
+
+class QueueWidget {
+  constructor(ladder) {
+    this.ladder = ladder;
+    this.status = null;
+    this.busy = false;
+    this.timer = null;
+    this.node = el("li", { class: "ladder", dataset: { ladder: String(ladder.id) } });
+  }
+
+  async refresh() {
+    clearTimeout(this.timer);
+    try {
+      const { data } = await api(`/api/ladders/${this.ladder.id}/queue`);
+      this.status = data;
+    } catch (error) {
+      if (!(error instanceof ApiError)) this.status = this.status || null;
+    }
+    this.render();
+    if (this.status && this.status.status === "waiting") {
+      this.timer = setTimeout(() => this.refresh(), QUEUE_POLL_MS);
+    }
+    if (this.status && this.status.status === "paired" && this.status.match && this.status.match.current_game
+        && this.wasWaiting) {
+      window.location.assign(`/games/${this.status.match.current_game}`);
+    }
+    this.wasWaiting = this.status && this.status.status === "waiting";
+  }
+
+  async command(method) {
+    if (this.busy) return;
+    this.busy = true;
+    this.render();
+    try {
+      await api(`/api/ladders/${this.ladder.id}/queue`, { method });
+      flash(flashBox, "");
+      this.wasWaiting = method === "POST"; // a pairing now takes us to the table
+    } catch (error) {
+      flash(flashBox, problem(error, method === "POST" ? "Could not join the queue" : "Could not leave the queue"));
+    }
+    this.busy = false;
+    await this.refresh();
+  }
+
+  render() {
+    const ladder = this.ladder;
+    const s = this.status;
+    const parts = [
+      el("h3", {}, ladder.name),
+      el("p", { class: "meta" }, `${timeControlText(ladder.time_control)} · best of ${ladder.best_of} to ${ladder.target} · `,
+        el("a", { href: `/leaderboard?ladder=${ladder.id}` }, "leaderboard")),
+    ];
+    if (s) {
+      if (s.rating !== null && s.rating !== undefined) parts.push(el("p", {}, `Your rating: ${Math.round(s.rating)}`));
+      if (s.status === "waiting") {
+        parts.push(el("p", { class: "waiting", role: "status" },
+          `Waiting ${waited(s.waited_seconds)}`, s.window ? ` · accepting ±${Math.round(s.window)} rating` : ""));
+        parts.push(el("button", { type: "button", class: "button", disabled: this.busy, onclick: () => this.command("DELETE") }, "Leave the queue"));
+      } else if (s.status === "paired" && s.match) {
+        const href = s.match.current_game ? `/games/${s.match.current_game}` : `/matches/${s.match.id}`;
+        parts.push(el("p", { role: "status" }, "Paired! ", el("a", { href, class: "button primary" }, "Go to your match")));
+      } else {
+        parts.push(el("button", { type: "button", class: "button primary", disabled: this.busy || !ladder.is_open, onclick: () => this.command("POST") },
+          ladder.is_open ? "Join the queue" : "Closed"));
+      }
+    }
+    this.node.replaceChildren(...parts);
+  }
+}
+
+async function loadLadders() {
+  if (!ladders) return;
+  let list;
+  try {
+    const { data } = await api(`${ladders.dataset.api}?page_size=20`);
+    list = data.results || data;
+  } catch {
+    return; // no ladders here (yet)
+  }
+  if (!list.length) return;
+  const ul = document.getElementById("ladder-list");
+  for (const ladder of list) {
+    const widget = new QueueWidget(ladder);
+    ul.append(widget.node);
+    widget.render();
+    widget.refresh();
+  }
+  ladders.hidden = false;
+}
+
+loadLadders();

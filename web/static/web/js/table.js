@@ -1,0 +1,666 @@
+// The live table. Polls GET /api/games/{id} with If-None-Match (an empty 304 until something
+// happens), counts both clocks down locally between views, and plays by POSTing
+// {ply, type, card} to /api/games/{id}/actions. The server is the only judge: a refused
+// move shows why and the table is fetched afresh.
+import { api, ApiError, el, flash, signInAgain } from "./api.js";
+import { cardBack, cardFace, cardLabel, cardList, cardText, cardsText } from "./cards.js";
+
+const POLL_MS = 800; // the opponent's move shows within a second
+const HIDDEN_MS = 4000; // a background tab polls gently
+const CLOCK_TICK_MS = 100;
+
+const root = document.getElementById("table");
+const gameId = root.dataset.game;
+const matchId = root.dataset.match;
+const you = root.dataset.you === "" ? null : Number(root.dataset.you);
+
+const $ = (id) => document.getElementById(id);
+const flashBox = $("flash");
+
+const state = {
+  view: null,
+  etag: null,
+  receivedAt: 0,
+  match: null,
+  busy: false,
+  mode: null, // "knock" or "gin" while choosing the card to put face down
+  newCards: new Set(),
+  timer: null,
+  stopped: false,
+  zeroPolled: new Set(),
+  status: "",
+};
+
+const ACTIONS = {
+  take_upcard: { key: "u", label: (v) => `Take the upcard ${cardText(pileTop(v))}` },
+  pass: { key: "p", label: () => "Pass" },
+  draw_stock: { key: "s", label: () => "Draw from the stock" },
+  draw_discard: { key: "d", label: (v) => `Take ${cardText(pileTop(v))} from the pile` },
+  knock: { key: "k", label: () => "Knock…" },
+  gin: { key: "g", label: () => "Gin…" },
+  big_gin: { key: "b", label: () => "Big gin!" },
+};
+
+const VERBS = {
+  take_upcard: (c) => `took the upcard ${c ? cardText(c) : ""}`,
+  pass: () => "passed",
+  draw_stock: () => "drew from the stock",
+  draw_discard: (c) => `took ${c ? cardText(c) : "a card"} from the pile`,
+  discard: (c) => `discarded ${c ? cardText(c) : "a card"}`,
+  knock: () => "knocked",
+  gin: () => "went gin",
+  big_gin: () => "went big gin",
+};
+
+// --- small helpers -----------------------------------------------------------------------
+
+function pileTop(view) {
+  const pile = view.deal ? view.deal.discard_pile : [];
+  return pile.length ? pile[pile.length - 1] : null;
+}
+
+function who(view, index) {
+  if (index === you) return "You";
+  return view.players[index].name;
+}
+
+function legal(view, type) {
+  return (view.legal_actions || []).filter((a) => a.type === type);
+}
+
+function version(view) {
+  return view.ply * 2 + (view.status === "finished" ? 1 : 0);
+}
+
+function formatClock(ms) {
+  if (ms <= 0) return "0:00";
+  if (ms < 10000) {
+    const tenths = Math.floor(ms / 100);
+    return `0:0${Math.floor(tenths / 10)}.${tenths % 10}`;
+  }
+  const seconds = Math.floor(ms / 1000);
+  const minutes = Math.floor(seconds / 60);
+  const rest = String(seconds % 60).padStart(2, "0");
+  if (minutes >= 60) return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, "0")}:${rest}`;
+  return `${minutes}:${rest}`;
+}
+
+function setStatus(text) {
+  if (text !== state.status) {
+    state.status = text;
+    $("status").textContent = text;
+  }
+}
+
+// --- fetching ----------------------------------------------------------------------------
+
+async function poll({ fresh = false } = {}) {
+  clearTimeout(state.timer);
+  try {
+    const { status, data, etag } = await api(`/api/games/${gameId}`, {
+      etag: fresh ? null : state.etag,
+    });
+    root.classList.remove("offline");
+    if (status !== 304) accept(data, etag);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      setStatus("This game does not exist (any more).");
+      state.stopped = true;
+      return;
+    }
+    root.classList.add("offline");
+    setStatus("Connection lost: retrying…");
+  }
+  schedule();
+}
+
+function schedule() {
+  clearTimeout(state.timer);
+  if (state.stopped) return;
+  state.timer = setTimeout(poll, document.hidden ? HIDDEN_MS : POLL_MS);
+}
+
+function accept(view, etag) {
+  const old = state.view;
+  if (old && version(view) < version(old)) return; // a late answer to an older request
+  if (you !== null && view.you === null) {
+    // The page was rendered for a player; the API now sees a stranger: the session is gone.
+    signInAgain();
+    return;
+  }
+  if (old && old.hand && view.hand && view.ply !== old.ply) {
+    const before = new Set(old.hand);
+    const added = view.hand.filter((c) => !before.has(c));
+    state.newCards = added.length === 1 ? new Set(added) : new Set();
+  }
+  if (!old || view.ply !== old.ply || view.status !== old.status) state.mode = null;
+  state.view = view;
+  state.etag = etag;
+  state.receivedAt = performance.now();
+  state.zeroPolled.clear();
+  render();
+  if (view.status === "finished") gameOver();
+}
+
+async function gameOver() {
+  try {
+    const { data } = await api(`/api/matches/${matchId}`);
+    state.match = data;
+  } catch {
+    state.match = null;
+  }
+  renderResult();
+  const match = state.match;
+  // Nothing at this table changes any more: stop polling unless the next game is not dealt yet.
+  if (match && (match.status !== "active" || match.current_game)) state.stopped = true;
+}
+
+// --- playing -----------------------------------------------------------------------------
+
+function describe(action) {
+  const card = action.card ? cardText(action.card) : "";
+  switch (action.type) {
+    case "discard": return `Discarding ${card}`;
+    case "knock": return `Knocking with ${card}`;
+    case "gin": return `Gin with ${card}`;
+    default: return ACTIONS[action.type] ? ACTIONS[action.type].label(state.view).replace("…", "") : action.type;
+  }
+}
+
+function messageFor(error, action) {
+  const view = state.view;
+  const phase = view && view.deal ? view.deal.phase : "";
+  const opponent = view && you !== null ? view.players[1 - you].name : "your opponent";
+  switch (error.code) {
+    case "stale_ply":
+      return `${describe(action)} did not count: the table had already changed (${opponent} moved or a clock ran out). This is the table now.`;
+    case "not_your_turn":
+      return `It is not your turn: wait for ${opponent}.`;
+    case "game_over":
+      return "This game is over: no more moves.";
+    case "discard_of_taken_card":
+      return `You just took ${cardText(action.card)} from the pile: you may not throw it back this turn. Discard another card.`;
+    case "upcard_offer":
+      return "First take the upcard or pass.";
+    case "wrong_phase":
+      if (phase === "draw" || phase === "first_draw") {
+        return "Draw first: take a card from the stock or the discard pile, then discard.";
+      }
+      return `${describe(action)} is not allowed now: ${error.detail}`;
+    case "knock_limit":
+      return `You cannot knock with ${cardText(action.card)}: ${error.detail}.`;
+    case "not_a_player":
+      return "You are watching this game: only its players can move.";
+    case "throttled":
+      return "Too many requests at once: wait a moment.";
+    case "not_authenticated":
+    case "authentication_failed":
+      return "Your session has expired: sign in again.";
+    default:
+      return `${describe(action)} is not allowed: ${error.detail}`;
+  }
+}
+
+async function submit(action, button) {
+  if (state.busy || !state.view) return;
+  state.busy = true;
+  root.classList.add("busy");
+  root.setAttribute("aria-busy", "true");
+  const ply = button && button.dataset.ply !== undefined ? Number(button.dataset.ply) : state.view.ply;
+  let refused = false;
+  try {
+    const { data, etag } = await api(`/api/games/${gameId}/actions`, {
+      method: "POST",
+      body: { ply, ...action },
+    });
+    flash(flashBox, "");
+    state.mode = null;
+    accept(data, etag);
+  } catch (error) {
+    refused = true;
+    const text = error instanceof ApiError
+      ? messageFor(error, action)
+      : "The connection failed: your move may not have arrived. The table is refreshed.";
+    flash(flashBox, text, { ms: 12000 });
+  } finally {
+    state.busy = false;
+    root.classList.remove("busy");
+    root.removeAttribute("aria-busy");
+  }
+  if (refused) {
+    state.mode = null;
+    await poll({ fresh: true });
+  }
+}
+
+function onCard(event) {
+  const button = event.currentTarget;
+  if (event.detail > 1) return; // the second click of a double click is not a second move
+  if (state.busy) return;
+  const card = button.dataset.card;
+  if (state.mode) submit({ type: state.mode, card }, button);
+  else submit({ type: "discard", card }, button);
+}
+
+function onAction(event) {
+  const button = event.currentTarget;
+  if (event.detail > 1 || state.busy) return;
+  const type = button.dataset.action;
+  if (type === "knock" || type === "gin") {
+    const choices = legal(state.view, type);
+    if (choices.length === 1) {
+      submit({ type, card: choices[0].card }, button);
+      return;
+    }
+    state.mode = state.mode === type ? null : type;
+    render();
+    const first = document.querySelector("#seat-bottom .card.choice");
+    if (first) first.focus();
+    return;
+  }
+  submit({ type }, button);
+}
+
+// --- rendering ---------------------------------------------------------------------------
+
+function focusKey(node) {
+  return node && node.dataset ? node.dataset.focus : undefined;
+}
+
+function render() {
+  const view = state.view;
+  if (!view) return;
+  const active = document.activeElement;
+  const hadFocus = root.contains(active) ? focusKey(active) : undefined;
+  const focusInside = root.contains(active) && active !== root;
+
+  root.dataset.ply = String(view.ply);
+  root.dataset.status = view.status;
+  root.dataset.phase = view.deal ? view.deal.phase : "";
+  root.dataset.yourTurn = String(Boolean(view.your_turn));
+  const bottom = you !== null ? you : 0;
+  const top = 1 - bottom;
+  const deal = view.deal;
+  const hands = view.scores.hands_won || [0, 0];
+  $("subtitle").textContent =
+    `Game ${view.number + 1} · best of ${view.scores.best_of} to ${view.scores.target}` +
+    (deal ? ` · deal ${deal.number + 1}` : "");
+
+  $("seat-top").replaceChildren(...seat(view, top, hands));
+  $("seat-bottom").replaceChildren(...seat(view, bottom, hands));
+  $("centre").replaceChildren(...centre(view));
+  $("actions").replaceChildren(...actionButtons(view));
+  renderReveal(view);
+  setStatus(statusText(view));
+  renderClocks();
+
+  if (focusInside) {
+    let target = hadFocus ? root.querySelector(`[data-focus="${CSS.escape(hadFocus)}"]`) : null;
+    if (!target && view.your_turn) target = root.querySelector("#actions button, #seat-bottom .card.playable");
+    if (target) target.focus();
+  }
+}
+
+function seat(view, index, hands) {
+  const player = view.players[index];
+  const deal = view.deal;
+  const isYou = index === you;
+  const toAct = view.to_act === index;
+  const head = el(
+    "div",
+    { class: "seat-head" },
+    el("h2", { class: "seat-name" }, isYou ? `${player.name} (you)` : player.name,
+      player.kind === "bot" ? el("span", { class: "tag" }, "bot") : null,
+      deal && deal.dealer === index ? el("span", { class: "tag dealer", title: "Dealer" }, "dealer") : null),
+    clockNode(view, index),
+    el("p", { class: "score" },
+      `${view.scores.hand_points[index]} / ${view.scores.target} points · `,
+      `${hands[index]} hand${hands[index] === 1 ? "" : "s"} won · `,
+      `${view.scores.games_won[index]} game${view.scores.games_won[index] === 1 ? "" : "s"}`),
+    toAct ? el("p", { class: "to-act" }, el("span", { "aria-hidden": "true" }, "▶ "), isYou ? "Your turn" : "To play") : null,
+  );
+  const parts = [head];
+  if (!deal) return parts;
+  if (isYou && view.hand) {
+    parts.push(handNode(view));
+  } else {
+    const count = isYou || you === null ? deal.hand_sizes[index] : view.opponent.card_count;
+    const known = you !== null && !isYou ? view.opponent.known_cards : deal.known[index];
+    const backs = el("div", { class: "backs", "aria-label": `${count} cards in hand` });
+    for (let i = 0; i < count; i += 1) backs.append(cardBack());
+    parts.push(el("p", { class: "count" }, `${count} cards in hand`), backs);
+    if (known.length) {
+      parts.push(el("p", { class: "known" }, "Known to hold (taken from the pile): ", cardList(known)));
+    }
+  }
+  return parts;
+}
+
+function clockNode(view, index) {
+  if (!view.clocks) return el("p", { class: "clock untimed" }, "untimed");
+  const name = index === you ? "Your clock" : `${view.players[index].name}'s clock`;
+  return el("p", { class: "clock", role: "timer", "aria-label": name, dataset: { clock: String(index) } },
+    el("span", { class: "run", "aria-hidden": "true" }), el("span", { class: "time" }, ""),
+    el("span", { class: "note" }, ""));
+}
+
+function handNode(view) {
+  const discards = new Set(legal(view, "discard").map((a) => a.card));
+  const choices = state.mode ? new Set(legal(view, state.mode).map((a) => a.card)) : new Set();
+  const forbidden = view.forbidden_discard;
+  const button = (code) => {
+    const classes = ["playable-" + (discards.has(code) ? "yes" : "no")];
+    if (discards.has(code)) classes.push("playable");
+    if (state.mode) classes.push(choices.has(code) ? "choice" : "dim");
+    if (state.newCards.has(code)) classes.push("new");
+    if (code === forbidden) classes.push("taken");
+    let label = cardLabel(code);
+    if (state.newCards.has(code)) label += ", just drawn";
+    if (code === forbidden) label += ", just taken from the pile";
+    const face = cardFace(code, {
+      tag: "button",
+      cls: classes.join(" "),
+      attrs: { type: "button", "aria-label": label, dataset: { card: code, ply: String(view.ply), focus: `card:${code}` } },
+    });
+    if (state.newCards.has(code)) face.append(el("span", { class: "badge", "aria-hidden": "true" }, "new"));
+    if (code === forbidden) face.append(el("span", { class: "badge", "aria-hidden": "true" }, "taken"));
+    face.addEventListener("click", onCard);
+    return face;
+  };
+  const wrap = el("div", { class: "hand", role: "group", "aria-label": "Your hand" });
+  for (const meld of view.melds || []) {
+    wrap.append(el("div", { class: "meld", role: "group", "aria-label": `Meld ${cardsText(meld)}` },
+      el("span", { class: "group-label" }, "meld"), ...meld.map(button)));
+  }
+  const deadwood = view.deadwood || [];
+  if (deadwood.length) {
+    wrap.append(el("div", { class: "deadwood", role: "group", "aria-label": `Deadwood, ${view.deadwood_points} points` },
+      el("span", { class: "group-label" }, "deadwood"), ...deadwood.map(button)));
+  }
+  const limit = view.deal ? view.deal.knock_limit : 10;
+  return el("div", {},
+    wrap,
+    el("p", { class: "deadwood-count" }, `Deadwood: `, el("strong", { id: "deadwood-points" }, String(view.deadwood_points)),
+      ` points (knock at ${limit} or less)`));
+}
+
+function centre(view) {
+  const deal = view.deal;
+  if (!deal) return [el("p", { class: "empty" }, view.status === "finished" ? "The game is over." : "Dealing…")];
+  const top = pileTop(view);
+  const canStock = legal(view, "draw_stock").length > 0;
+  const pileAction = legal(view, "draw_discard").length ? "draw_discard" : legal(view, "take_upcard").length ? "take_upcard" : null;
+  // Mouse shortcuts beside the labelled buttons of the toolbar (keyboard users use those).
+  const stock = el(canStock ? "button" : "div", {
+    class: `stock${canStock ? " live" : ""}`, type: canStock ? "button" : null, tabindex: canStock ? "-1" : null,
+    dataset: canStock ? { action: "draw_stock", ply: String(view.ply) } : {},
+    "aria-label": `Stock, ${deal.stock_size} cards`,
+  }, cardBack({ label: "stock" }), el("span", { class: "caption" }, `Stock · ${deal.stock_size}`));
+  if (canStock) stock.addEventListener("click", onAction);
+  const pile = el(pileAction ? "button" : "div", {
+    class: `pile${pileAction ? " live" : ""}`, type: pileAction ? "button" : null, tabindex: pileAction ? "-1" : null,
+    dataset: pileAction ? { action: pileAction, ply: String(view.ply) } : {},
+    "aria-label": top ? `Discard pile, top card ${cardLabel(top)}` : "Discard pile, empty",
+  }, top ? cardFace(top, { cls: "big" }) : el("span", { class: "card empty" }, "—"),
+  el("span", { class: "caption" }, `Discard pile · ${deal.discard_pile.length}`));
+  if (pileAction) pile.addEventListener("click", onAction);
+  const recent = deal.history.slice(-4).map((h) =>
+    el("li", {}, `${who(view, h.player)} ${(VERBS[h.type] || (() => h.type))(h.card)}`));
+  const parts = [el("div", { class: "piles" }, stock, pile)];
+  if (recent.length) {
+    parts.push(el("div", { class: "recent" }, el("h3", {}, "Last moves"), el("ol", { class: "plain" }, ...recent)));
+  }
+  return parts;
+}
+
+function actionButtons(view) {
+  const buttons = [];
+  if (!view.your_turn) return buttons;
+  for (const [type, spec] of Object.entries(ACTIONS)) {
+    const choices = legal(view, type);
+    if (!choices.length) continue;
+    let label = spec.label(view);
+    if ((type === "knock" || type === "gin") && choices.length === 1) {
+      label = `${type === "gin" ? "Gin" : "Knock"}, laying down ${cardText(choices[0].card)}`;
+    }
+    const pressed = state.mode === type;
+    const button = el("button", {
+      type: "button",
+      class: `button action ${type === "gin" || type === "big_gin" ? "primary" : ""}`,
+      "aria-keyshortcuts": spec.key.toUpperCase(),
+      "aria-pressed": type === "knock" || type === "gin" ? String(pressed) : null,
+      dataset: { action: type, ply: String(view.ply), shortcut: spec.key, focus: `act:${type}` },
+    }, label, " ", el("kbd", { "aria-hidden": "true" }, spec.key.toUpperCase()));
+    button.addEventListener("click", onAction);
+    buttons.push(button);
+  }
+  if (legal(view, "discard").length && !state.mode) {
+    buttons.push(el("span", { class: "hint" }, "Click a card (or Enter on it) to discard it."));
+  }
+  if (state.mode) {
+    buttons.push(el("span", { class: "hint" }, `${state.mode === "gin" ? "Gin" : "Knock"}: choose the card to put face down (Esc cancels).`));
+  }
+  return buttons;
+}
+
+function statusText(view) {
+  if (view.status === "finished") return "The game is over.";
+  const deal = view.deal;
+  if (!deal) return "Waiting for the deal…";
+  const last = deal.history.length ? deal.history[deal.history.length - 1] : null;
+  const lead = last && last.player !== you ? `${who(view, last.player)} ${(VERBS[last.type] || (() => last.type))(last.card)}. ` : "";
+  if (you === null) {
+    return `${lead}${view.to_act === null ? "" : `${view.players[view.to_act].name} to play.`}`;
+  }
+  if (!view.your_turn) return `${lead}Waiting for ${view.players[1 - you].name}…`;
+  if (state.mode) return `${state.mode === "gin" ? "Gin" : "Knock"}: choose the card to put face down.`;
+  const top = pileTop(view);
+  switch (deal.phase) {
+    case "offer_nondealer":
+    case "offer_dealer":
+      return `${lead}Your turn: take the upcard ${cardText(top)} or pass.`;
+    case "first_draw":
+      return `${lead}Your turn: both passed, draw from the stock.`;
+    case "draw":
+      return `${lead}Your turn: draw from the stock or take ${cardText(top)} from the pile.`;
+    case "discard": {
+      const ends = ["knock", "gin", "big_gin"].filter((t) => legal(view, t).length);
+      const also = ends.length ? `, or ${ends.map((t) => t.replace("_", " ")).join(" / ")}` : "";
+      return `${lead}Your turn: discard a card${also}.`;
+    }
+    case "fiftieth_offer":
+      return `${lead}Last chance: take ${cardText(top)} or pass (the deal is then a draw).`;
+    case "fiftieth_decide":
+      return `${lead}Knock or go gin now, or pass (the deal is then a draw).`;
+    default:
+      return lead;
+  }
+}
+
+function renderClocks() {
+  const view = state.view;
+  if (!view || !view.clocks) return;
+  const now = performance.now();
+  for (const node of root.querySelectorAll("[data-clock]")) {
+    const index = Number(node.dataset.clock);
+    const clock = view.clocks[index];
+    const running = clock.running && view.status === "active";
+    const ms = Math.max(0, clock.remaining_ms - (running ? now - state.receivedAt : 0));
+    node.querySelector(".time").textContent = formatClock(ms);
+    node.querySelector(".run").textContent = running ? "▶ " : "";
+    const flagged = ms <= 0 && (running || lostOnTime(view, index));
+    node.querySelector(".note").textContent = flagged ? " out of time" : running && ms < 20000 ? " low" : "";
+    node.classList.toggle("running", running);
+    node.classList.toggle("low", running && ms < 20000);
+    node.classList.toggle("flagged", flagged);
+    if (running && ms <= 0 && !state.zeroPolled.has(view.ply)) {
+      // The server settles the clock on the next read: ask at once.
+      state.zeroPolled.add(view.ply);
+      setTimeout(() => poll({ fresh: true }), 50);
+    }
+  }
+}
+
+function lostOnTime(view, index) {
+  const result = (view.results || [])[view.results.length - 1];
+  return Boolean(result && result.termination === "forfeit" && result.winner !== index && /time/.test(result.reason || ""));
+}
+
+function outcomeSentence(view, outcome) {
+  const name = (i) => who(view, i);
+  const times = outcome.multiplier > 1 ? ` (×${outcome.multiplier})` : "";
+  switch (outcome.termination) {
+    case "knock":
+      return `${name(outcome.knocker)} knocked with ${outcome.knocker_points} deadwood against ${outcome.defender_points}: ${name(outcome.winner)} ${outcome.winner === you ? "score" : "scores"} ${outcome.points} points${times}.`;
+    case "undercut":
+      return `${name(outcome.knocker)} knocked with ${outcome.knocker_points} but ${name(1 - outcome.knocker)} undercut with ${outcome.defender_points}: ${name(outcome.winner)} ${outcome.winner === you ? "score" : "scores"} ${outcome.points} points${times}.`;
+    case "gin":
+      return `${name(outcome.knocker)} went gin: ${outcome.points} points${times}.`;
+    case "big_gin":
+      return `${name(outcome.knocker)} went big gin: ${outcome.points} points${times}.`;
+    case "draw":
+      return "The deal is a draw: the stock ran out and nobody scores.";
+    default:
+      return outcome.termination;
+  }
+}
+
+function meldsNode(melds, deadwood, points) {
+  const node = el("span", { class: "spread" });
+  for (const meld of melds || []) node.append(cardList(meld, { cls: "meld" }));
+  if (deadwood && deadwood.length) node.append(cardList(deadwood, { cls: "deadwood" }), ` ${points} deadwood`);
+  else node.append(" no deadwood");
+  return node;
+}
+
+function renderReveal(view) {
+  const box = $("reveal");
+  const last = view.last_deal;
+  if (!last || !last.outcome) {
+    box.hidden = true;
+    return;
+  }
+  const o = last.outcome;
+  const rows = [el("h2", { id: "reveal-title" }, `Deal ${last.number + 1} result`),
+    el("p", { class: "outcome", dataset: { termination: o.termination } }, outcomeSentence(view, o))];
+  if (o.termination !== "draw" && o.knocker !== null && o.knocker !== undefined) {
+    const defender = 1 - o.knocker;
+    const list = el("dl", { class: "spreads" },
+      el("dt", {}, `${who(view, o.knocker)} (${o.termination === "undercut" || o.termination === "knock" ? "knocker" : "gin"})`),
+      el("dd", {}, meldsNode(o.knocker_melds, o.knocker_deadwood, o.knocker_points),
+        o.knock_card ? el("span", { class: "knock-card" }, " · face down: ", cardFace(o.knock_card)) : null),
+      el("dt", {}, `${who(view, defender)} (defender)`),
+      el("dd", {}, meldsNode(o.defender_melds, o.defender_deadwood, o.defender_points)));
+    rows.push(list);
+    if (o.layoffs && o.layoffs.length) {
+      rows.push(el("p", { class: "layoffs" }, "Laid off: ",
+        ...o.layoffs.map((l, i) => el("span", {}, i ? "; " : "", cardFace(l.card), " onto ", cardList(l.onto)))));
+    }
+  } else if (last.hands) {
+    rows.push(el("p", {}, `${who(view, 0)}: `, cardList(last.hands[0])), el("p", {}, `${who(view, 1)}: `, cardList(last.hands[1])));
+  }
+  box.replaceChildren(...rows);
+  box.hidden = false;
+}
+
+function renderResult() {
+  const view = state.view;
+  const box = $("result");
+  if (!view || view.status !== "finished") {
+    box.hidden = true;
+    return;
+  }
+  const result = (view.results || [])[view.results.length - 1];
+  const rows = [el("h2", {}, `Game ${view.number + 1} is over`)];
+  if (result) {
+    if (result.termination === "forfeit") {
+      const loser = 1 - result.winner;
+      const onTime = /time/.test(result.reason || "");
+      rows.push(el("p", { class: `timeout${onTime ? " on-time" : ""}` },
+        onTime ? el("span", { "aria-hidden": "true" }, "⏱ ") : null,
+        `${who(view, loser)} ${onTime ? "ran out of time" : `forfeited (${result.reason})`}.`));
+    }
+    rows.push(el("p", { class: "winner" }, `${who(view, result.winner)} ${result.winner === you ? "win" : "wins"} the game ${result.final[result.winner]} to ${result.final[1 - result.winner]}.`));
+    rows.push(el("p", { class: "meta" },
+      `Hand points ${result.hand_points.join("–")}, game bonus ${result.game_bonus.join("–")}, line bonus ${result.line_bonus.join("–")}` +
+      (result.shutout ? ", shutout" : "") + `; margin ${result.margin}.`));
+  }
+  const match = state.match;
+  if (match) {
+    const won = match.games_won;
+    if (match.status === "finished" && match.winner) {
+      const winnerIndex = match.winner.id === match.player_a.id ? 0 : 1;
+      const mine = you === null ? null : winnerIndex === you;
+      rows.push(el("p", { class: "match-result" },
+        mine === null ? `${match.winner.name} wins the match` : mine ? "You win the match" : "You lose the match",
+        ` ${Math.max(...won)}–${Math.min(...won)}${match.end_reason && match.end_reason !== "games" ? ` (${reasonText(match.end_reason)})` : ""}.`));
+      rows.push(el("p", {}, el("a", { href: `/matches/${matchId}/replay`, class: "button" }, "Replay the deals"), " ",
+        el("a", { href: "/lobby", class: "button primary" }, "Back to the lobby")));
+    } else if (match.current_game && String(match.current_game) !== String(gameId)) {
+      rows.push(el("p", {}, `Games ${won[0]}–${won[1]}. `,
+        el("a", { href: `/games/${match.current_game}`, class: "button primary", id: "next-game", "aria-keyshortcuts": "N" }, `Next game →`)));
+    }
+  }
+  box.replaceChildren(...rows);
+  box.hidden = false;
+}
+
+function reasonText(reason) {
+  return { timeout: "on time", forfeit: "by forfeit", resigned: "by resignation", bot_failure: "a bot failed", no_show: "no show", admin: "decided by an organiser" }[reason] || reason;
+}
+
+// --- keyboard ----------------------------------------------------------------------------
+
+document.addEventListener("keydown", (event) => {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const target = event.target;
+  if (target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName))) return;
+  const key = event.key.toLowerCase();
+  if (key === "escape" && state.mode) {
+    state.mode = null;
+    render();
+    event.preventDefault();
+    return;
+  }
+  if (key === "arrowleft" || key === "arrowright") {
+    const cards = [...root.querySelectorAll("#seat-bottom .hand .card")];
+    const at = cards.indexOf(document.activeElement);
+    if (at >= 0) {
+      const next = cards[(at + (key === "arrowright" ? 1 : cards.length - 1)) % cards.length];
+      next.focus();
+      event.preventDefault();
+    }
+    return;
+  }
+  if (key === "n") {
+    const next = $("next-game");
+    if (next) next.click();
+    return;
+  }
+  const button = root.querySelector(`#actions [data-shortcut="${CSS.escape(key)}"]`);
+  if (button) {
+    event.preventDefault();
+    button.focus();
+    button.click();
+  }
+});
+
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden && !state.stopped) poll();
+});
+
+const resign = $("resign");
+if (resign) {
+  resign.addEventListener("click", async () => {
+    if (!window.confirm("Resign the whole match? Your opponent wins it.")) return;
+    try {
+      await api(`/api/matches/${matchId}/resign`, { method: "POST" });
+    } catch (error) {
+      flash(flashBox, error instanceof ApiError ? `Could not resign: ${error.detail}` : "Could not resign: the connection failed.");
+    }
+    poll({ fresh: true });
+  });
+}
+
+setInterval(renderClocks, CLOCK_TICK_MS);
+poll();

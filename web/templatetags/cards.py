@@ -1,0 +1,76 @@
+"""Template filters for cards and matches: ``{{ "7H"|card }}`` renders ``7♥`` with its name."""
+
+from django import template
+from django.utils.html import format_html, format_html_join
+
+register = template.Library()
+
+SUITS = {"C": ("♣", "clubs"), "D": ("♦", "diamonds"), "H": ("♥", "hearts"), "S": ("♠", "spades")}
+RANKS = {"A": ("A", "ace"), "T": ("10", "ten"), "J": ("J", "jack"), "Q": ("Q", "queen")}
+RANKS["K"] = ("K", "king")
+
+
+def card_text(code: str) -> str:
+    """``7H`` -> ``7♥``, ``TS`` -> ``10♠``."""
+    rank, suit = code[0], code[1]
+    return RANKS.get(rank, (rank, rank))[0] + SUITS[suit][0]
+
+
+def card_label(code: str) -> str:
+    """``7H`` -> ``7 of hearts``, ``QS`` -> ``queen of spades``."""
+    rank, suit = code[0], code[1]
+    return f"{RANKS.get(rank, (rank, rank))[1]} of {SUITS[suit][1]}"
+
+
+@register.filter
+def card(code: str):
+    """One card as text and symbol, its colour a second cue only."""
+    return format_html(
+        '<span class="card suit-{}" title="{}"><span aria-hidden="true">{}</span>'
+        '<span class="sr-only">{}</span></span>',
+        code[1].lower(),
+        card_label(code),
+        card_text(code),
+        card_label(code),
+    )
+
+
+@register.filter
+def cards(codes):
+    return format_html_join(" ", "{}", ((card(c),) for c in codes or ()))
+
+
+@register.filter
+def time_control(match) -> str:
+    """``5 min + 5 s``, or ``untimed``."""
+    if match.base_seconds is None:
+        return "untimed"
+    base = match.base_seconds
+    text = f"{base // 60} min" if base % 60 == 0 else f"{base} s"
+    if match.increment_seconds:
+        text += f" + {match.increment_seconds} s"
+    if match.turn_limit_seconds:
+        text += f", {match.turn_limit_seconds} s a turn"
+    return text
+
+
+@register.filter
+def opponent_of(match, player):
+    """The other player of a match."""
+    return match.player_b if match.player_a_id == player.pk else match.player_a
+
+
+@register.filter
+def result_for(match, player) -> str:
+    """``won``, ``lost`` or the match status, from the player's side."""
+    if match.winner_id is None:
+        return match.get_status_display().lower()
+    return "won" if match.winner_id == player.pk else "lost"
+
+
+@register.filter
+def games_score(match, player) -> str:
+    """Games won, the player's first: ``2-1`` (with an en dash)."""
+    a, b = match.games_won_a, match.games_won_b
+    mine, theirs = (a, b) if match.player_a_id == player.pk else (b, a)
+    return f"{mine}\u2013{theirs}"

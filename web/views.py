@@ -1,0 +1,195 @@
+"""The web pages: server-rendered shells over the same REST API that other clients use.
+
+Pages render what is settled from the selectors (who plays whom, finished results, the
+cards of a replayed deal). The live parts (the table, both clocks, the ladder queue) are
+small JavaScript modules in ``web/static/web/js`` that call ``/api/`` with the session
+cookie and the CSRF token, so the rules are enforced in one place: the API.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login, logout
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from accounts.models import Player
+from accounts.selectors import player_for_user
+from games import selectors as game_selectors
+from games.models import Game, Match
+from web.forms import SignUpForm
+from web.replay import deal_frames, deal_index
+
+#: Sign-in pages send the visitor back to where they were (``?next=``).
+signin_required = login_required(login_url="web:login")
+
+#: The lobby's time controls: (key, label, base seconds, increment seconds).
+TIME_CONTROLS = [
+    ("untimed", "Untimed", None, 0),
+    ("1+2", "1 min + 2 s", 60, 2),
+    ("3+2", "3 min + 2 s", 180, 2),
+    ("5+5", "5 min + 5 s", 300, 5),
+    ("10+5", "10 min + 5 s", 600, 5),
+]
+RULE_PRESETS = [
+    ("standard", "Standard (knock at 10)"),
+    ("oklahoma", "Oklahoma (the upcard sets the knock limit)"),
+    ("straight", "Straight gin (no knocking)"),
+]
+
+
+def _me(request: HttpRequest) -> Player | None:
+    return player_for_user(user=request.user)
+
+
+def _safe_next(request: HttpRequest, default: str) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return default
+
+
+# --- signing in and out ------------------------------------------------------------------
+
+
+class SignInView(LoginView):
+    """Django's session sign-in; back to ``?next=`` (e.g. the table whose session expired)."""
+
+    template_name = "web/login.html"
+    redirect_authenticated_user = True
+
+    def get_default_redirect_url(self) -> str:
+        return reverse("web:lobby")
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["expired"] = self.request.GET.get("expired") == "1"
+        return context
+
+
+@require_POST
+def sign_out(request: HttpRequest) -> HttpResponse:
+    logout(request)
+    messages.info(request, "You are signed out.")
+    return redirect("web:home")
+
+
+def sign_up(request: HttpRequest) -> HttpResponse:
+    """Create an account and its player through the accounts service, then sign in."""
+    next_url = _safe_next(request, reverse("web:lobby"))
+    if request.user.is_authenticated:
+        return redirect(next_url)
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        player = form.register()
+        if player is not None:
+            login(request, player.user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {player.name}! Challenge a bot to start.")
+            return redirect(next_url)
+    return render(request, "web/signup.html", {"form": form, "next": next_url})
+
+
+# --- pages -------------------------------------------------------------------------------
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/home.html", {"me": _me(request)})
+
+
+def _with_current_games(matches: list[Match]) -> list[Match]:
+    """Attach each active match's game in play (``match.current_game``)."""
+    active = Game.objects.filter(
+        match__in=[m.pk for m in matches], status=Game.Status.ACTIVE
+    ).values_list("match_id", "pk")
+    current = dict(active)
+    for match in matches:
+        match.current_game = current.get(match.pk)
+    return matches
+
+
+@signin_required
+def lobby(request: HttpRequest) -> HttpResponse:
+    """Challenge a bot, answer challenges, queue for a ladder, my current and recent matches."""
+    me = _me(request)
+    if me is None:  # e.g. a staff account made with createsuperuser has no player
+        return render(request, "web/no_player.html", status=403)
+    mine = game_selectors.match_list(viewer=me).filter(Q(player_a=me) | Q(player_b=me))
+    context = {
+        "me": me,
+        "bots": Player.objects.filter(kind=Player.Kind.BOT).order_by("name"),
+        "time_controls": TIME_CONTROLS,
+        "rule_presets": RULE_PRESETS,
+        "current": _with_current_games(
+            list(mine.filter(status__in=[Match.Status.ACTIVE, Match.Status.SCHEDULED]))
+        ),
+        "incoming": list(mine.filter(status=Match.Status.CHALLENGED, player_b=me)),
+        "outgoing": list(mine.filter(status=Match.Status.CHALLENGED, player_a=me)),
+        "recent": list(mine.filter(status=Match.Status.FINISHED).order_by("-finished_at")[:10]),
+    }
+    return render(request, "web/lobby.html", context)
+
+
+def _visible_match(request: HttpRequest, pk: int) -> Match:
+    match = get_object_or_404(Match.objects.select_related("player_a", "player_b", "winner"), pk=pk)
+    if not game_selectors.match_visible(match=match, viewer=_me(request)):
+        raise Http404("No such match.")
+    return match
+
+
+def table(request: HttpRequest, pk: int) -> HttpResponse:
+    """The live table: the page is a shell, ``table.js`` polls the game view and plays."""
+    game = get_object_or_404(Game.objects.select_related("match"), pk=pk)
+    match = _visible_match(request, game.match_id)
+    me = _me(request)
+    context = {
+        "game": game,
+        "match": match,
+        "me": me,
+        "you": None if me is None else match.index_of(me.pk),
+    }
+    return render(request, "web/table.html", context)
+
+
+def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A match: players, games and scores, the result, links to the table or the replay."""
+    match = _visible_match(request, pk)
+    games = list(match.games.order_by("number"))
+    current = next((g for g in games if g.status == Game.Status.ACTIVE), None)
+    return render(request, "web/match.html", {"match": match, "games": games, "current": current})
+
+
+def replay(request: HttpRequest, pk: int) -> HttpResponse:
+    """Step through a finished deal: ``?game=G&deal=D`` (from 0) pick it."""
+    match = _visible_match(request, pk)
+    if match.status != Match.Status.FINISHED:
+        return render(request, "web/replay_pending.html", {"match": match}, status=409)
+    log = game_selectors.match_log(match=match)
+    index = deal_index(log)
+    try:
+        game_no = int(request.GET.get("game", 0))
+        deal_no = int(request.GET.get("deal", 0))
+        deal = log["games"][game_no]["deals"][deal_no]
+    except (ValueError, IndexError):
+        raise Http404("No such deal in this match.") from None
+    replayed = deal_frames(rules=log["rules"], deal=deal)
+    context = {
+        "match": match,
+        "games": index,
+        "game_no": game_no,
+        "deal_no": deal_no,
+        "replay": {
+            "players": [match.player_a.name, match.player_b.name],
+            "game": game_no,
+            "deal": deal_no,
+            **replayed,
+        },
+    }
+    return render(request, "web/replay.html", context)
