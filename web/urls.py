@@ -15,4 +15,8 @@ urlpatterns = [
     path("games/<int:pk>", views.table, name="table"),
     path("matches/<int:pk>", views.match_detail, name="match"),
     path("matches/<int:pk>/replay", views.replay, name="replay"),
+    path("events", views.events, name="events"),
+    path("events/<int:pk>", views.event_detail, name="event"),
+    path("leaderboard", views.leaderboard, name="leaderboard"),
+    path("players/<int:pk>", views.player_detail, name="player"),
 ]

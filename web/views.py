@@ -23,6 +23,8 @@ from accounts.models import Player
 from accounts.selectors import player_for_user
 from games import selectors as game_selectors
 from games.models import Game, Match
+from tournaments import selectors as event_selectors
+from tournaments.models import Event, Pairing
 from web.forms import SignUpForm
 from web.replay import deal_frames, deal_index
 
@@ -159,11 +161,28 @@ def table(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """A match: players, games and scores, the result, links to the table or the replay."""
+    """A match: players, games and scores, the result, links to the table or the replay.
+
+    A tournament match waiting for its players offers them the "I am here" button.
+    """
     match = _visible_match(request, pk)
     games = list(match.games.order_by("number"))
     current = next((g for g in games if g.status == Game.Status.ACTIVE), None)
-    return render(request, "web/match.html", {"match": match, "games": games, "current": current})
+    me = _me(request)
+    pairing = Pairing.objects.select_related("event", "round").filter(match=match).first()
+    context = {
+        "match": match,
+        "games": games,
+        "current": current,
+        "pairing": pairing,
+        "can_show_up": (
+            pairing is not None
+            and match.status == Match.Status.SCHEDULED
+            and me is not None
+            and match.index_of(me.pk) is not None
+        ),
+    }
+    return render(request, "web/match.html", context)
 
 
 def replay(request: HttpRequest, pk: int) -> HttpResponse:
@@ -193,3 +212,45 @@ def replay(request: HttpRequest, pk: int) -> HttpResponse:
         },
     }
     return render(request, "web/replay.html", context)
+
+
+# --- events, leaderboards, players ----------------------------------------------------------
+
+
+def events(request: HttpRequest) -> HttpResponse:
+    """Events in play, open for registration, and finished (drafts are for staff)."""
+    listed = event_selectors.event_list()
+    if not request.user.is_staff:
+        listed = listed.exclude(status=Event.Status.DRAFT)
+    groups = [
+        ("Running now", list(listed.filter(status=Event.Status.RUNNING))),
+        ("Open for registration", list(listed.filter(status=Event.Status.REGISTRATION))),
+        ("Finished", list(listed.filter(status=Event.Status.FINISHED)[:50])),
+    ]
+    if request.user.is_staff:
+        groups.append(("Drafts", list(listed.filter(status=Event.Status.DRAFT))))
+    return render(request, "web/events.html", {"groups": groups})
+
+
+def event_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """An event: ``event.js`` draws the bracket or the rounds and the standings, live."""
+    event = get_object_or_404(Event, pk=pk)
+    if event.status == Event.Status.DRAFT and not request.user.is_staff:
+        raise Http404("No such event.")
+    return render(request, "web/event.html", {"event": event, "me": _me(request)})
+
+
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    """Ladder leaderboards (``leaderboard.js`` pages through the API)."""
+    return render(request, "web/leaderboard.html", {"me": _me(request)})
+
+
+def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A player: ratings with their history as a chart (``player.js``), recent matches."""
+    player = get_object_or_404(Player, pk=pk)
+    recent = (
+        game_selectors.match_list(viewer=None)
+        .filter(Q(player_a=player) | Q(player_b=player), status=Match.Status.FINISHED)
+        .order_by("-finished_at")[:20]
+    )
+    return render(request, "web/player.html", {"player": player, "recent": list(recent)})

@@ -1,0 +1,266 @@
+// An event page: registration buttons, the bracket drawn as a bracket (elimination formats) or
+// the rounds' pairings (Swiss, round robin), and the standings with every tiebreak column.
+// While the event runs it is read again every few seconds, with live scores of the matches
+// in play.
+import { api, ApiError, el, flash } from "./api.js";
+
+const root = document.getElementById("event");
+const eventId = root.dataset.event;
+const signedIn = document.querySelector("header.site form[action$='logout']") !== null;
+const flashBox = document.getElementById("event-flash");
+const REFRESH_MS = 3000;
+
+const COLUMNS = {
+  match_points: "Points",
+  buchholz: "Buchholz",
+  median_buchholz: "Median Buchholz",
+  sonneborn_berger: "Sonneborn-Berger",
+  direct_encounter: "Direct encounter",
+  games_won: "Games won",
+  margin: "Margin",
+  wins: "Wins",
+};
+
+const FORMATS = {
+  single_elim: "Single elimination",
+  double_elim: "Double elimination",
+  round_robin: "Round robin",
+  swiss: "Swiss",
+};
+
+const STATUS_TEXT = {
+  draft: "Draft",
+  registration: "Registration open",
+  running: "In play",
+  finished: "Finished",
+  cancelled: "Cancelled",
+};
+
+let busy = false;
+
+function number(value) {
+  if (value === null || value === undefined) return "–";
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+// --- the event and registration ------------------------------------------------------------
+
+function renderEvent(event) {
+  const tc = event.time_control;
+  const clock = tc ? `${tc.base_seconds % 60 ? `${tc.base_seconds} s` : `${tc.base_seconds / 60} min`}${tc.increment_seconds ? ` + ${tc.increment_seconds} s` : ""}` : "untimed";
+  document.getElementById("event-meta").textContent =
+    `${FORMATS[event.format] || event.format} · ${STATUS_TEXT[event.status] || event.status} · ` +
+    `best of ${event.best_of} to ${event.target} · ${clock}${event.rated ? " · rated" : ""}`;
+  const summary = [`${event.entries_count} player${event.entries_count === 1 ? "" : "s"}`];
+  if (event.rounds_planned) summary.push(`${event.rounds_planned} rounds`);
+  const line = el("span", {}, summary.join(" · "));
+  if (event.champion) {
+    line.append(" · Champion: ", el("strong", { class: "champion" }, "★ ", el("a", { href: `/players/${event.champion.id}` }, event.champion.name)));
+  }
+  document.getElementById("event-summary").replaceChildren(line);
+
+  const actions = [];
+  const entry = event.your_entry;
+  const active = entry && (entry.status === "registered" || entry.status === "checked_in");
+  if (!signedIn && event.registration_open) {
+    actions.push(el("a", { class: "button primary", href: `/login?next=${encodeURIComponent(window.location.pathname)}` }, "Sign in to register"));
+  } else if (signedIn) {
+    if (event.registration_open && !active) actions.push(command("register", "Register"));
+    if (active && event.status !== "finished" && event.status !== "cancelled") {
+      actions.push(el("span", {}, entry.status === "checked_in" ? "You are checked in. " : "You are registered. "));
+      const checkInOpen = event.check_in_opens_at && new Date(event.check_in_opens_at) <= new Date();
+      if (entry.status === "registered" && event.status === "registration" && checkInOpen) {
+        actions.push(command("check-in", "Check in"));
+      }
+      actions.push(command("withdraw", "Withdraw"));
+    }
+  }
+  document.getElementById("event-actions").replaceChildren(...actions);
+}
+
+function command(path, label) {
+  return el("button", {
+    type: "button",
+    class: `button${path === "withdraw" ? "" : " primary"}`,
+    onclick: async (clickEvent) => {
+      if (busy) return;
+      if (path === "withdraw" && !window.confirm("Withdraw from this event?")) return;
+      busy = true;
+      clickEvent.currentTarget.disabled = true;
+      try {
+        await api(`/api/events/${eventId}/${path}`, { method: "POST" });
+        flash(flashBox, "");
+      } catch (error) {
+        flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: try again.");
+      }
+      busy = false;
+      refresh();
+    },
+  }, label);
+}
+
+// --- the bracket -----------------------------------------------------------------------------
+
+function section(name, format) {
+  if (/^Losers/i.test(name)) return "Losers bracket";
+  if (/^Grand final|third/i.test(name)) return "Finals";
+  return format === "double_elim" ? "Winners bracket" : "Bracket";
+}
+
+function slot(side, pairing, live) {
+  if (!side) {
+    const text = pairing.result === "bye" || pairing.status === "finished" ? "bye" : "to be decided";
+    return el("div", { class: "slot empty" }, el("span", { class: "name meta" }, text));
+  }
+  const won = pairing.winner !== null && pairing.winner === side.entry;
+  const index = pairing.a && pairing.a.entry === side.entry ? 0 : 1;
+  let games = pairing.status === "finished" ? String(pairing.games[index]) : "";
+  if (live) games = String(live.games_won[index]);
+  return el("div", { class: `slot${won ? " winner" : ""}`, "aria-label": `${side.player.name}${won ? ", winner" : ""}` },
+    el("span", { class: "name" }, side.seed ? el("span", { class: "meta" }, `${side.seed} `) : null,
+      el("a", { href: `/players/${side.player.id}` }, side.player.name)),
+    el("span", { class: "games" }, games));
+}
+
+function pairingNode(pairing, live) {
+  const isLive = pairing.match_status === "active";
+  const box = el("div", { class: `pairing${isLive ? " in-play" : ""}`, dataset: { key: pairing.key } },
+    slot(pairing.a, pairing, live), slot(pairing.b, pairing, live));
+  if (pairing.match) {
+    let text = "match";
+    if (isLive) {
+      const game = live && live.games ? live.games.find((g) => g.status === "active") : null;
+      text = game ? `live · game ${game.number + 1}: ${game.score_a}–${game.score_b}` : "live";
+    } else if (pairing.status === "finished" && pairing.result !== "played") {
+      text = pairing.result.replace("_", " ");
+    }
+    box.append(el("a", { href: isLive && live && live.current_game ? `/games/${live.current_game}` : `/matches/${pairing.match}` },
+      isLive ? el("span", { class: "live" }, "● ") : null, text));
+  } else if (pairing.status === "skipped") {
+    box.append(el("span", { class: "meta" }, "not needed"));
+  }
+  return box;
+}
+
+function renderBracket(bracket, live) {
+  const sections = new Map();
+  for (const round of bracket.rounds) {
+    const name = section(round.name, bracket.format);
+    if (!sections.has(name)) sections.set(name, []);
+    sections.get(name).push(round);
+  }
+  const nodes = [];
+  for (const [name, rounds] of sections) {
+    if (sections.size > 1) nodes.push(el("h3", {}, name));
+    const columns = rounds.map((round) => el("div", { class: "round", role: "group", "aria-label": round.name },
+      el("h3", {}, round.name), ...round.pairings.map((p) => pairingNode(p, live.get(p.match)))));
+    nodes.push(el("div", { class: "bracket" }, ...columns));
+  }
+  document.getElementById("bracket").replaceChildren(...nodes);
+  document.getElementById("bracket-section").hidden = false;
+}
+
+function renderRounds(bracket, live) {
+  const nodes = [];
+  for (const round of [...bracket.rounds].reverse()) {
+    const rows = round.pairings.map((p) => {
+      const l = live.get(p.match);
+      const score = p.status === "finished" ? `${p.games[0]}–${p.games[1]}` : l ? `${l.games_won[0]}–${l.games_won[1]} (live)` : "";
+      const name = (side, index) => {
+        if (!side) return el("td", { class: "meta" }, p.b === null && index === 1 ? "bye" : "—");
+        const won = p.winner !== null && p.winner === side.entry;
+        return el("td", { class: won ? "winner" : "" }, won ? "✔ " : "", el("a", { href: `/players/${side.player.id}` }, side.player.name));
+      };
+      return el("tr", {}, el("td", { class: "num" }, String(p.table)), name(p.a, 0), el("td", { class: "num" }, score), name(p.b, 1),
+        el("td", {}, p.match ? el("a", { href: l && l.current_game ? `/games/${l.current_game}` : `/matches/${p.match}` }, p.match_status === "active" ? "watch" : "match") : ""));
+    });
+    nodes.push(el("table", { class: "grid" },
+      el("caption", {}, `${round.name} · ${round.status}`),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "num" }, "Table"), el("th", { scope: "col" }, "Player"),
+        el("th", { scope: "col", class: "num" }, "Games"), el("th", { scope: "col" }, "Player"), el("th", { scope: "col" }, ""))),
+      el("tbody", {}, ...rows)));
+  }
+  document.getElementById("rounds").replaceChildren(...nodes);
+  document.getElementById("rounds-section").hidden = false;
+}
+
+// --- standings -------------------------------------------------------------------------------
+
+function renderStandings(standings, format) {
+  const elimination = format === "single_elim" || format === "double_elim";
+  const tiebreaks = standings.tiebreaks.filter((t) => t !== "match_points" && COLUMNS[t]);
+  const head = [el("th", { scope: "col", class: "num" }, "Rank"), el("th", { scope: "col" }, "Player")];
+  if (elimination) head.push(el("th", { scope: "col" }, "Reached"));
+  head.push(el("th", { scope: "col", class: "num" }, "Points"), el("th", { scope: "col", class: "num" }, "Played"),
+    el("th", { scope: "col", class: "num" }, "W–L"));
+  for (const t of tiebreaks) head.push(el("th", { scope: "col", class: "num" }, COLUMNS[t]));
+  const showGames = !tiebreaks.includes("games_won");
+  const showMargin = !tiebreaks.includes("margin");
+  if (showGames) head.push(el("th", { scope: "col", class: "num" }, "Games"));
+  if (showMargin) head.push(el("th", { scope: "col", class: "num" }, "Margin"));
+  head.push(el("th", { scope: "col", class: "num" }, "Rating"));
+  const rows = standings.rows.map((row) => {
+    const cells = [el("td", { class: "num" }, String(row.rank)),
+      el("td", {}, el("a", { href: `/players/${row.player.id}` }, row.player.name),
+        row.status === "withdrawn" || row.status === "disqualified" ? el("span", { class: "tag" }, row.status) : null)];
+    if (elimination) cells.push(el("td", {}, row.reached === "Champion" ? `★ ${row.reached}` : row.reached || ""));
+    cells.push(el("td", { class: "num" }, number(row.match_points)), el("td", { class: "num" }, String(row.played)),
+      el("td", { class: "num" }, `${row.wins}–${row.losses}`));
+    for (const t of tiebreaks) cells.push(el("td", { class: "num" }, number(row[t])));
+    if (showGames) cells.push(el("td", { class: "num" }, `${row.games_won}–${row.games_lost}`));
+    if (showMargin) cells.push(el("td", { class: "num" }, number(row.margin)));
+    cells.push(el("td", { class: "num" }, row.rating === null || row.rating === undefined ? "–" : String(Math.round(row.rating))));
+    return el("tr", {}, ...cells);
+  });
+  document.getElementById("standings").replaceChildren(
+    el("caption", { class: "sr-only" }, "Standings"),
+    el("thead", {}, el("tr", {}, ...head)), el("tbody", {}, ...rows));
+  document.getElementById("standings-section").hidden = !standings.rows.length;
+}
+
+// --- refreshing ------------------------------------------------------------------------------
+
+async function liveScores(bracket) {
+  const live = new Map();
+  const ids = bracket.rounds.flatMap((r) => r.pairings).filter((p) => p.match_status === "active").map((p) => p.match);
+  await Promise.all(ids.slice(0, 32).map(async (id) => {
+    try {
+      const { data } = await api(`/api/matches/${id}`);
+      live.set(id, data);
+    } catch {
+      // a score we cannot read now shows on the next refresh
+    }
+  }));
+  return live;
+}
+
+async function refresh() {
+  let event;
+  try {
+    ({ data: event } = await api(`/api/events/${eventId}`));
+  } catch (error) {
+    flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: retrying.");
+    setTimeout(refresh, REFRESH_MS * 2);
+    return;
+  }
+  renderEvent(event);
+  try {
+    const [{ data: bracket }, { data: standings }] = await Promise.all([
+      api(`/api/events/${eventId}/bracket`),
+      api(`/api/events/${eventId}/standings`),
+    ]);
+    const live = await liveScores(bracket);
+    if (bracket.rounds.length) {
+      if (event.format === "single_elim" || event.format === "double_elim") renderBracket(bracket, live);
+      else renderRounds(bracket, live);
+    }
+    renderStandings(standings, event.format);
+    root.dataset.status = event.status;
+  } catch (error) {
+    flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: retrying.");
+  }
+  if (event.status === "running") setTimeout(refresh, REFRESH_MS);
+  else if (event.status === "registration") setTimeout(refresh, REFRESH_MS * 5);
+}
+
+refresh();

@@ -1,0 +1,27 @@
+// A tournament match page: "I am here" tells the event that this player showed up.
+import { api, ApiError, flash } from "./api.js";
+
+const button = document.getElementById("show-up");
+const box = document.getElementById("match-flash");
+
+async function wait(url) {
+  // Both must show up: look again until the match has started.
+  const { data } = await api(url.replace(/\/events\/\d+\/matches\/(\d+)\/ready$/, "/matches/$1"));
+  if (data.current_game) window.location.assign(`/games/${data.current_game}`);
+  else setTimeout(() => wait(url), 2000);
+}
+
+if (button) {
+  button.addEventListener("click", async () => {
+    if (button.disabled) return;
+    button.disabled = true;
+    try {
+      const { data } = await api(button.dataset.url, { method: "POST" });
+      button.textContent = data.status === "active" ? "Starting…" : "Waiting for your opponent…";
+      wait(button.dataset.url);
+    } catch (error) {
+      flash(box, error instanceof ApiError ? error.detail : "The connection failed: try again.");
+      button.disabled = false;
+    }
+  });
+}
