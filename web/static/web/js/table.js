@@ -577,7 +577,7 @@ function renderResult() {
       const loser = 1 - result.winner;
       const onTime = /time/.test(result.reason || "");
       rows.push(el("p", { class: `timeout${onTime ? " on-time" : ""}` },
-        onTime ? el("span", { "aria-hidden": "true" }, "⏱ ") : null,
+        onTime ? el("span", { "aria-hidden": "true" }, "⚑ ") : null,
         `${who(view, loser)} ${onTime ? "ran out of time" : `forfeited (${result.reason})`}.`));
     }
     rows.push(el("p", { class: "winner" }, `${who(view, result.winner)} ${result.winner === you ? "win" : "wins"} the game ${result.final[result.winner]} to ${result.final[1 - result.winner]}.`));
