@@ -14,7 +14,7 @@ import copy
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import models, transaction
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -153,8 +153,13 @@ class EntryInline(admin.TabularInline):
     ordering = ["seed", "registered_at"]
 
 
+#: Organisers type URLs without a scheme at times: assume https, as Django 6 will.
+URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
+
+
 class WebhookInline(admin.TabularInline):
     model = Webhook
+    formfield_overrides = URL_FIELDS
     extra = 0
     fields = ["url", "events", "active", "secret", "created_at"]
     readonly_fields = ["secret", "created_at"]
@@ -602,6 +607,7 @@ class DeliveryInline(admin.TabularInline):
 
 @admin.register(Webhook)
 class WebhookAdmin(admin.ModelAdmin):
+    formfield_overrides = URL_FIELDS
     list_display = ["url", "event", "active", "created_at"]
     list_filter = ["active"]
     readonly_fields = ["secret", "created_at"]

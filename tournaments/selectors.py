@@ -31,8 +31,10 @@ STANDINGS_COLUMNS = (
 
 def event_list() -> QuerySet[Event]:
     """Every event with its number of active entries, newest first."""
-    return Event.objects.select_related("champion").annotate(
-        entries_count=Count("entries", filter=Q(entries__status__in=Entry.ACTIVE))
+    return (
+        Event.objects.select_related("champion")
+        .annotate(entries_count=Count("entries", filter=Q(entries__status__in=Entry.ACTIVE)))
+        .order_by("-id")
     )
 
 

@@ -409,3 +409,66 @@ def test_matches_use_the_event_rules_and_duplicate_deals():
     assert match.best_of == 3 and match.target == 150
     assert match.rules["duplicate_deals"] is True and match.rules["oklahoma"] is True
     assert match.source == Match.Source.TOURNAMENT and match.base_seconds == 600
+
+
+@pytest.fixture
+def sulky():
+    """A bot strategy that fails on its first move (registered for the test only)."""
+    from games.engine import bots as engine_bots
+
+    class Sulky(engine_bots.Bot):
+        name = "sulky-tournament-test"
+
+        def choose(self, view):
+            raise RuntimeError("not playing today")
+
+    engine_bots.register(Sulky)
+    yield Sulky.name
+    del engine_bots.BOTS[Sulky.name]
+
+
+def test_a_failed_bot_match_is_rerun_and_the_bracket_repaired(sulky):
+    from games import services as play
+    from tests.factories import BotFactory
+
+    field = [BotFactory(name=f"Greedy {i}", bot_strategy="greedy") for i in range(3)]
+    field.append(BotFactory(name="Sulky", bot_strategy=sulky))
+    event = event_with(field, "single_elim", seeding="manual")
+    for seed, entry in enumerate(event.entries.order_by("pk"), start=1):
+        Entry.objects.filter(pk=entry.pk).update(seed=seed)
+    services.event_start(event=event)
+    # Nothing runs on commit in this test: play the first round by hand.
+    failed = pairing(event, "R1.1")
+    play.match_play_bots(match_id=failed.match_id)
+    play.match_play_bots(match_id=pairing(event, "R1.2").match_id)
+    failed = pairing(event, "R1.1")
+    assert failed.match.end_reason == "bot_failure" and failed.winner.player == field[0]
+    final = pairing(event, "R2.1").match
+    field[3].bot_strategy = "greedy"  # the organiser fixed the bot
+    field[3].save()
+    services.pairing_rerun(pairing=failed)
+    rerun = pairing(event, "R1.1")
+    assert rerun.match_id != failed.match_id and rerun.result == ""
+    assert rerun.history[0]["voided"] == "played"
+    final.refresh_from_db()
+    assert final.status == Match.Status.CANCELLED  # its players were not known any more
+    assert pairing(event, "R2.1").match is None
+    play.match_play_bots(match_id=rerun.match_id)
+    rerun = pairing(event, "R1.1")
+    assert rerun.match.end_reason == "games"
+    assert pairing(event, "R2.1").entry_a_id == rerun.winner_id
+    assert pairing(event, "R2.1").match.status == Match.Status.ACTIVE
+
+
+def test_a_bot_match_won_by_its_games_is_not_rerun():
+    from games import services as play
+    from tests.factories import BotFactory
+
+    field = [BotFactory(name=f"Greedy {i}", bot_strategy="greedy") for i in range(2)]
+    event = event_with(field, "single_elim")
+    services.event_start(event=event)
+    play.match_play_bots(match_id=pairing(event, "R1.1").match_id)
+    Event.objects.filter(pk=event.pk).update(status=Event.Status.RUNNING)
+    with pytest.raises(services.Conflict) as refused:
+        services.pairing_rerun(pairing=pairing(event, "R1.1"))
+    assert refused.value.code == "not_failed"
