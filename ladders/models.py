@@ -158,7 +158,7 @@ class Rating(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["-rating", "player"]
+        ordering = ["-rating", "player_id"]
         constraints = [
             models.UniqueConstraint(fields=["ladder", "player"], name="ladders_rating_unique")
         ]

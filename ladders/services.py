@@ -7,9 +7,10 @@ check, so a receiver run twice or a redelivered task cannot rate a match twice.
 
 Atomic matchmaking: one pass per ladder at a time (the ladder row is locked with SKIP LOCKED:
 a second pass finds it taken and leaves the work to the first). The pass then locks the queue
-entries it chose in id order and deletes them; an entry that left meanwhile is gone and its
-pair is dropped. Whatever the locks, a player cannot be paired twice: the entries are deleted
-in the transaction that creates the matches, and a player has at most one entry.
+entries it chose, in id order, and deletes them in the transaction that creates the matches;
+an entry that left meanwhile (or that a second pass, past a switched-off ladder lock, paired
+first) is gone and its pair is dropped. A player has at most one entry: nobody can be paired
+twice.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from accounts.models import Player
 from games import services as games_services
 from games.engine import bots as engine_bots
 from games.models import Match, seed_commitment
+from ladders.bulk import bulk_insert, delete_ids, lock_ids
 from ladders.matchmaking import Seeker, WindowPolicy, pair
 from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
 from tournaments.ratings import MatchResult, Side, rate_match
@@ -38,7 +40,9 @@ logger = logging.getLogger(__name__)
 #: Statuses of a match its players are busy with (a pending challenge is not one).
 UNFINISHED = (Match.Status.SCHEDULED, Match.Status.ACTIVE)
 #: Matches handed to one start task.
-START_CHUNK = 50
+START_CHUNK = 200
+#: Matches one matchmaker pass writes at most; a pass that found more runs again at once.
+MAX_MATCHES_PER_PASS = 1000
 #: A ladder match still waiting to start after this long lost its start task: the sweep starts it.
 START_GRACE = timedelta(seconds=15)
 
@@ -236,7 +240,8 @@ class PassResult:
     waiting: int  # entries looked at
     busy: int  # of those, players already playing (left waiting)
     matches: list[int]  # ids of the matches created
-    dropped: int = 0  # pairs given up because a player left (or another pass took them)
+    found: int = 0  # pairs found (more than written when a burst exceeds the cap)
+    dropped: int = 0  # pairs given up: a player left, or another pass paired them first
 
     @property
     def paired(self) -> int:
@@ -260,8 +265,10 @@ def matchmaker_pass(
         ladders = Ladder.objects.filter(pk=ladder_id, kind=Ladder.Kind.LADDER)
         if lock:
             # One pass per ladder at a time; a pass that finds the ladder taken has nothing
-            # to do: the running one sees the same queue.
-            ladders = ladders.select_for_update(skip_locked=True)
+            # to do: the running one sees the same queue. NO KEY UPDATE, not UPDATE: the
+            # foreign-key checks of rows pointing at the ladder (a join's queue entry, the
+            # links of the matches) take KEY SHARE, which it does not block.
+            ladders = ladders.select_for_update(skip_locked=True, no_key=True)
         ladder = ladders.first()
         if ladder is None:
             return PassResult(0, 0, [])
@@ -286,28 +293,33 @@ def matchmaker_pass(
             if player not in busy
         ]
         pairs = pair(seekers, window_policy(ladder))
+        found = len(pairs)
+        more = found > MAX_MATCHES_PER_PASS
+        if more:
+            # A burst: write the longest-waiting pairs now and run again once this commits,
+            # so one transaction stays short (and its matches start sooner).
+            pairs.sort(key=lambda p: -max(p[0].waited, p[1].waited))
+            pairs = pairs[:MAX_MATCHES_PER_PASS]
+        match_ids: list[int] = []
         dropped = 0
         if pairs:
-            # Lock the chosen entries in id order (two passes cannot deadlock) and keep the
-            # pairs whose two entries are still there: a player may have left meanwhile.
-            chosen = sorted(s.key for p in pairs for s in p)
-            present = set(
-                QueueEntry.objects.select_for_update()
-                .filter(pk__in=chosen)
-                .order_by("pk")
-                .values_list("pk", flat=True)
-            )
+            # Lock the chosen entries in id order (two passes cannot deadlock; a second one
+            # waits here) and keep the pairs whose two entries are still there: a player may
+            # have left, or another pass may have paired them, since the queue was read.
+            present = lock_ids(QueueEntry, [s.key for p in pairs for s in p])
             kept = [(a, b) for a, b in pairs if a.key in present and b.key in present]
             dropped = len(pairs) - len(kept)
             pairs = kept
             claimed = [s.key for p in pairs for s in p]
-            deleted = _delete_entries(claimed)
-            if deleted != len(claimed):  # cannot happen under the locks above
+            deleted = delete_ids(QueueEntry, claimed)
+            if deleted != len(claimed):  # cannot happen: the entries are locked
                 raise RuntimeError(f"claimed {len(claimed)} queue entries, deleted {deleted}")
-        match_ids = _ladder_matches_create(ladder, pairs, now) if pairs else []
+            match_ids = _ladder_matches_create(ladder, pairs, now) if pairs else []
         for start in range(0, len(match_ids), START_CHUNK):
             tasks.start_matches.delay_on_commit(match_ids[start : start + START_CHUNK])
-    return PassResult(len(rows), len(rows) - len(seekers), match_ids, dropped)
+        if more:
+            tasks.matchmake.delay_on_commit(ladder.pk)
+    return PassResult(len(rows), len(rows) - len(seekers), match_ids, found, dropped)
 
 
 def _busy_players() -> set[int]:
@@ -321,14 +333,6 @@ def _busy_players() -> set[int]:
     return busy
 
 
-def _delete_entries(keys: list[int]) -> int:
-    deleted = 0
-    for start in range(0, len(keys), 5000):  # SQLite caps the parameters of one statement
-        count, _ = QueueEntry.objects.filter(pk__in=keys[start : start + 5000]).delete()
-        deleted += count
-    return deleted
-
-
 def _ladder_matches_create(
     ladder: Ladder, pairs: list[tuple[Seeker, Seeker]], now: datetime
 ) -> list[int]:
@@ -340,35 +344,38 @@ def _ladder_matches_create(
     rules = games_services.rules_build(
         ladder.rules or None, best_of=ladder.best_of, target=ladder.target
     )
-    rules_json = rules.to_dict()
+    template = Match(
+        player_a_id=None,
+        player_b_id=None,
+        source=Match.Source.LADDER,
+        rules=rules.to_dict(),
+        best_of=rules.best_of,
+        target=rules.target,
+        seed=0,
+        seed_commitment="",
+        status=Match.Status.SCHEDULED,
+    )
     time_control = ladder.time_control()
-    matches = []
+    if time_control is not None:
+        template.base_seconds = time_control.base_seconds
+        template.increment_seconds = time_control.increment_seconds
+        template.turn_limit_seconds = time_control.turn_limit_seconds
+        template.timeout_policy = time_control.timeout_policy
+    rows = []
     for a, b in pairs:
         # Player A is whoever waited longer (who deals first comes from the seed anyway).
         first, second = (a, b) if a.waited >= b.waited else (b, a)
         seed = secrets.randbits(63)
-        match = Match(
-            player_a_id=first.player,
-            player_b_id=second.player,
-            source=Match.Source.LADDER,
-            rules=rules_json,
-            best_of=rules.best_of,
-            target=rules.target,
-            seed=seed,
-            seed_commitment=seed_commitment(seed),
-            status=Match.Status.SCHEDULED,
-        )
-        if time_control is not None:
-            match.base_seconds = time_control.base_seconds
-            match.increment_seconds = time_control.increment_seconds
-            match.turn_limit_seconds = time_control.turn_limit_seconds
-            match.timeout_policy = time_control.timeout_policy
-        matches.append(match)
-    Match.objects.bulk_create(matches, batch_size=1000)
-    LadderMatch.objects.bulk_create(
-        [LadderMatch(match=m, ladder=ladder, created_at=now) for m in matches], batch_size=2000
+        rows.append((first.player, second.player, seed, seed_commitment(seed)))
+    match_ids = bulk_insert(
+        template, varying=("player_a_id", "player_b_id", "seed", "seed_commitment"), rows=rows
     )
-    return [m.pk for m in matches]
+    bulk_insert(
+        LadderMatch(ladder=ladder, created_at=now),
+        varying=("match_id",),
+        rows=[(match_id,) for match_id in match_ids],
+    )
+    return match_ids
 
 
 def ladder_match_start(*, match_id: int) -> bool:
@@ -470,10 +477,11 @@ def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> 
         for player in players.values():
             membership_ensure(ladder=pool, player=player)
         # Lock both rows in player id order; a concurrent application of the same match waits
-        # here and then finds the changes below.
+        # here and then finds the changes below. (NO KEY UPDATE: a join's queue entry points
+        # at its rating row, and its foreign-key check need not wait for this.)
         locked = {
             r.player_id: r
-            for r in Rating.objects.select_for_update()
+            for r in Rating.objects.select_for_update(no_key=True)
             .filter(ladder=pool, player_id__in=players)
             .order_by("player_id")
         }

@@ -13,6 +13,7 @@ from collections import Counter
 
 import pytest
 from django.db import connections
+from django.utils import timezone
 
 from accounts.models import Player
 from games.models import Match
@@ -28,13 +29,20 @@ _batch = itertools.count()
 
 
 def crowd(ladder, count: int, *, spread: float = 120, seed: int = 1) -> list[Player]:
-    """``count`` players queued in ``ladder`` with ratings close enough to pair them all."""
+    """``count`` players waiting in ``ladder`` with ratings close enough to pair them all.
+
+    Written directly: joining through the service would queue a matchmaker task per join,
+    and hundreds of those would only slow down the worker of a later test.
+    """
     n = next(_batch)
     rng = random.Random(seed)
     users = [PlayerFactory(user__username=f"q{n}u{i}") for i in range(count)]
-    seed_ratings(ladder, users, [1500 + rng.uniform(-spread, spread) for _ in users])
-    for player in users:
-        services.queue_join(ladder=ladder, player=player)
+    memberships = seed_ratings(ladder, users, [1500 + rng.uniform(-spread, spread) for _ in users])
+    now = timezone.now()
+    QueueEntry.objects.bulk_create(
+        QueueEntry(ladder=ladder, player=p, membership=m, joined_at=now, available_at=now)
+        for p, m in zip(users, memberships, strict=True)
+    )
     return users
 
 

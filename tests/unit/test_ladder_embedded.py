@@ -91,3 +91,22 @@ def test_calibration_refuses_bad_arguments(args, message):
 
     with pytest.raises(CommandError, match=message):
         call_command("ladder_calibrate", *args)
+
+
+def test_a_burst_over_the_cap_is_paired_by_passes_that_queue_each_other(monkeypatch):
+    from tests.ladders import humans
+
+    ladder = make_ladder()
+    monkeypatch.setattr(services, "MAX_MATCHES_PER_PASS", 2)
+    crowd = humans(10)
+    for player in crowd:
+        QueueEntry.objects.create(
+            ladder=ladder,
+            player=player,
+            membership=services.membership_ensure(ladder=ladder, player=player),
+            joined_at=timezone.now(),
+            available_at=timezone.now(),
+        )
+    services.matchmaker_pass(ladder_id=ladder.pk)  # writes 2, then queues the next pass
+    assert Match.objects.filter(status=Match.Status.ACTIVE).count() == 5
+    assert not QueueEntry.objects.exists()

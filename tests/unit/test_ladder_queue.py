@@ -313,3 +313,18 @@ def test_a_ladder_with_bad_rules_cannot_be_created():
     with pytest.raises(games_services.PlayError) as refused:
         make_ladder(rules={"knock_limit": -3})
     assert refused.value.code == "invalid_rules"
+
+
+def test_a_burst_is_written_a_capped_number_of_matches_per_pass(ladder, monkeypatch):
+    from tests.ladders import humans
+
+    monkeypatch.setattr(services, "MAX_MATCHES_PER_PASS", 2)
+    crowd = humans(8)
+    for player in crowd:
+        services.queue_join(ladder=ladder, player=player)
+    first = services.matchmaker_pass(ladder_id=ladder.pk)
+    assert (first.found, len(first.matches)) == (4, 2)
+    assert QueueEntry.objects.count() == 4
+    second = services.matchmaker_pass(ladder_id=ladder.pk)
+    assert (second.found, len(second.matches)) == (2, 2)
+    assert not QueueEntry.objects.exists()
