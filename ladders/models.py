@@ -175,6 +175,11 @@ class Rating(models.Model):
                 "is_bot",
                 name="ladders_rating_board",
             ),
+            # The leaderboard's size: a range of recent activity, counted from the index.
+            models.Index(
+                fields=["ladder", "last_active", "matches_played", "provisional", "is_bot"],
+                name="ladders_rating_active",
+            ),
         ]
 
     def __str__(self) -> str:

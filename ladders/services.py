@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import logging
 import secrets
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,7 +31,7 @@ from accounts.models import Player
 from games import services as games_services
 from games.engine import bots as engine_bots
 from games.models import Match, seed_commitment
-from ladders.bulk import bulk_insert, delete_ids, lock_ids
+from ladders.bulk import bulk_insert, delete_ids, fetch_rows, lock_ids
 from ladders.matchmaking import Seeker, WindowPolicy, pair
 from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
 from tournaments.ratings import MatchResult, Side, rate_match
@@ -242,6 +243,7 @@ class PassResult:
     matches: list[int]  # ids of the matches created
     found: int = 0  # pairs found (more than written when a burst exceeds the cap)
     dropped: int = 0  # pairs given up: a player left, or another pass paired them first
+    timings: dict[str, float] = field(default_factory=dict)  # ms by phase, for benchmarks
 
     @property
     def paired(self) -> int:
@@ -261,6 +263,7 @@ def matchmaker_pass(
     from ladders import tasks
 
     now = now or timezone.now()
+    clock = _Stopwatch()
     with transaction.atomic():
         ladders = Ladder.objects.filter(pk=ladder_id, kind=Ladder.Kind.LADDER)
         if lock:
@@ -272,7 +275,7 @@ def matchmaker_pass(
         ladder = ladders.first()
         if ladder is None:
             return PassResult(0, 0, [])
-        rows = list(
+        rows = fetch_rows(
             QueueEntry.objects.filter(ladder=ladder, available_at__lte=now)
             .order_by()
             .values_list(
@@ -287,12 +290,14 @@ def matchmaker_pass(
         if len(rows) < 2:
             return PassResult(len(rows), 0, [])
         busy = _busy_players()
+        clock.lap("read")
         seekers = [
             Seeker(pk, player, rating, (now - joined).total_seconds(), last, is_bot)
             for pk, player, joined, rating, last, is_bot in rows
             if player not in busy
         ]
         pairs = pair(seekers, window_policy(ladder))
+        clock.lap("pair")
         found = len(pairs)
         more = found > MAX_MATCHES_PER_PASS
         if more:
@@ -314,12 +319,28 @@ def matchmaker_pass(
             deleted = delete_ids(QueueEntry, claimed)
             if deleted != len(claimed):  # cannot happen: the entries are locked
                 raise RuntimeError(f"claimed {len(claimed)} queue entries, deleted {deleted}")
+            clock.lap("claim")
             match_ids = _ladder_matches_create(ladder, pairs, now) if pairs else []
+            clock.lap("write")
         for start in range(0, len(match_ids), START_CHUNK):
             tasks.start_matches.delay_on_commit(match_ids[start : start + START_CHUNK])
         if more:
             tasks.matchmake.delay_on_commit(ladder.pk)
-    return PassResult(len(rows), len(rows) - len(seekers), match_ids, found, dropped)
+    clock.lap("commit")
+    return PassResult(len(rows), len(rows) - len(seekers), match_ids, found, dropped, clock.laps)
+
+
+class _Stopwatch:
+    """Milliseconds spent in each phase of a pass (the benchmark prints them)."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = (now - self._last) * 1000
+        self._last = now
 
 
 def _busy_players() -> set[int]:
