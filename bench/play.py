@@ -568,6 +568,8 @@ def main(argv: list[str]) -> int:
     ]
     print("\n" + "=" * 100 + "\n" + "\n".join(lines))
     if args.json:
+        report["load_average"] = [load_before, os.getloadavg()[0]]
+        report["run_seconds"] = total
         out = ROOT / "bench" / "results" / "play.json"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2, default=str))
