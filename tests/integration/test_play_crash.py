@@ -22,12 +22,14 @@ from django.conf import settings
 
 from games import selectors, services
 from games.engine import bots as engine_bots
+from games.engine.actions import Action as EngineAction
 from games.engine.bots.runner import play_match as engine_play_match
 from games.engine.game import derive_seed
 from games.engine.match import Match as EngineMatch
 from games.engine.rules import RuleSet
 from games.models import Action, Deal, Game, Match
-from games.tasks import play_match
+from games.tasks import bot_move, play_match
+from tests.factories import BotFactory
 from tests.integration.conftest import wait_for
 from tests.integration.tasks import slow_bot_started_key
 
@@ -177,3 +179,45 @@ def test_a_match_delivered_twice_at_once_to_two_workers_is_played_once(
     assert all(f"games.play_match[{task_id}] received" in w.log() for w in workers)
     assert times_started(broker, match) == 1
     assert_written_once_as_a_clean_run(match)
+
+
+def test_a_bot_reply_delivered_twice_at_once_to_two_workers_moves_once(
+    worker_factory, celery_worker, alice, monkeypatch
+):
+    """The bot's reply in a human-vs-bot game is one move, however many times it is sent."""
+    workers = [worker_factory(name=f"reply-{n}", queues="reply") for n in (1, 2)]
+    bot = BotFactory(name="Gus", bot_strategy="greedy")
+    # Hold back the replies the services publish, to send one ourselves, twice.
+    monkeypatch.setattr(bot_move, "delay_on_commit", lambda *args: None)
+    match = services.challenge_create(challenger=alice, opponent=bot)
+    game = match.games.get()
+    while game.to_act != 1:
+        view = selectors.game_view(game=game, viewer=alice)
+        action = EngineAction.from_json(view["legal_actions"][0])
+        game = services.action_submit(game_id=game.pk, player=alice, ply=game.ply, action=action)
+    monkeypatch.undo()  # from here the bot's follow-ups go to the session's worker
+    match.refresh_from_db()
+    ply, task_id = match.ply, str(uuid.uuid4())
+
+    for _ in range(2):
+        bot_move.apply_async((match.pk, ply), queue="reply", task_id=task_id)
+
+    def outcomes() -> list[str]:
+        done = f"games.bot_move[{task_id}] succeeded"
+        return [
+            line.rsplit(":", 1)[1].strip()
+            for worker in workers
+            for line in worker.log().splitlines()
+            if done in line
+        ]
+
+    assert sorted(wait_for(lambda: len(outcomes()) == 2 and outcomes(), timeout=20)) == [
+        "False",
+        "True",
+    ]
+    deal = Deal.objects.get(game=game, number=0)
+    bot_moves = Action.objects.filter(deal=deal, player=bot).order_by("ply")
+    assert bot_moves[0].ply == game.ply  # the ply it was sent for: one move, not two
+    assert Action.objects.filter(deal=deal, ply=game.ply).count() == 1
+    replayed = EngineMatch.replay(selectors.match_log(match=Match.objects.get(pk=match.pk)))
+    assert replayed.snapshot() == Match.objects.get(pk=match.pk).state
