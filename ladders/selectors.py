@@ -195,7 +195,7 @@ def head_to_head(*, pool: Ladder, a: Player, b: Player, recent: int = 10) -> Hea
         wins=totals["wins"],
         losses=totals["matches"] - totals["wins"],
         rating_delta=totals["delta"] or 0.0,
-        recent=list(rows.order_by("-id")[:recent]),
+        recent=list(rows.select_related("opponent").order_by("-id")[:recent]),
     )
 
 

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -40,6 +40,7 @@ logger = logging.getLogger(__name__)
 
 #: Statuses of a match its players are busy with (a pending challenge is not one).
 UNFINISHED = (Match.Status.SCHEDULED, Match.Status.ACTIVE)
+_unfinished = Match.objects.filter(status__in=UNFINISHED).values("pk")
 #: Matches handed to one start task.
 START_CHUNK = 200
 #: Matches one matchmaker pass writes at most; a pass that found more runs again at once.
@@ -275,8 +276,14 @@ def matchmaker_pass(
         ladder = ladders.first()
         if ladder is None:
             return PassResult(0, 0, [])
+        # Each waiting player, with whether they are busy: a match of theirs (any source)
+        # waiting to start or in play. Two index probes a player, whatever else is played.
         rows = fetch_rows(
             QueueEntry.objects.filter(ladder=ladder, available_at__lte=now)
+            .annotate(
+                busy_a=Exists(_unfinished.filter(player_a=OuterRef("player"))),
+                busy_b=Exists(_unfinished.filter(player_b=OuterRef("player"))),
+            )
             .order_by()
             .values_list(
                 "pk",
@@ -285,16 +292,17 @@ def matchmaker_pass(
                 "membership__rating",
                 "membership__last_opponent_id",
                 "membership__is_bot",
+                "busy_a",
+                "busy_b",
             )
         )
         if len(rows) < 2:
             return PassResult(len(rows), 0, [])
-        busy = _busy_players()
         clock.lap("read")
         seekers = [
             Seeker(pk, player, rating, (now - joined).total_seconds(), last, is_bot)
-            for pk, player, joined, rating, last, is_bot in rows
-            if player not in busy
+            for pk, player, joined, rating, last, is_bot, busy_a, busy_b in rows
+            if not (busy_a or busy_b)
         ]
         pairs = pair(seekers, window_policy(ladder))
         clock.lap("pair")
@@ -341,17 +349,6 @@ class _Stopwatch:
         now = time.perf_counter()
         self.laps[name] = (now - self._last) * 1000
         self._last = now
-
-
-def _busy_players() -> set[int]:
-    """Players with a match waiting to start or in play (any source)."""
-    busy: set[int] = set()
-    for a, b in Match.objects.filter(status__in=UNFINISHED).values_list(
-        "player_a_id", "player_b_id"
-    ):
-        busy.add(a)
-        busy.add(b)
-    return busy
 
 
 def _ladder_matches_create(
