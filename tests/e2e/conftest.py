@@ -64,6 +64,8 @@ def screenshots() -> Path:
     """Where the tests save screenshots: var/screenshots/ (gitignored)."""
     path = Path(settings.VAR_DIR) / "screenshots"
     path.mkdir(parents=True, exist_ok=True)
+    for old in path.glob("failed-*.png"):  # from an earlier run
+        old.unlink()
     return path
 
 
@@ -71,7 +73,9 @@ def screenshots() -> Path:
 def browser():
     if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: `make browsers` installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=TIMEOUT_MS)
 
     # Playwright's sync API runs an event loop in this thread; Django refuses database
     # calls from a thread with a running loop unless told that this is deliberate.

@@ -80,6 +80,7 @@ def test_a_finished_eight_bot_event_is_drawn_as_a_bracket(page, bots, screenshot
     expect(page.locator("#replay-position")).to_have_text(re.compile(r"^Move 1 of \d+$"))
     page.keyboard.press("End")
     expect(page.locator("#replay-outcome .outcome")).to_be_visible()
+    page.screenshot(path=str(screenshots / "replay.png"), full_page=True)
 
 
 def test_swiss_standings_show_rounds_and_tiebreak_columns(page, bots):

@@ -5,6 +5,7 @@ on a phone-sized screen."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -52,6 +53,7 @@ def test_a_new_player_signs_up_beats_a_bot_through_a_deal_and_sees_the_score(
 
     expect(page).to_have_url(re.compile(r"/lobby$"))
     expect(page.get_by_text("Welcome, Newcomer!")).to_be_visible()
+    page.screenshot(path=str(screenshots / "lobby.png"), full_page=True)
     page.get_by_label("Opponent").select_option(label="Greta (greedy)")
     page.get_by_label("5 min + 5 s").check()
     page.get_by_label("Game to").select_option("100")
@@ -227,7 +229,7 @@ def test_keyboard_play_on_a_phone_sized_screen(browser, live, alice, greta, scre
 def test_a_clock_counts_down_and_the_timeout_is_shown(
     page, context, live, alice, greta, screenshots
 ):
-    game = start_match(alice, greta, best_of=1, time_control=services.TimeControl(base_seconds=4))
+    game = start_match(alice, greta, best_of=1, time_control=services.TimeControl(base_seconds=6))
     sign_in(context, live, alice.user)
     page.goto(f"/games/{game.pk}")
     clock = page.locator('[data-clock="0"]')
@@ -244,10 +246,49 @@ def test_a_clock_counts_down_and_the_timeout_is_shown(
     assert 700 <= first - second <= 2500, (first, second)
 
     timeout = page.locator("#result .timeout")
-    expect(timeout).to_have_text(re.compile(r"You ran out of time"), timeout=10_000)
+    expect(timeout).to_have_text(re.compile(r"You ran out of time"))
     expect(clock).to_have_class(re.compile(r"\bflagged\b"))
     expect(clock).to_contain_text("out of time")
     expect(page.locator("#result .match-result")).to_contain_text("You lose the match")
     page.screenshot(path=str(screenshots / "table-timeout.png"), full_page=True)
     match = Match.objects.get(pk=game.match_id)
     assert match.end_reason == Match.EndReason.TIMEOUT
+
+
+def test_two_people_a_challenge_accepted_in_the_lobby_each_sees_the_others_move_quickly(
+    browser, live, alice
+):
+    bob = PlayerFactory(user__username="bob", name="Bob")
+    match = services.challenge_create(
+        challenger=bob, opponent=alice, time_control=services.TimeControl(base_seconds=300)
+    )
+    contexts = [browser.new_context(base_url=live) for _ in range(2)]
+    try:
+        pages = {}
+        for context, player in zip(contexts, (alice, bob), strict=True):
+            sign_in(context, live, player.user)
+            pages[player.pk] = context.new_page()
+        alice_page, bob_page = pages[alice.pk], pages[bob.pk]
+
+        alice_page.goto("/lobby")
+        invitation = alice_page.locator(f'li[data-match="{match.pk}"]')
+        expect(invitation).to_contain_text("Bob challenges you")
+        invitation.get_by_role("button", name="Accept").click()
+        expect(alice_page).to_have_url(re.compile(r"/games/\d+$"))
+        game = Game.objects.get(match=match, status=Game.Status.ACTIVE)
+        bob_page.goto(f"/games/{game.pk}")
+
+        for _ in range(4):  # two turns each: the upcard offer, then draws and discards
+            game.refresh_from_db()
+            mover = pages[match.players[game.to_act]]
+            watcher = pages[match.players[1 - game.to_act]]
+            wait_for_my_turn(mover)
+            before = ply(watcher)
+            play_one_turn(mover)
+            started = time.monotonic()
+            wait_past(watcher, before)
+            waited = time.monotonic() - started
+            assert waited < 1.5, f"the move took {waited:.2f} s to show at the other table"
+    finally:
+        for context in contexts:
+            context.close()

@@ -109,7 +109,9 @@ function section(name, format) {
 
 function slot(side, pairing, live) {
   if (!side) {
-    const text = pairing.result === "bye" || pairing.status === "finished" ? "bye" : "to be decided";
+    let text = "to be decided";
+    if (pairing.status === "skipped") text = "—";
+    else if (pairing.result === "bye" || pairing.status === "finished") text = "bye";
     return el("div", { class: "slot empty" }, el("span", { class: "name meta" }, text));
   }
   const won = pairing.winner !== null && pairing.winner === side.entry;

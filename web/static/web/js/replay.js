@@ -71,8 +71,10 @@ function render() {
     box.replaceChildren(...rows);
   }
   for (const button of document.querySelectorAll("[data-step]")) {
+    // aria-disabled, not disabled: the focused button keeps the focus at either end.
     const step = button.dataset.step;
-    button.disabled = (step === "first" || step === "prev") ? at === 0 : at === frames.length - 1;
+    const off = (step === "first" || step === "prev") ? at === 0 : at === frames.length - 1;
+    button.setAttribute("aria-disabled", String(off));
   }
 }
 
