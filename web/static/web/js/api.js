@@ -3,11 +3,12 @@
 // sent to the sign-in page with a way back (?next=).
 
 export class ApiError extends Error {
-  constructor(status, body) {
+  constructor(status, body, retryAfter = null) {
     super((body && body.detail) || `HTTP ${status}`);
     this.status = status;
     this.code = (body && body.code) || "error";
     this.body = body || {};
+    this.retryAfter = retryAfter === null ? null : Number(retryAfter); // seconds, on a 429
   }
 }
 
@@ -57,7 +58,7 @@ export async function api(path, { method = "GET", body, etag, redirectOn401 = tr
     if (redirectOn401 && sessionLost(response.status, data)) {
       signInAgain();
     }
-    throw new ApiError(response.status, data);
+    throw new ApiError(response.status, data, response.headers.get("Retry-After"));
   }
   return { status: response.status, data, etag: response.headers.get("ETag") };
 }

@@ -8,7 +8,10 @@ const root = document.getElementById("event");
 const eventId = root.dataset.event;
 const signedIn = document.querySelector("header.site form[action$='logout']") !== null;
 const flashBox = document.getElementById("event-flash");
-const REFRESH_MS = 3000;
+// Anonymous spectators may make 120 requests a minute: a refresh is two or three requests
+// plus one per match in play (at most LIVE_MATCHES).
+const REFRESH_MS = 6000;
+const LIVE_MATCHES = 8;
 
 const COLUMNS = {
   match_points: "Points",
@@ -225,7 +228,7 @@ function renderStandings(standings, format) {
 async function liveScores(bracket) {
   const live = new Map();
   const ids = bracket.rounds.flatMap((r) => r.pairings).filter((p) => p.match_status === "active").map((p) => p.match);
-  await Promise.all(ids.slice(0, 32).map(async (id) => {
+  await Promise.all(ids.slice(0, LIVE_MATCHES).map(async (id) => {
     try {
       const { data } = await api(`/api/matches/${id}`);
       live.set(id, data);
@@ -241,7 +244,9 @@ async function refresh() {
   try {
     ({ data: event } = await api(`/api/events/${eventId}`));
   } catch (error) {
-    flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: retrying.");
+    if (!(error instanceof ApiError && error.status === 429)) {
+      flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: retrying.");
+    }
     setTimeout(refresh, REFRESH_MS * 2);
     return;
   }

@@ -94,8 +94,14 @@ function setStatus(text) {
 
 // --- fetching ----------------------------------------------------------------------------
 
+function retryAfterMs(error) {
+  const seconds = error.retryAfter || 0;
+  return Math.max(2000, seconds * 1000);
+}
+
 async function poll({ fresh = false } = {}) {
   clearTimeout(state.timer);
+  let wait;
   try {
     const { status, data, etag } = await api(`/api/games/${gameId}`, {
       etag: fresh ? null : state.etag,
@@ -108,16 +114,20 @@ async function poll({ fresh = false } = {}) {
       state.stopped = true;
       return;
     }
-    root.classList.add("offline");
-    setStatus("Connection lost: retrying…");
+    if (error instanceof ApiError && error.status === 429) {
+      wait = retryAfterMs(error); // too many requests from here: slow down
+    } else {
+      root.classList.add("offline");
+      setStatus("Connection lost: retrying…");
+    }
   }
-  schedule();
+  schedule(wait);
 }
 
-function schedule() {
+function schedule(wait) {
   clearTimeout(state.timer);
   if (state.stopped) return;
-  state.timer = setTimeout(poll, document.hidden ? HIDDEN_MS : POLL_MS);
+  state.timer = setTimeout(poll, wait || (document.hidden ? HIDDEN_MS : POLL_MS));
 }
 
 function accept(view, etag) {
