@@ -294,7 +294,7 @@ function render() {
   const hands = view.scores.hands_won || [0, 0];
   $("subtitle").textContent =
     `Game ${view.number + 1} · best of ${view.scores.best_of} to ${view.scores.target}` +
-    (deal ? ` · deal ${deal.number + 1}` : "");
+    ` · ${root.dataset.timeControl}` + (deal ? ` · deal ${deal.number + 1}` : "");
 
   $("seat-top").replaceChildren(...seat(view, top, hands));
   $("seat-bottom").replaceChildren(...seat(view, bottom, hands));
