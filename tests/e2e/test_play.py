@@ -40,7 +40,7 @@ def start_match(challenger: Player, bot: Player, **kwargs) -> Game:
     return Game.objects.get(match=match, status=Game.Status.ACTIVE)
 
 
-def test_a_new_player_signs_up_beats_a_bot_through_a_deal_and_sees_the_score(
+def test_a_new_player_signs_up_plays_a_bot_through_a_deal_and_sees_the_score(
     page, greta, screenshots
 ):
     page.goto("/")
