@@ -436,7 +436,7 @@ def bench_matchmaker(ladder_id: int, queue: int, runs: int, seed: int = 7) -> di
     """``runs`` times: fill the queue with ``queue`` players, then run passes until none pairs.
 
     The first pass of a run sees the whole queue (the figure of the issue); the following ones
-    drain the rest of the burst (a pass writes at most 1,000 matches).
+    drain the rest of the burst (a pass writes at most 500 matches).
     """
     from django.db import transaction
 
@@ -605,7 +605,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         log(
             f"  it found {counts['pairs_found']:,} pairs and wrote {counts['matches_written']:,} "
-            f"matches (at most 1,000 a pass); phases (p50, ms): "
+            f"matches (at most 500 a pass); phases (p50, ms): "
             + ", ".join(f"{k} {v:.0f}" for k, v in mm["first_pass_phases_ms_median"].items())
         )
         log(

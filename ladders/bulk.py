@@ -11,10 +11,10 @@ Other databases (SQLite in the embedded default, with its small queues) use ``bu
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Model, QuerySet
 
 AUTO_FIELDS = ("AutoField", "BigAutoField", "SmallAutoField")
@@ -33,6 +33,28 @@ def fetch_rows(queryset: QuerySet[Any]) -> list[tuple[Any, ...]]:
     with _server_cursor() as cursor:
         cursor.execute(sql, params, binary=True)
         return cursor.fetchall()
+
+
+def stream_rows(queryset: QuerySet[Any], *, chunk_size: int = 10_000) -> Iterator[tuple[Any, ...]]:
+    """The rows of a ``values_list`` queryset as tuples, streamed in chunks.
+
+    On PostgreSQL through a server-side cursor in binary format (a million rows of numbers
+    decode several times faster than Django's text rows), in its own transaction if none is
+    open; elsewhere Django's iterator. Same limits as :func:`fetch_rows`.
+    """
+    if connection.vendor != "postgresql":
+        yield from queryset.iterator(chunk_size=chunk_size)
+        return
+    import psycopg
+
+    sql, params = queryset.query.sql_with_params()
+    with transaction.atomic():  # a named cursor lives inside a transaction
+        connection.ensure_connection()
+        with psycopg.ServerCursor(connection.connection, "ladders_stream") as cursor:
+            cursor.itersize = chunk_size
+            cursor.execute(sql, params, binary=True)
+            while rows := cursor.fetchmany(chunk_size):
+                yield from rows
 
 
 def lock_ids(model: type[Model], ids: Sequence[Any]) -> set[Any]:

@@ -31,7 +31,7 @@ from accounts.models import Player
 from games import services as games_services
 from games.engine import bots as engine_bots
 from games.models import Match, seed_commitment
-from ladders.bulk import bulk_insert, delete_ids, fetch_rows, lock_ids
+from ladders.bulk import bulk_insert, delete_ids, fetch_rows, lock_ids, stream_rows
 from ladders.matchmaking import Seeker, WindowPolicy, pair
 from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
 from tournaments.ratings import MatchResult, Side, rate_match
@@ -44,7 +44,7 @@ _unfinished = Match.objects.filter(status__in=UNFINISHED).values("pk")
 #: Matches handed to one start task.
 START_CHUNK = 200
 #: Matches one matchmaker pass writes at most; a pass that found more runs again at once.
-MAX_MATCHES_PER_PASS = 1000
+MAX_MATCHES_PER_PASS = 500
 #: A ladder match still waiting to start after this long lost its start task: the sweep starts it.
 START_GRACE = timedelta(seconds=15)
 
@@ -687,46 +687,48 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
     """
     config = pool.rating_config
     report = ReplayReport()
-    is_bot = dict(Rating.objects.filter(ladder=pool).values_list("player_id", "is_bot"))
+    is_bot = dict(fetch_rows(Rating.objects.filter(ladder=pool).values_list("player_id", "is_bot")))
     state: dict[int, list[Any]] = {}  # player -> [rating, matches, peak, wins, losses, last]
     pending: dict[int, tuple[Any, ...]] = {}  # match -> recomputed (a update, b update, a id)
-    rows = (
-        RatingChange.objects.filter(ladder=pool)
-        .order_by("pk")
-        .values_list(
-            "match_id",
-            "player_id",
-            "rating_before",
-            "rating_after",
-            "match__player_a_id",
-            "match__player_b_id",
-            "match__winner_id",
-            "match__games_won_a",
-            "match__games_won_b",
-            "match__margin_a",
-            "match__finished_at",
-        )
-    )
-    for row in rows.iterator(chunk_size=20_000):
-        match_id, player, before, after, pa, pb, winner, won_a, won_b, margin, finished = row
+    columns = [
+        "match_id",
+        "player_id",
+        "rating_before",
+        "rating_after",
+        "match__player_a_id",
+        "match__player_b_id",
+        "match__winner_id",
+        "match__games_won_a",
+        "match__games_won_b",
+        "match__margin_a",
+    ]
+    if write:  # last activity is only needed to rewrite the rating rows
+        columns.append("match__finished_at")
+    rows = RatingChange.objects.filter(ladder=pool).order_by("pk").values_list(*columns)
+    initial = config.initial
+    for row in stream_rows(rows, chunk_size=20_000):
+        match_id, player, before, after, pa, pb, winner, won_a, won_b, margin = row[:10]
         report.changes += 1
         done = pending.pop(match_id, None)
         if done is None:
             report.matches += 1
-            sa = state.setdefault(pa, [config.initial, 0, config.initial, 0, 0, None])
-            sb = state.setdefault(pb, [config.initial, 0, config.initial, 0, 0, None])
+            sa = state.get(pa) or state.setdefault(pa, [initial, 0, initial, 0, 0, None])
+            sb = state.get(pb) or state.setdefault(pb, [initial, 0, initial, 0, 0, None])
             ua, ub = rate_match(
                 Side(sa[0], sa[1], is_bot.get(pa, False)),
                 Side(sb[0], sb[1], is_bot.get(pb, False)),
                 MatchResult(0 if winner == pa else 1, (won_a, won_b), margin),
                 config,
             )
+            finished = row[10] if write else None
             for s, u, me in ((sa, ua, pa), (sb, ub, pb)):
                 s[0] = u.after
                 s[1] += 1
-                s[2] = max(s[2], u.after)
+                if u.after > s[2]:
+                    s[2] = u.after
                 s[3 if winner == me else 4] += 1
-                s[5] = finished if s[5] is None or (finished and finished > s[5]) else s[5]
+                if finished is not None and (s[5] is None or finished > s[5]):
+                    s[5] = finished
             done = (ua, ub, pa)
             pending[match_id] = done
         ua, ub, pa = done
@@ -739,22 +741,33 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
                     f"replayed {update.before:.3f} -> {update.after:.3f}"
                 )
     report.players = len(state)
-    stored = Rating.objects.filter(ladder=pool, player_id__in=list(state)).only(
-        "pk", "player_id", "rating", "matches_played"
+    # Compare with the rating rows (a member who never played should still be at the start).
+    fresh = [initial, 0, initial, 0, 0, None]
+    stored = Rating.objects.filter(ladder=pool).values_list(
+        "pk", "player_id", "rating", "matches_played", "peak", "wins", "losses"
     )
     stale: list[Rating] = []
-    for rating in stored.iterator(chunk_size=20_000):
-        s = state[rating.player_id]
-        if abs(rating.rating - s[0]) > tolerance or rating.matches_played != s[1]:
-            report.drifted += 1
-        if write:
-            rating.rating, rating.matches_played, rating.peak = s[0], s[1], s[2]
-            rating.wins, rating.losses, rating.last_active = s[3], s[4], s[5]
-            rating.provisional = s[1] < config.provisional_matches
-            stale.append(rating)
+    for pk, player, rating, played, peak, wins, losses in stream_rows(stored):
+        s = state.get(player, fresh)
+        drifted = abs(rating - s[0]) > tolerance or played != s[1]
+        report.drifted += drifted
+        if write and (drifted or abs(peak - s[2]) > tolerance or (wins, losses) != (s[3], s[4])):
+            stale.append(
+                Rating(
+                    pk=pk,
+                    rating=s[0],
+                    matches_played=s[1],
+                    peak=s[2],
+                    wins=s[3],
+                    losses=s[4],
+                    last_active=s[5],
+                    provisional=s[1] < config.provisional_matches,
+                )
+            )
     if write:
+        # Only the rows that differ: a repair touches a few, a settings change all of them.
         fields = ["rating", "matches_played", "peak", "wins", "losses", "last_active"]
         with transaction.atomic():
-            Rating.objects.bulk_update(stale, [*fields, "provisional"], batch_size=2000)
+            Rating.objects.bulk_update(stale, [*fields, "provisional"], batch_size=500)
         report.written = len(stale)
     return report
