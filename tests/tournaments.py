@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 from games.models import Match
 from tests.factories import BotFactory
 from tournaments import services
@@ -60,3 +63,41 @@ def decide(event: Event, key: str, winner) -> Pairing:
     loser = p.entry_b.player if p.entry_a.player_id == winner.pk else p.entry_a.player
     play.match_forfeit(match=p.match, loser=loser, reason="test")
     return pairing(event, key)
+
+
+class Receiver:
+    """An HTTP server in a thread that records every POST and answers the given statuses."""
+
+    def __init__(self, statuses=()):
+        self.statuses = list(statuses)
+        self.requests: list[tuple[dict, bytes]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.requests.append((dict(self.headers), body))
+                status = receiver.statuses.pop(0) if receiver.statuses else 200
+                self.send_response(status)
+                self.end_headers()
+                self.wfile.write(f"answer {len(receiver.requests)}".encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def types(self) -> list[str]:
+        return [headers["X-Ginrummy-Event"] for headers, _ in self.requests]

@@ -98,7 +98,7 @@ class EntrySerializer(serializers.ModelSerializer):
 class EventSerializer(serializers.ModelSerializer):
     """An event as everyone sees it; ``your_entry`` for a signed-in player."""
 
-    champion = PlayerBriefSerializer(read_only=True)
+    champion = PlayerBriefSerializer(read_only=True, allow_null=True)
     time_control = serializers.SerializerMethodField()
     entries_count = serializers.IntegerField(read_only=True)
     registration_open = serializers.SerializerMethodField()

@@ -350,7 +350,9 @@ def entry_withdraw(
     with transaction.atomic():
         _lock_live_matches(entry.event_id, entry=entry)
         event = _lock_event(entry.event_id)
-        entry = Entry.objects.select_for_update().select_related("player").get(pk=entry.pk)
+        entry = (
+            Entry.objects.select_for_update(of=("self",)).select_related("player").get(pk=entry.pk)
+        )
         if event.is_over:
             raise Conflict(f"the event is {event.status}", code="event_over")
         if entry.status == Entry.Status.DISQUALIFIED or (
@@ -497,6 +499,7 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
                 raise TournamentError(
                     f"bot {entry.player.name!r} plays an unknown strategy", code="unknown_bot"
                 )
+        _refuse_mirrored_bots(event, entries)
         order = _seed(event, entries)
         n = len(order)
         event.status = Event.Status.RUNNING
@@ -522,6 +525,34 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
             _create_bracket(event)
         _advance(event, now)
     return event
+
+
+#: Strategies whose bots choose at random (their own seeded generator): two of them diverge.
+RANDOMISED_BOTS = frozenset({"random"})
+
+
+def _refuse_mirrored_bots(event: Event, entries: list[Entry]) -> None:
+    """Duplicate deals between two copies of one deterministic bot never end: refuse them.
+
+    Both play each deal of a pair the same way from the same seat, so every pair scores the
+    same for both and the game total stays tied past the target (the engine plays on while
+    tied). Until the engine breaks such ties, an event with duplicate deals takes at most one
+    bot of each deterministic strategy.
+    """
+    if not event.duplicate_deals:
+        return
+    seen: set[str] = set()
+    for entry in entries:
+        strategy = entry.player.bot_strategy if entry.player.is_bot else ""
+        if not strategy or strategy in RANDOMISED_BOTS:
+            continue
+        if strategy in seen:
+            raise TournamentError(
+                f"with duplicate deals two {strategy!r} bots would tie every pair of deals and "
+                "never finish a game: enter one bot per strategy, or turn duplicate deals off",
+                code="mirrored_bots",
+            )
+        seen.add(strategy)
 
 
 def _create_bracket(event: Event) -> None:
@@ -909,7 +940,9 @@ def pairing_record(*, match: Match) -> Pairing | None:
     pairing_id, event_id = found
     event = _lock_event(event_id)
     pairing = (
-        Pairing.objects.select_for_update().select_related("entry_a", "entry_b").get(pk=pairing_id)
+        Pairing.objects.select_for_update(of=("self",))
+        .select_related("entry_a", "entry_b")
+        .get(pk=pairing_id)
     )
     if pairing.match_id != match.pk or pairing.result in Pairing.RECORDED:
         return pairing
@@ -959,7 +992,7 @@ def pairing_override(
         _lock_live_matches(pairing.event_id)
         event = _lock_event(pairing.event_id)
         pairing = (
-            Pairing.objects.select_for_update()
+            Pairing.objects.select_for_update(of=("self",))
             .select_related("entry_a", "entry_b", "match", "winner")
             .get(pk=pairing.pk)
         )
@@ -1019,7 +1052,11 @@ def pairing_rerun(*, pairing: Pairing, by: User | None = None) -> Pairing:
     with transaction.atomic():
         _lock_live_matches(pairing.event_id)
         event = _lock_event(pairing.event_id)
-        pairing = Pairing.objects.select_for_update().select_related("match").get(pk=pairing.pk)
+        pairing = (
+            Pairing.objects.select_for_update(of=("self",))
+            .select_related("match")
+            .get(pk=pairing.pk)
+        )
         if event.status != Event.Status.RUNNING:
             raise Conflict(f"the event is {event.status}", code="event_not_running")
         match = pairing.match
@@ -1059,7 +1096,7 @@ def match_ready(*, match: Match, player: Player, now: datetime | None = None) ->
     now = now or timezone.now()
     with transaction.atomic():
         match = (
-            Match.objects.select_for_update()
+            Match.objects.select_for_update(of=("self",))
             .select_related("player_a", "player_b")
             .get(pk=match.pk)
         )
@@ -1072,7 +1109,7 @@ def match_ready(*, match: Match, player: Player, now: datetime | None = None) ->
                 "you are not a player of this match", code="not_a_player", status=403
             )
         event = _lock_event(found)
-        pairing = Pairing.objects.select_for_update().get(match=match)
+        pairing = Pairing.objects.select_for_update(of=("self",)).get(match=match)
         settled = False
         if match.status == Match.Status.SCHEDULED:
             if match.start_deadline is not None and now >= match.start_deadline:
@@ -1150,7 +1187,7 @@ def no_shows_sweep(*, now: datetime | None = None, limit: int = 200) -> int:
     for match_id in due:
         with transaction.atomic():
             match = (
-                Match.objects.select_for_update(skip_locked=True)
+                Match.objects.select_for_update(skip_locked=True, of=("self",))
                 .select_related("player_a", "player_b")
                 .filter(pk=match_id, status=Match.Status.SCHEDULED)
                 .first()
@@ -1164,7 +1201,7 @@ def no_shows_sweep(*, now: datetime | None = None, limit: int = 200) -> int:
                 continue
             event = _lock_event(event_id)
             pairing = (
-                Pairing.objects.select_for_update()
+                Pairing.objects.select_for_update(of=("self",))
                 .select_related("entry_a", "entry_b")
                 .get(match=match)
             )

@@ -472,3 +472,15 @@ def test_a_bot_match_won_by_its_games_is_not_rerun():
     with pytest.raises(services.Conflict) as refused:
         services.pairing_rerun(pairing=pairing(event, "R1.1"))
     assert refused.value.code == "not_failed"
+
+
+def test_duplicate_deals_between_two_copies_of_one_bot_are_refused_at_the_start():
+    from tests.factories import BotFactory
+
+    field = [BotFactory(name=f"Greedy {i}", bot_strategy="greedy") for i in range(2)]
+    event = event_with(field, "single_elim", duplicate_deals=True)
+    with pytest.raises(services.TournamentError) as refused:
+        services.event_start(event=event)
+    assert refused.value.code == "mirrored_bots"
+    event.refresh_from_db()
+    assert event.status == Event.Status.REGISTRATION
