@@ -116,3 +116,10 @@ bench-play: $(STAMP)
 .PHONY: bench-ladders
 bench-ladders: $(STAMP)
 	$(BIN)/python bench/ladders.py $(BENCH_ARGS)
+
+# Tournaments benchmark (bench/tournaments.py): Swiss pairing of 1,024 players x 10 rounds,
+# and a 256-bot single elimination (best of five to 250) from start to champion, embedded and
+# on PostgreSQL + Redis with two workers (deploy/cluster.py). BENCH_ARGS=--quick: 64 bots.
+.PHONY: bench-tournaments
+bench-tournaments: $(STAMP)
+	$(BIN)/python bench/tournaments.py $(BENCH_ARGS)
