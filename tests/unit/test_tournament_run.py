@@ -147,3 +147,17 @@ def test_the_command_refuses_an_unknown_format():
 
     with pytest.raises(CommandError, match="unknown format 'ladder'"):
         call_command("run_bot_event", "--format=ladder", "--no-migrate")
+
+
+def test_a_rated_event_is_rated_in_the_rated_events_pool_and_standings_show_it():
+    ladders = pytest.importorskip("ladders.models")  # issue 7's app fills the rating hook
+    event = event_with(bots(4), "single_elim", rated=True)
+    services.event_start(event=event)
+    finished(event)
+    changes = ladders.RatingChange.objects.filter(ladder__slug="rated-events")
+    assert changes.count() == 2 * len(played(event))
+    from tournaments.selectors import standings_for_event
+
+    rows = standings_for_event(event=event)
+    assert all(row["rating"] is not None for row in rows)
+    assert rows[0]["rating"] > 1500  # the champion won every match it played
