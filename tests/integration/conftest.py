@@ -315,3 +315,32 @@ def run_threads(count: int, target: Callable[[int], object]) -> list[object]:
         thread.join(60)
     assert not any(thread.is_alive() for thread in threads), "a thread is still running"
     return results
+
+
+@pytest.fixture
+def celery_beat(django_db_setup, tmp_path):
+    """``celery -A config beat`` on the test database and Redis; stopped (by pid) after."""
+    log_path = tmp_path / "beat.log"
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "beat",
+        "--loglevel",
+        "INFO",
+        "--schedule",
+        str(tmp_path / "celerybeat-schedule"),
+    ]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=subprocess_env(), stdout=log, stderr=subprocess.STDOUT
+        )
+    yield process
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)

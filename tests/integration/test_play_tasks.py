@@ -161,6 +161,26 @@ def test_the_sweeper_on_the_worker_forfeits_an_expired_human_clock(
     assert sweep_clocks.delay().get(timeout=10) == 0  # nothing left to settle
 
 
+def test_beat_sweeps_an_expired_human_clock_within_seconds(celery_worker, celery_beat, alice):
+    bot = BotFactory(name="Gail", bot_strategy="greedy")
+    match = services.challenge_create(
+        challenger=alice,
+        opponent=bot,
+        best_of=1,
+        time_control=services.TimeControl(base_seconds=600),  # too long for a countdown task
+    )
+    game = match.games.get()
+    if game.to_act == 1:
+        wait_for(lambda: Game.objects.get(pk=game.pk).to_act == 0, timeout=5)
+    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now())
+
+    # Nobody reads the game and no countdown is pending: only beat's sweep can settle it.
+    wait_for(lambda: Game.objects.get(pk=game.pk).status == Game.Status.FINISHED, timeout=15)
+
+    match.refresh_from_db()
+    assert (match.status, match.end_reason, match.winner) == ("finished", "timeout", bot)
+
+
 def test_the_countdown_task_forfeits_a_short_human_clock_with_nobody_looking(celery_worker, alice):
     bot = BotFactory(name="Gwen", bot_strategy="greedy")
     match = services.challenge_create(
