@@ -12,15 +12,45 @@ and validation errors add the messages per field (nested fields joined with dots
      "errors": {"password": ["This password is too common."]}}
 """
 
+import logging
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404, HttpRequest, JsonResponse
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, pagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+logger = logging.getLogger(__name__)
+
 # --- Errors ---------------------------------------------------------------------------------
+
+#: Seconds a client is asked to wait when the database or Redis does not answer.
+UNAVAILABLE_RETRY_AFTER = 5
+
+
+def _outage_errors() -> tuple[type[BaseException], ...]:
+    """Errors that mean a backing service (PostgreSQL, Redis) is down, not a bug of ours."""
+    errors: list[type[BaseException]] = [OperationalError, InterfaceError]
+    try:
+        import redis
+
+        errors += [redis.exceptions.ConnectionError, redis.exceptions.TimeoutError]
+    except ImportError:  # pragma: no cover - redis is a dependency
+        pass
+    try:
+        import kombu.exceptions
+
+        errors.append(kombu.exceptions.OperationalError)
+    except ImportError:  # pragma: no cover - celery[redis] is a dependency
+        pass
+    return tuple(errors)
+
+
+OUTAGE_ERRORS = _outage_errors()
 
 
 def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
@@ -51,9 +81,13 @@ def error_body(detail: str, code: str, errors: dict[str, list[str]] | None = Non
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     """DRF's exception handler, answering in the project's error shape.
 
-    Django's own ``ValidationError`` (raised by services) becomes a 400 like DRF's.
+    Django's own ``ValidationError`` (raised by services) becomes a 400 like DRF's. The
+    database or Redis not answering (a restart, a failover) is a 503 with ``Retry-After``:
+    the request changed nothing it could not roll back, and the client may try again.
     Anything unexpected is left to Django (a 500; see :func:`server_error`).
     """
+    if isinstance(exc, OUTAGE_ERRORS):
+        return unavailable_response(exc)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
@@ -84,6 +118,47 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/") or request.path == "/api"
 
 
+def unavailable_response(exc: BaseException) -> JsonResponse:
+    """503 in the error shape for an outage of the database or Redis."""
+    logger.warning("service unavailable: %s: %s", type(exc).__name__, exc)
+    response = JsonResponse(
+        error_body(
+            "A service this request needs is not answering; try again shortly.",
+            "service_unavailable",
+        ),
+        status=503,
+        json_dumps_params=_COMPACT,
+    )
+    response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
+    return response
+
+
+class OutageMiddleware:
+    """Outside DRF's views (pages, the admin, an unknown API path): a database or Redis outage
+    is a 503 (JSON under /api/, a short page elsewhere), never a 500 with a traceback."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest):
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if not isinstance(exception, OUTAGE_ERRORS):
+            return None
+        if _is_api(request):
+            return unavailable_response(exception)
+        logger.warning("service unavailable: %s: %s", type(exception).__name__, exception)
+        response = HttpResponse(
+            "<!doctype html><title>Service unavailable</title>"
+            "<h1>Service unavailable</h1><p>Please try again in a few seconds.</p>",
+            status=503,
+        )
+        response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
+        return response
+
+
+@csrf_exempt  # a 404 for any method: CSRF's 403 page would hide that the path is unknown
 def api_not_found(request: HttpRequest, *args, **kwargs) -> JsonResponse:
     """Unknown ``/api/...`` routes: 404 in the error shape (also with DEBUG on)."""
     return JsonResponse(
@@ -111,7 +186,35 @@ def server_error(request: HttpRequest):
 
 
 class PageNumberPagination(pagination.PageNumberPagination):
-    """``?page=N&page_size=M``; the page size is capped so one request stays cheap."""
+    """``?page=N&page_size=M``; the page size is capped so one request stays cheap.
+
+    A ``page_size`` that is not a positive integer is a 400 naming it (DRF would quietly use
+    the default); one above the cap is served at the cap.
+    """
 
     page_size_query_param = "page_size"
     max_page_size = 100
+
+    def get_page_size(self, request):
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw:  # empty: as if left out, like every optional query parameter
+            try:
+                value = int(raw)
+            except ValueError:
+                value = 0
+            if value < 1:
+                raise exceptions.ValidationError(
+                    {self.page_size_query_param: ["A page size is a positive integer."]}
+                )
+        return super().get_page_size(request)
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            parameter["schema"]["minimum"] = 1
+            if parameter["name"] == self.page_size_query_param:
+                parameter["description"] = (
+                    f"Number of results to return per page (at most {self.max_page_size}: "
+                    "larger sizes are served at the cap)."
+                )
+        return parameters

@@ -120,6 +120,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A database or Redis outage outside DRF's views is a 503, not a 500 (DRF's own views
+    # answer it in config.api.exception_handler).
+    "config.api.OutageMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -254,6 +257,8 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
+    # JSON bodies only: one format to validate and document (the pages send JSON too).
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "config.api.PageNumberPagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 20, minimum=1),
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
@@ -282,6 +287,14 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Players, accounts, and (in later releases) play, tournaments and ladders.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies get components of their own: read-only fields are not asked for, and
+    # required text fields say they may not be empty (minLength 1).
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Every operation also lists the error answers it can give (config/schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.schema.document_errors",
+    ],
     # Swagger UI from the installed sidecar package: the docs work without a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

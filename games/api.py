@@ -120,7 +120,10 @@ class MatchSerializer(serializers.ModelSerializer):
 
     player_a = PlayerBriefSerializer(read_only=True)
     player_b = PlayerBriefSerializer(read_only=True)
-    winner = PlayerBriefSerializer(read_only=True)
+    winner = PlayerBriefSerializer(read_only=True, allow_null=True)
+    end_reason = serializers.ChoiceField(
+        choices=Match.EndReason.choices, allow_blank=True, read_only=True
+    )
     games_won = serializers.SerializerMethodField()
     seed = serializers.SerializerMethodField()
     time_control = serializers.SerializerMethodField()

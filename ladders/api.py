@@ -278,7 +278,7 @@ class StrictPagination(PageNumberPagination):
 
     def get_page_number(self, request, paginator):
         raw = request.query_params.get(self.page_query_param)
-        if raw is None:
+        if not raw:  # left out or empty (as a form sends it): the first page
             return 1
         field = serializers.IntegerField(min_value=1, max_value=MAX_PAGE)
         try:
