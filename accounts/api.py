@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.models import NAME_MAX_LENGTH, Player
+from config.fields import StrictCharField
 
 # --- Serializers ----------------------------------------------------------------------------
 
@@ -34,7 +35,7 @@ class PlayerSerializer(serializers.ModelSerializer):
 class PlayerUpdateSerializer(serializers.Serializer):
     """What a player may change about themselves."""
 
-    name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False)
+    name = StrictCharField(max_length=NAME_MAX_LENGTH, required=False)
 
 
 class MeSerializer(serializers.ModelSerializer):
@@ -50,14 +51,14 @@ class MeSerializer(serializers.ModelSerializer):
 
 
 class RegisterSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
-    name = serializers.CharField(max_length=NAME_MAX_LENGTH, required=False, allow_blank=True)
+    username = StrictCharField(max_length=150)
+    password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
+    name = StrictCharField(max_length=NAME_MAX_LENGTH, required=False, allow_blank=True)
 
 
 class SignInSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+    username = StrictCharField(max_length=150)
+    password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
 
 
 TokenSerializer = inline_serializer(

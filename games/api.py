@@ -16,7 +16,7 @@ from django.urls import path
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import exceptions, generics, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -25,6 +25,7 @@ from rest_framework.views import APIView
 from accounts.models import Player
 from accounts.selectors import player_for_user
 from config.api import error_body
+from config.fields import StrictCharField, StrictIntegerField
 from games import selectors, services
 from games.engine.actions import Action as EngineAction
 from games.engine.actions import ActionKind
@@ -65,9 +66,9 @@ class PlayerBriefSerializer(serializers.ModelSerializer):
 
 
 class TimeControlSerializer(serializers.Serializer):
-    base_seconds = serializers.IntegerField(min_value=10, max_value=24 * 3600)
-    increment_seconds = serializers.IntegerField(min_value=0, max_value=600, default=0)
-    turn_limit_seconds = serializers.IntegerField(
+    base_seconds = StrictIntegerField(min_value=10, max_value=24 * 3600)
+    increment_seconds = StrictIntegerField(min_value=0, max_value=600, default=0)
+    turn_limit_seconds = StrictIntegerField(
         min_value=5, max_value=24 * 3600, required=False, allow_null=True, default=None
     )
     timeout_policy = serializers.ChoiceField(
@@ -82,8 +83,8 @@ class MatchCreateSerializer(serializers.Serializer):
         help_text="A preset name (standard, oklahoma, straight, hollywood) or an object of "
         'rule options, e.g. {"preset": "standard", "knock_limit": 10}.',
     )
-    best_of = serializers.IntegerField(min_value=1, max_value=9, required=False)
-    target = serializers.IntegerField(min_value=25, max_value=1000, required=False)
+    best_of = StrictIntegerField(min_value=1, max_value=9, required=False)
+    target = StrictIntegerField(min_value=25, max_value=1000, required=False)
     time_control = TimeControlSerializer(required=False, allow_null=True)
 
     def validate_rules(self, value):
@@ -189,11 +190,11 @@ class MatchListSerializer(MatchSerializer):
 
 
 class ActionSerializer(serializers.Serializer):
-    ply = serializers.IntegerField(min_value=0, help_text="The game's ply you saw.")
+    ply = StrictIntegerField(min_value=0, help_text="The game's ply you saw.")
     type = serializers.ChoiceField(choices=[k.value for k in ActionKind])
-    card = serializers.CharField(max_length=3, required=False, allow_blank=True)
+    card = StrictCharField(max_length=3, required=False, allow_blank=True)
     melds = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField(max_length=3), max_length=13),
+        child=serializers.ListField(child=StrictCharField(max_length=3), max_length=13),
         required=False,
         allow_null=True,
         max_length=4,
@@ -357,7 +358,12 @@ class MatchReplayView(APIView):
     Anyone can re-deal it with ``python -m games.engine replay`` and check every score.
     """
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        responses={
+            200: OpenApiTypes.OBJECT,
+            409: OpenApiResponse(description="The match is not finished (`not_finished`)."),
+        }
+    )
     def get(self, request: Request, pk: int) -> Response:
         match = _visible_match(request, pk)
         if match.status != Match.Status.FINISHED:

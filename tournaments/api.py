@@ -26,6 +26,7 @@ from rest_framework.views import APIView
 from accounts.models import Player
 from accounts.selectors import player_for_user
 from config.api import error_body
+from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from games.api import PlayerBriefSerializer
 from games.models import Match, TimeoutPolicy
 from tournaments import selectors, services
@@ -163,32 +164,32 @@ class EventSerializer(serializers.ModelSerializer):
 class EventCreateSerializer(serializers.Serializer):
     """What staff give to create an event; everything but name and format has a default."""
 
-    name = serializers.CharField(max_length=120)
+    name = StrictCharField(max_length=120)
     format = serializers.ChoiceField(choices=Format.choices)
     seeding = serializers.ChoiceField(choices=Seeding.choices, required=False)
     rules = serializers.JSONField(required=False)
-    best_of = serializers.IntegerField(min_value=1, max_value=9, required=False)
-    target = serializers.IntegerField(min_value=25, max_value=1000, required=False)
-    duplicate_deals = serializers.BooleanField(required=False)
-    base_seconds = serializers.IntegerField(
+    best_of = StrictIntegerField(min_value=1, max_value=9, required=False)
+    target = StrictIntegerField(min_value=25, max_value=1000, required=False)
+    duplicate_deals = StrictBooleanField(required=False)
+    base_seconds = StrictIntegerField(
         min_value=10, max_value=24 * 3600, required=False, allow_null=True
     )
-    increment_seconds = serializers.IntegerField(min_value=0, max_value=600, required=False)
-    turn_limit_seconds = serializers.IntegerField(
+    increment_seconds = StrictIntegerField(min_value=0, max_value=600, required=False)
+    turn_limit_seconds = StrictIntegerField(
         min_value=5, max_value=24 * 3600, required=False, allow_null=True
     )
     timeout_policy = serializers.ChoiceField(choices=TimeoutPolicy.choices, required=False)
-    grace_seconds = serializers.IntegerField(min_value=0, max_value=24 * 3600, required=False)
-    rated = serializers.BooleanField(required=False)
+    grace_seconds = StrictIntegerField(min_value=0, max_value=24 * 3600, required=False)
+    rated = StrictBooleanField(required=False)
     registration_opens_at = serializers.DateTimeField(required=False, allow_null=True)
     registration_closes_at = serializers.DateTimeField(required=False, allow_null=True)
     check_in_opens_at = serializers.DateTimeField(required=False, allow_null=True)
-    capacity = serializers.IntegerField(min_value=2, required=False, allow_null=True)
-    late_registration = serializers.BooleanField(required=False)
-    third_place = serializers.BooleanField(required=False)
-    bracket_reset = serializers.BooleanField(required=False)
-    double_round_robin = serializers.BooleanField(required=False)
-    swiss_rounds = serializers.IntegerField(min_value=1, max_value=50, required=False)
+    capacity = StrictIntegerField(min_value=2, required=False, allow_null=True)
+    late_registration = StrictBooleanField(required=False)
+    third_place = StrictBooleanField(required=False)
+    bracket_reset = StrictBooleanField(required=False)
+    double_round_robin = StrictBooleanField(required=False)
+    swiss_rounds = StrictIntegerField(min_value=1, max_value=50, required=False)
     tiebreaks = serializers.ListField(
         child=serializers.ChoiceField(choices=TIEBREAKS), required=False, max_length=6
     )
