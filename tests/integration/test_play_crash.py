@@ -213,7 +213,7 @@ def test_a_bot_reply_delivered_twice_at_once_to_two_workers_moves_once(
     bot = BotFactory(name="Gus", bot_strategy="greedy")
     # Hold back the replies the services publish, to send one ourselves, twice.
     monkeypatch.setattr(bot_move, "delay_on_commit", lambda *args: None)
-    match = services.challenge_create(challenger=alice, opponent=bot)
+    match = services.match_create(player_a=alice, player_b=bot, seed=SEED)
     game = match.games.get()
     while game.to_act != 1:
         view = selectors.game_view(game=game, viewer=alice)
@@ -243,5 +243,8 @@ def test_a_bot_reply_delivered_twice_at_once_to_two_workers_moves_once(
     bot_moves = Action.objects.filter(deal=deal, player=bot).order_by("ply")
     assert bot_moves[0].ply == game.ply  # the ply it was sent for: one move, not two
     assert Action.objects.filter(deal=deal, ply=game.ply).count() == 1
-    replayed = EngineMatch.replay(selectors.match_log(match=Match.objects.get(pk=match.pk)))
-    assert replayed.snapshot() == Match.objects.get(pk=match.pk).state
+    # Once the session's worker has played the rest of the bot's turn, nothing moves: the log
+    # replays to the state kept beside it.
+    wait_for(lambda: Game.objects.get(pk=game.pk).to_act == 0, timeout=10)
+    match.refresh_from_db()
+    assert EngineMatch.replay(selectors.match_log(match=match)).snapshot() == match.state
