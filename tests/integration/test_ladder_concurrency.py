@@ -99,7 +99,14 @@ def test_matchmakers_racing_joins_and_leaves(alice):
 
     results = run_threads(12, work)
     assert not [r for r in results if isinstance(r, Exception)], results
-    services.matchmaker_pass(ladder_id=ladder.pk)  # whoever is left and can be paired
+
+    # Whoever is left and can be paired. A worker may be running passes too (each join
+    # queued one), so a pass here can find the ladder taken: go on until nobody pairs.
+    def nobody_left_to_pair() -> bool:
+        services.matchmaker_pass(ladder_id=ladder.pk)
+        return QueueEntry.objects.count() <= 1
+
+    wait_for(nobody_left_to_pair)
     seats = Counter()
     for a, b in Match.objects.values_list("player_a_id", "player_b_id"):
         seats[a] += 1
