@@ -9,6 +9,7 @@ for an illegal move.
 from __future__ import annotations
 
 import django_filters
+from django import forms
 from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -16,7 +17,12 @@ from django.urls import path
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import exceptions, generics, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -235,9 +241,21 @@ GameViewSerializer = inline_serializer(
 # --- matches -----------------------------------------------------------------------------
 
 
+@extend_schema_field(OpenApiTypes.INT)
+class IdFilter(django_filters.NumberFilter):
+    """An id in a query string: a whole number (``1.5`` or ``-3e38`` is a 400, not a query)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", 2**63 - 1)
+        super().__init__(*args, **kwargs)
+
+
 class MatchFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=Match.Status.choices)
-    player = django_filters.NumberFilter(method="filter_player", help_text="A player's id.")
+    player = IdFilter(method="filter_player", help_text="A player's id.")
 
     class Meta:
         model = Match
