@@ -15,10 +15,12 @@ overridden result repairs everything downstream by the same pass.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import secrets
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -622,15 +624,46 @@ def _advance(event: Event, now: datetime) -> None:
         _advance_rounds(event, now)
 
 
+@dataclass(slots=True)
+class _Row:
+    """A pairing as the bracket pass reads it (plain values: this runs after every match)."""
+
+    pk: int
+    key: str
+    round_id: int
+    entry_a_id: int | None
+    entry_b_id: int | None
+    status: str
+    result: str
+    winner_id: int | None
+    match_id: int | None
+
+    @property
+    def entries(self) -> tuple[int | None, int | None]:
+        return (self.entry_a_id, self.entry_b_id)
+
+
+_ROW_FIELDS = [f.name for f in dataclasses.fields(_Row)]
+
+
 def _advance_bracket(event: Event, now: datetime) -> None:
     bracket = bracket_of(event)
-    entries = list(event.entries.filter(seed__isnull=False).order_by("seed"))
-    entrants = [e.pk for e in entries]
-    absent = {e.pk for e in entries if not e.is_active}
-    pairings = {
-        p.key: p for p in Pairing.objects.filter(event=event).select_related("match", "round")
+    entries = list(
+        event.entries.filter(seed__isnull=False)
+        .order_by("seed")
+        .values_list("pk", "status", "player_id")
+    )
+    entrants = [pk for pk, _, _ in entries]
+    absent = {pk for pk, status, _ in entries if status not in Entry.ACTIVE}
+    players = {pk: player for pk, _, player in entries}
+    rows = {
+        row.key: row
+        for row in (
+            _Row(*values)
+            for values in Pairing.objects.filter(event=event).values_list(*_ROW_FIELDS)
+        )
     }
-    results = {k: p.winner_id for k, p in pairings.items() if p.result in Pairing.RECORDED}
+    results = {k: r.winner_id for k, r in rows.items() if r.result in Pairing.RECORDED}
     while True:
         states = brackets.resolve(bracket, entrants, results, absent)
         # A result stands only between the players it was played by: a changed result
@@ -638,21 +671,55 @@ def _advance_bracket(event: Event, now: datetime) -> None:
         moved = [
             key
             for key in results
-            if pairings[key].entries != (_slot(states[key].a), _slot(states[key].b))
+            if rows[key].entries != (_slot(states[key].a), _slot(states[key].b))
         ]
         if not moved:
             break
         for key in moved:
-            _void(pairings[key], "an earlier result changed", now)
-            pairings[key].save()
+            pairing = Pairing.objects.get(pk=rows[key].pk)
+            _void(pairing, "an earlier result changed", now)
+            pairing.save()
+            rows[key].result, rows[key].winner_id = pairing.result, None
             del results[key]
-    by_id = {e.pk: e for e in entries}
+    playing = [r.match_id for r in rows.values() if r.match_id is not None]
+    live = set(Match.objects.filter(pk__in=playing, status__in=LIVE).values_list("pk", flat=True))
     for key, state in states.items():
-        _sync_node(event, pairings[key], state, by_id, now)
-    _update_rounds(event, list(pairings.values()), now)
+        row = rows[key]
+        if _in_sync(row, state, live):
+            continue
+        pairing = Pairing.objects.get(pk=row.pk)
+        _sync_node(event, pairing, state, players, live, now)
+        row.status, row.match_id = pairing.status, pairing.match_id
+    _update_rounds(event, rows.values(), now)
     if brackets.is_complete(states):
         winner = brackets.champion(bracket, states)
-        _finish(event, now, champion=by_id[winner].player_id if isinstance(winner, int) else None)
+        _finish(event, now, champion=players[winner] if isinstance(winner, int) else None)
+
+
+def _in_sync(row: _Row, state: brackets.NodeState, live: set[int]) -> bool:
+    """Whether a pairing row already says what the bracket says (nothing to write)."""
+    if row.entries != (_slot(state.a), _slot(state.b)):
+        return False
+    Status = brackets.Status
+    derived = row.result in (Pairing.Result.BYE, Pairing.Result.WALKOVER)
+    if state.status == Status.WAITING:
+        return row.status == Pairing.Status.WAITING and row.winner_id is None and not derived
+    if state.status == Status.READY:
+        return (
+            row.status == Pairing.Status.PLAYING
+            and row.match_id in live
+            and row.winner_id is None
+            and not derived
+        )
+    if state.status == Status.DECIDED:
+        return row.status == Pairing.Status.FINISHED
+    if state.status in (Status.WALKOVER, Status.EMPTY):
+        return (
+            row.status == Pairing.Status.BYE
+            and row.result == Pairing.Result.BYE
+            and row.winner_id == _slot(state.winner)
+        )
+    return row.status == Pairing.Status.SKIPPED and row.winner_id is None
 
 
 def _slot(value: brackets.Slot) -> int | None:
@@ -663,10 +730,14 @@ def _sync_node(
     event: Event,
     pairing: Pairing,
     state: brackets.NodeState,
-    entries: dict[int, Entry],
+    players: dict[int, int],
+    live: set[int],
     now: datetime,
 ) -> None:
-    """Make a pairing row say what the bracket says, repairing what a changed result broke."""
+    """Make a pairing row say what the bracket says, repairing what a changed result broke.
+
+    ``live`` holds the ids of the event's matches that are scheduled or in play.
+    """
     before = _row(pairing)
     a, b = _slot(state.a), _slot(state.b)
     moved = (pairing.entry_a_id, pairing.entry_b_id) != (a, b)
@@ -682,10 +753,10 @@ def _sync_node(
         pairing.winner_id = None
         pairing.status = Pairing.Status.WAITING
         if state.status == Status.READY:
-            if pairing.match_id is None or pairing.match.status not in LIVE:
+            if pairing.match_id not in live:
                 if pairing.match_id is not None:
                     _drop_match(pairing, "replaced", now)
-                _pairing_start(event, pairing, entries, now)
+                _pairing_start(event, pairing, players, now)
             pairing.status = Pairing.Status.PLAYING
     elif state.status == Status.DECIDED:
         pairing.status = Pairing.Status.FINISHED
@@ -746,15 +817,18 @@ def _drop_match(pairing: Pairing, why: str, now: datetime) -> None:
 
 
 def _pairing_start(
-    event: Event, pairing: Pairing, entries: dict[int, Entry] | None, now: datetime
+    event: Event, pairing: Pairing, players: dict[int, int] | None, now: datetime
 ) -> None:
-    """Create the pairing's match: bots play at once, humans get a grace period to show up."""
-    if entries is not None:
-        entry_a, entry_b = entries[pairing.entry_a_id], entries[pairing.entry_b_id]
+    """Create the pairing's match: bots play at once, humans get a grace period to show up.
+
+    ``players`` maps entry ids to player ids (None: read them from the pairing's entries).
+    """
+    if players is not None:
+        ids = (players[pairing.entry_a_id], players[pairing.entry_b_id])
     else:
-        entry_a, entry_b = pairing.entry_a, pairing.entry_b
-    player_a = Player.objects.get(pk=entry_a.player_id)
-    player_b = Player.objects.get(pk=entry_b.player_id)
+        ids = (pairing.entry_a.player_id, pairing.entry_b.player_id)
+    found = Player.objects.in_bulk(list(ids))
+    player_a, player_b = found[ids[0]], found[ids[1]]
     bots = player_a.is_bot and player_b.is_bot
     match = play.match_create(
         player_a=player_a,
@@ -772,9 +846,12 @@ def _pairing_start(
     pairing.status = Pairing.Status.PLAYING
 
 
-def _update_rounds(event: Event, pairings: Iterable[Pairing], now: datetime) -> None:
-    """Round statuses from their pairings; ``round.started`` when a round's first match starts."""
-    by_round: dict[int, list[Pairing]] = {}
+def _update_rounds(event: Event, pairings: Iterable[Any], now: datetime) -> None:
+    """Round statuses from their pairings; ``round.started`` when a round's first match starts.
+
+    ``pairings`` are Pairing rows or anything with their ``round_id``, ``status``, ``match_id``.
+    """
+    by_round: dict[int, list[Any]] = {}
     for p in pairings:
         by_round.setdefault(p.round_id, []).append(p)
     for rnd in Round.objects.filter(event=event, pk__in=list(by_round)):
@@ -790,7 +867,7 @@ def _update_rounds(event: Event, pairings: Iterable[Pairing], now: datetime) -> 
             continue
         if rnd.started_at is None and (played or status == Round.Status.RUNNING):
             rnd.started_at = now
-            webhooks.emit(event, "round.started", _round_json(rnd, rows))
+            webhooks.emit(event, "round.started", lambda rnd=rnd: _round_json(rnd))
         rnd.status = status
         if status == Round.Status.FINISHED:
             rnd.finished_at = now
@@ -799,16 +876,22 @@ def _update_rounds(event: Event, pairings: Iterable[Pairing], now: datetime) -> 
 
 def _advance_rounds(event: Event, now: datetime) -> None:
     """Swiss and round robin: pair the next round when the current one is complete."""
-    pairings = list(
-        Pairing.objects.filter(event=event).select_related("match", "entry_a", "entry_b")
+    # A pairing without its match (a re-run) gets a new one.
+    restart = Pairing.objects.filter(
+        event=event,
+        status=Pairing.Status.WAITING,
+        entry_a__isnull=False,
+        entry_b__isnull=False,
+    ).select_related("entry_a", "entry_b")
+    for p in restart:
+        _pairing_start(event, p, None, now)
+        p.save()
+    # Only the rounds not finished yet can change (a Swiss of 1,024 has 5,120 pairings).
+    open_rounds = list(
+        Pairing.objects.filter(event=event).exclude(round__status=Round.Status.FINISHED)
     )
-    for p in pairings:
-        # A pairing without its match (a re-run) gets a new one.
-        if p.status == Pairing.Status.WAITING and p.entry_a_id and p.entry_b_id:
-            _pairing_start(event, p, None, now)
-            p.save()
-    _update_rounds(event, pairings, now)
-    if any(p.status not in Pairing.SETTLED for p in pairings):
+    _update_rounds(event, open_rounds, now)
+    if Pairing.objects.filter(event=event).exclude(status__in=Pairing.SETTLED).exists():
         return
     while True:
         number = event.rounds.count() + 1
@@ -827,16 +910,19 @@ def _swiss_players(event: Event) -> list[swiss.SwissPlayer]:
     score: dict[int, float] = {e.pk: 0.0 for e in entries}
     opponents: dict[int, set[int]] = {e.pk: set() for e in entries}
     byes: set[int] = set()
-    for p in Pairing.objects.filter(event=event, status__in=Pairing.SETTLED):
-        if p.winner_id in score:
-            score[p.winner_id] += 1
-        if p.entry_b_id is None and p.entry_a_id is not None:
-            byes.add(p.entry_a_id)
-        elif p.entry_a_id and p.entry_b_id:
-            if p.entry_a_id in opponents:
-                opponents[p.entry_a_id].add(p.entry_b_id)
-            if p.entry_b_id in opponents:
-                opponents[p.entry_b_id].add(p.entry_a_id)
+    settled = Pairing.objects.filter(event=event, status__in=Pairing.SETTLED).values_list(
+        "entry_a_id", "entry_b_id", "winner_id"
+    )
+    for a, b, winner in settled:
+        if winner in score:
+            score[winner] += 1
+        if b is None and a is not None:
+            byes.add(a)
+        elif a and b:
+            if a in opponents:
+                opponents[a].add(b)
+            if b in opponents:
+                opponents[b].add(a)
     return [
         swiss.SwissPlayer(e.pk, score[e.pk], e.seed or 0, frozenset(opponents[e.pk]), e.pk in byes)
         for e in entries
@@ -862,6 +948,7 @@ def _pair_round(event: Event, number: int, now: datetime) -> list[Pairing]:
             for a, b in schedule[number - 1]
         ]
     entries = {e.pk: e for e in event.entries.all()}
+    players = {pk: e.player_id for pk, e in entries.items()}
     created = []
     for table, (a, b) in enumerate(tables, start=1):
         pairing = Pairing(event=event, round=rnd, key=f"{prefix}{number}.{table}", table=table)
@@ -881,7 +968,7 @@ def _pair_round(event: Event, number: int, now: datetime) -> list[Pairing]:
             pairing.winner_id = present[0] if present else None
             pairing.decided_at = now
         else:
-            _pairing_start(event, pairing, entries, now)
+            _pairing_start(event, pairing, players, now)
         pairing.save()
         created.append(pairing)
     _update_rounds(event, created, now)
@@ -969,7 +1056,7 @@ def pairing_record(*, match: Match) -> Pairing | None:
 def _announce_result(
     event: Event, pairing: Pairing, match: Match | None, *, override: bool = False
 ) -> None:
-    webhooks.emit(event, "match.finished", _pairing_json(pairing, override=override))
+    webhooks.emit(event, "match.finished", lambda: _pairing_json(pairing, override=override))
     if event.rated and match is not None:
         rated_match_finished.send(
             sender=Event, event=event, pairing=pairing, match=match, override=override
@@ -1263,7 +1350,7 @@ def _pairing_json(pairing: Pairing, *, override: bool = False) -> dict[str, Any]
     }
 
 
-def _round_json(rnd: Round, pairings: list[Pairing]) -> dict[str, Any]:
+def _round_json(rnd: Round) -> dict[str, Any]:
     return {
         "round": rnd.number,
         "name": rnd.name,
@@ -1276,7 +1363,7 @@ def _round_json(rnd: Round, pairings: list[Pairing]) -> dict[str, Any]:
                 "b": p.entry_b_id,
                 "status": p.status,
             }
-            for p in sorted(pairings, key=lambda p: p.table)
+            for p in Pairing.objects.filter(round=rnd).order_by("table")
         ],
     }
 

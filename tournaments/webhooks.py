@@ -26,6 +26,7 @@ import random
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 from django.db.models import F
@@ -67,11 +68,12 @@ def event_json(event: Event) -> dict[str, Any]:
     return {"id": event.pk, "name": event.name, "format": event.format, "status": event.status}
 
 
-def emit(event: Event, event_type: str, data: dict[str, Any]) -> int:
+def emit(event: Event, event_type: str, data: dict[str, Any] | Callable[[], dict[str, Any]]) -> int:
     """Queue ``event_type`` for every active webhook of ``event`` that wants it.
 
     Call inside the transaction that made the change: the rows commit with it, and the
-    deliveries are sent only after the commit. Returns how many were queued.
+    deliveries are sent only after the commit. ``data`` may be a function, called only when
+    some webhook wants the notification. Returns how many were queued.
     """
     from tournaments import tasks
 
@@ -82,7 +84,7 @@ def emit(event: Event, event_type: str, data: dict[str, Any]) -> int:
         "type": event_type,
         "created_at": timezone.now().isoformat(),
         "event": event_json(event),
-        "data": data,
+        "data": data() if callable(data) else data,
     }
     deliveries = WebhookDelivery.objects.bulk_create(
         [WebhookDelivery(webhook=h, event_type=event_type, payload=payload) for h in hooks]
