@@ -14,13 +14,14 @@ Workers keep their database connection between tasks (``CELERY_DB_REUSE_MAX``) a
 Django does around each request, drop it when it is too old or broken.
 """
 
+import functools
 import logging
 import os
 from functools import cache
 
 from celery import Celery, signals
 from celery.contrib.django.task import DjangoTask
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, transaction
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -49,6 +50,26 @@ class Task(DjangoTask):
         if propagate and result.failed() and isinstance(result.result, BaseException):
             raise result.result
         return result
+
+    def delay_on_commit(self, *args, **kwargs) -> None:
+        """``delay`` once the transaction commits; see :meth:`apply_async_on_commit`."""
+        self._on_commit(functools.partial(self.delay, *args, **kwargs))
+
+    def apply_async_on_commit(self, *args, **kwargs) -> None:
+        """``apply_async`` once the transaction commits.
+
+        With a broker, a failure to publish (Redis down at that moment) is logged and does not
+        reach the caller: the change it follows has committed and must be answered as such, and
+        every kind of follow-up work is redone by a sweep (clocks and lost bot work in
+        ``games.sweep_clocks``, ladder starts and results in ``ladders.sweep``, tournament
+        results in ``tournaments.sweep``). Embedded, the task runs in-process and its errors
+        propagate as before.
+        """
+        self._on_commit(functools.partial(self.apply_async, *args, **kwargs))
+
+    def _on_commit(self, publish) -> None:
+        robust = not self.app.conf.task_always_eager
+        transaction.on_commit(publish, robust=robust)
 
     def __call__(self, *args, **kwargs):
         if self._redelivery_cap_reached():

@@ -550,11 +550,7 @@ def _follow_up(match: Match) -> None:
         # countdown outlasts the visibility timeout, so long ones are left to the sweeper.
         delay = (game.turn_deadline - timezone.now()).total_seconds()
         if delay < settings.CELERY_VISIBILITY_TIMEOUT - 60:
-            transaction.on_commit(
-                lambda: tasks.settle_clock.apply_async(
-                    (match.pk,), countdown=max(0.0, delay) + 0.05
-                )
-            )
+            tasks.settle_clock.apply_async_on_commit((match.pk,), countdown=max(0.0, delay) + 0.05)
 
 
 # --- clock settlement ----------------------------------------------------------------------
@@ -649,6 +645,75 @@ def clocks_sweep(*, now: datetime | None = None, limit: int = 200) -> int:
         if clock_settle(match_id=match_id, now=now, skip_locked=True):
             settled += 1
     return settled
+
+
+# --- lost bot work ------------------------------------------------------------------------
+
+#: A bot's reply still not made this long after the human's move: its task was lost (Redis
+#: restarted and dropped its queue, or was down when the move committed). Replies normally
+#: come within a second; the sweep then makes the move itself.
+BOT_REPLY_STALE = timedelta(seconds=10)
+#: A bot-vs-bot match started this long ago and still unplayed: the sweep plays it itself
+#: (a queued task that arrives later finds it finished). Longer than a reply: under a burst
+#: (a 256-bot event's round) matches wait their turn in the queue for a while.
+BOT_MATCH_STALE = timedelta(seconds=60)
+
+
+def bot_work_sweep(*, now: datetime | None = None, limit: int = 20, matches: int = 2) -> int:
+    """Do the bot work whose task was lost: replies in human-vs-bot games, whole bot matches.
+
+    Beat runs it with the clock sweep. Idempotent like the tasks it stands in for: a reply
+    is made only if the match is still at the ply it was found at, and a bot match is played
+    only while it has not been (under its row lock); rows locked by a worker doing the same
+    work right now are skipped. Returns how many replies and matches it did.
+    """
+    from django.db.models import F, OuterRef, Q, Subquery
+    from django.db.models.functions import Coalesce
+
+    now = now or timezone.now()
+    done = 0
+    bot, human = Player.Kind.BOT, Player.Kind.HUMAN
+    last_move = (
+        Action.objects.filter(deal__game=OuterRef("pk"))
+        .order_by("-created_at")
+        .values("created_at")
+    )
+    waiting = (
+        Game.objects.filter(status=Game.Status.ACTIVE, match__status=Match.Status.ACTIVE)
+        .filter(
+            Q(to_act=0, match__player_a__kind=bot, match__player_b__kind=human)
+            | Q(to_act=1, match__player_b__kind=bot, match__player_a__kind=human)
+        )
+        .annotate(idle_since=Coalesce(Subquery(last_move[:1]), F("started_at")))
+        .filter(idle_since__lte=now - BOT_REPLY_STALE)
+        .values_list("match_id", "match__ply")[:limit]
+    )
+    for row in list(waiting):
+        match_id, ply = row
+        logger.warning("match %s: the bot's reply at ply %s was lost; the sweep makes it", *row)
+        done += bot_move(match_id=match_id, ply=ply)
+    unplayed = list(
+        Match.objects.filter(
+            status=Match.Status.ACTIVE,
+            player_a__kind=Player.Kind.BOT,
+            player_b__kind=Player.Kind.BOT,
+            started_at__lte=now - BOT_MATCH_STALE,
+            games__isnull=True,
+        ).values_list("pk", flat=True)[:limit]
+    )
+    for match_id in unplayed:
+        if done >= limit or matches <= 0:
+            break
+        with transaction.atomic():
+            # A worker playing it holds the row: leave it to that worker.
+            free = Match.objects.select_for_update(skip_locked=True).filter(pk=match_id)
+            if not list(free.values_list("pk", flat=True)):
+                continue
+            logger.warning("match %s: its play_match task was lost; the sweep plays it", match_id)
+            played = match_play_bots(match_id=match_id)
+        done += played
+        matches -= played
+    return done
 
 
 # --- bots ---------------------------------------------------------------------------------

@@ -29,5 +29,8 @@ def settle_clock(match_id: int) -> bool:
 
 @shared_task(name="games.sweep_clocks")
 def sweep_clocks() -> int:
-    """Beat, every second: settle every game whose deadline has passed."""
-    return services.clocks_sweep()
+    """Beat, every second: settle every game whose deadline has passed, then do the bot
+    work whose task was lost (a reply or a whole bot match; see services.bot_work_sweep)."""
+    settled = services.clocks_sweep()
+    services.bot_work_sweep()
+    return settled
