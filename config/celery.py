@@ -5,7 +5,8 @@ Every task of the project gets, from :class:`Task`:
 - retries with exponential backoff and jitter when the database is briefly unreachable
   (``OperationalError``/``InterfaceError``), up to ``max_retries``;
 - a redelivery cap: a message whose worker died ``CELERY_TASK_MAX_REDELIVERIES`` times is
-  dropped with an error log instead of killing workers forever;
+  dropped with an error log and recorded as failed (:class:`RedeliveryCapReached`) instead of
+  killing workers forever;
 - ``delay_on_commit``/``apply_async_on_commit`` (from Celery's ``DjangoTask``): enqueue only
   once the surrounding transaction has committed. With no broker configured the task then runs
   in-process, right after the commit.
@@ -26,6 +27,10 @@ from django.db import InterfaceError, OperationalError, transaction
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 logger = logging.getLogger(__name__)
+
+
+class RedeliveryCapReached(Exception):
+    """A task whose worker died every time it ran it (a poison message) was dropped."""
 
 
 class Task(DjangoTask):
@@ -73,7 +78,12 @@ class Task(DjangoTask):
 
     def __call__(self, *args, **kwargs):
         if self._redelivery_cap_reached():
-            return None  # acknowledged and dropped: see _redelivery_cap_reached
+            # Acknowledged and dropped, and recorded as failed (the result backend keeps the
+            # FAILURE with this error; the worker logs it): see _redelivery_cap_reached.
+            raise RedeliveryCapReached(
+                f"{self.name}[{self.request.id}] dropped: its worker died "
+                f"{self.app.conf.get('task_max_redeliveries') or 5} times running it"
+            )
         return super().__call__(*args, **kwargs)
 
     def _redelivery_cap_reached(self) -> bool:

@@ -82,7 +82,7 @@ def test_a_task_that_keeps_killing_its_worker_is_dropped_after_the_cap(worker_fa
     result = die.apply_async(args=[key], queue="poison")
 
     # First delivery and one redelivery run (and kill their pool process); the second
-    # redelivery reaches the cap and is acknowledged without running.
-    assert wait_for(lambda: result.state == "SUCCESS", timeout=30)
-    assert result.result is None
+    # redelivery reaches the cap and is acknowledged without running, recorded as failed.
+    assert wait_for(lambda: result.state == "FAILURE", timeout=30)
+    assert type(result.result).__name__ == "RedeliveryCapReached"
     assert int(counter.get(key)) == 2
