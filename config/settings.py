@@ -339,7 +339,14 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 180, minimum=1)
 # Redis hands an unacknowledged message to another worker after this many seconds. It must
 # outlast the longest task and the longest countdown, or healthy tasks run twice.
 CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 300, minimum=1)
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    # kombu looks for messages past their visibility timeout when a worker starts and then
+    # only every interval x throttle seconds (10 x 10 by default): a worker restarted at once
+    # after a crash would wait up to 100 s more for the dead worker's task. Look often.
+    "unacked_restore_interval": max(1, min(10, CELERY_VISIBILITY_TIMEOUT // 4)),
+    "unacked_restore_throttle": 1,
+}
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
 if CELERY_TASK_SOFT_TIME_LIMIT > CELERY_TASK_TIME_LIMIT:
     raise ImproperlyConfigured(

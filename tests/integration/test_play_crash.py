@@ -151,12 +151,6 @@ def test_a_match_whose_whole_worker_is_killed_mid_play_is_played_once_by_the_nex
     assert_written_once_as_a_clean_run(match)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kombu 5.7 looks for messages past the visibility timeout when a worker starts, then "
-    "only every unacked_restore_interval x unacked_restore_throttle = 100 s: set both in "
-    "CELERY_BROKER_TRANSPORT_OPTIONS (reported to the lead)",
-)
 def test_a_worker_restarted_at_once_after_a_crash_plays_the_match_soon_after_the_timeout(
     worker_factory, slow_bots, broker
 ):
