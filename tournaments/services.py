@@ -256,6 +256,8 @@ def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admi
     if not admin and not running and not registration_open(event, now):
         raise Conflict("registration is closed", code="registration_closed")
     entry = Entry.objects.filter(event=event, player=player).first()
+    if entry is not None and entry.status == Entry.Status.DISQUALIFIED:
+        raise Conflict(f"{player.name} is disqualified from this event", code="disqualified")
     if entry is not None and (entry.is_active or running):
         raise Conflict(f"{player.name} is already registered", code="already_registered")
     if event.capacity is not None and _active_count(event) >= event.capacity:

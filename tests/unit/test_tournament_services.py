@@ -484,3 +484,12 @@ def test_duplicate_deals_between_two_copies_of_one_bot_are_refused_at_the_start(
     assert refused.value.code == "mirrored_bots"
     event.refresh_from_db()
     assert event.status == Event.Status.REGISTRATION
+
+
+def test_a_disqualified_player_cannot_register_again(alice):
+    event = event_with([alice], "swiss")
+    services.entry_withdraw(entry=event.entries.get(), disqualify=True, reason="abuse")
+    with pytest.raises(services.Conflict) as refused:
+        services.entry_register(event=event, player=alice)
+    assert refused.value.code == "disqualified"
+    assert event.entries.get().status == Entry.Status.DISQUALIFIED
