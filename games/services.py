@@ -12,6 +12,7 @@ transaction, one row per ply, with a unique constraint on (deal, ply).
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Player
@@ -868,18 +869,43 @@ def _write_whole_match(match: Match, engine: EngineMatch, now: datetime) -> None
         rows = []
         for deal, record in zip(deals, g.deals, strict=True):
             for ply, (action, s) in enumerate(zip(record.actions, record.seats, strict=True)):
-                rows.append(
-                    Action(
-                        deal=deal,
-                        ply=ply,
-                        seat=s,
-                        player_id=players[s ^ record.swap],
-                        kind=action.kind.value,
-                        card="" if action.card is None else card_name(action.card),
-                        melds=None
-                        if action.melds is None
-                        else [[card_name(c) for c in cards_of(m)] for m in action.melds],
-                        created_at=now,
-                    )
-                )
-        Action.objects.bulk_create(rows, batch_size=2000)
+                melds = None
+                if action.melds is not None:
+                    melds = [[card_name(c) for c in cards_of(m)] for m in action.melds]
+                card = "" if action.card is None else card_name(action.card)
+                kind = action.kind.value
+                rows.append((deal.pk, ply, s, players[s ^ record.swap], kind, card, melds))
+        _write_actions(rows, now)
+
+
+#: The columns :func:`_write_actions` fills, in its rows' order (then ``auto``, ``created_at``).
+_ACTION_COLUMNS = ("deal_id", "ply", "seat", "player_id", "kind", "card", "melds")
+
+
+def _write_actions(rows: list[tuple[Any, ...]], now: datetime) -> None:
+    """Append many actions at once: ``COPY`` on PostgreSQL, ``bulk_create`` elsewhere.
+
+    A bot match writes thousands of actions; building a model instance per row cost more
+    than playing the match. COPY sends the rows as they are (and still checks the unique
+    (deal, ply) constraint).
+    """
+    if connection.vendor != "postgresql":
+        Action.objects.bulk_create(
+            [
+                Action(**dict(zip(_ACTION_COLUMNS, row, strict=True)), created_at=now)
+                for row in rows
+            ],
+            batch_size=2000,
+        )
+        return
+    table = connection.ops.quote_name(Action._meta.db_table)
+    columns = ", ".join([*_ACTION_COLUMNS, "auto", "created_at"])
+    # The raw psycopg cursor: wrap its errors as Django's, as the ORM's would be (a task
+    # retries on OperationalError; a duplicate ply is an IntegrityError).
+    with (
+        connection.wrap_database_errors,
+        connection.cursor() as cursor,
+        cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy,
+    ):
+        for *head, melds in rows:
+            copy.write_row((*head, None if melds is None else json.dumps(melds), False, now))

@@ -1,0 +1,46 @@
+"""The bulk write of a bot match's actions (COPY on PostgreSQL) round-trips every column."""
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games import services
+from games.models import Action, Deal, Game, Match
+from tests.factories import BotFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_copied_actions_read_back_with_melds_cards_and_time():
+    a, b = BotFactory(bot_strategy="greedy"), BotFactory(bot_strategy="greedy")
+    match = services.match_create(player_a=a, player_b=b, start=False)
+    game = Game.objects.create(match=match, number=0, seed=1, first_dealer=0)
+    deal = Deal.objects.create(game=game, number=0, seed=1, dealer=0)
+    now = timezone.now()
+    rows = [
+        (deal.pk, 0, 1, b.pk, "pass", "", None),
+        (deal.pk, 1, 0, a.pk, "knock", "9C", [["AS", "2S", "3S"], ["KC", "KD", "KH"]]),
+    ]
+    with transaction.atomic():
+        services._write_actions(rows, now)
+    written = list(Action.objects.filter(deal=deal).order_by("ply"))
+    assert [(x.ply, x.seat, x.player_id, x.kind, x.card) for x in written] == [
+        (0, 1, b.pk, "pass", ""),
+        (1, 0, a.pk, "knock", "9C"),
+    ]
+    assert written[0].melds is None
+    assert written[1].melds == [["AS", "2S", "3S"], ["KC", "KD", "KH"]]
+    assert written[1].text == "knock 9C [AS 2S 3S] [KC KD KH]"
+    assert all(x.created_at == now and x.auto is False for x in written)
+    assert Match.objects.filter(pk=match.pk).exists()
+
+
+def test_copy_keeps_one_action_per_ply():
+    a, b = BotFactory(bot_strategy="greedy"), BotFactory(bot_strategy="greedy")
+    match = services.match_create(player_a=a, player_b=b, start=False)
+    game = Game.objects.create(match=match, number=0, seed=1, first_dealer=0)
+    deal = Deal.objects.create(game=game, number=0, seed=1, dealer=0)
+    row = (deal.pk, 0, 1, b.pk, "pass", "", None)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        services._write_actions([row, row], timezone.now())
+    assert not Action.objects.exists()
