@@ -424,8 +424,6 @@ def bench_leaderboard(ladder_id: int, requests: int) -> dict:
             plans[f"page {page}, query {n + 1}"] = (sql, explain_sql(sql))
     counts = [sql for sql in cold if "COUNT(" in sql.upper()]
     for sql in counts:
-        started = time.perf_counter()
-        explain_sql(sql)
         plans["the count (cold request only)"] = (sql, explain_sql(sql))
     out["plans"] = plans
     scanned = [
@@ -474,11 +472,7 @@ def bench_matchmaker(ladder_id: int, queue: int, runs: int, seed: int = 7) -> di
                 ),
             )
         if plan is None:
-            plan = explain(
-                QueueEntry.objects.filter(ladder_id=ladder_id, available_at__lte=now)
-                .order_by()
-                .values_list("pk", "player_id", "joined_at", "membership__rating")
-            )
+            plan = explain(services.queue_rows(ladder_id=ladder_id, now=now))
         drain_started = time.perf_counter()
         done = []
         while True:
@@ -630,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
             f"({mm['players_paired']:,} players paired) in {mm['drain']['p50']:.0f} ms p50"
         )
         log("  EXPLAIN ANALYZE, the queue read:")
-        for line in mm["plan_queue"].splitlines()[:10]:
+        for line in mm["plan_queue"].splitlines()[: None if args.plans else 12]:
             log(f"    {line}")
 
         log("\n3. Replaying the rating history")

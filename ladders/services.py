@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -278,24 +278,7 @@ def matchmaker_pass(
             return PassResult(0, 0, [])
         # Each waiting player, with whether they are busy: a match of theirs (any source)
         # waiting to start or in play. Two index probes a player, whatever else is played.
-        rows = fetch_rows(
-            QueueEntry.objects.filter(ladder=ladder, available_at__lte=now)
-            .annotate(
-                busy_a=Exists(_unfinished.filter(player_a=OuterRef("player"))),
-                busy_b=Exists(_unfinished.filter(player_b=OuterRef("player"))),
-            )
-            .order_by()
-            .values_list(
-                "pk",
-                "player_id",
-                "joined_at",
-                "membership__rating",
-                "membership__last_opponent_id",
-                "membership__is_bot",
-                "busy_a",
-                "busy_b",
-            )
-        )
+        rows = fetch_rows(queue_rows(ladder_id=ladder.pk, now=now))
         if len(rows) < 2:
             return PassResult(len(rows), 0, [])
         clock.lap("read")
@@ -349,6 +332,29 @@ class _Stopwatch:
         now = time.perf_counter()
         self.laps[name] = (now - self._last) * 1000
         self._last = now
+
+
+def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:
+    """What a pass reads: each waiting player's entry, rating, last opponent, bot flag, and
+    whether a match of theirs (any source) is waiting to start or in play."""
+    return (
+        QueueEntry.objects.filter(ladder_id=ladder_id, available_at__lte=now)
+        .annotate(
+            busy_a=Exists(_unfinished.filter(player_a=OuterRef("player"))),
+            busy_b=Exists(_unfinished.filter(player_b=OuterRef("player"))),
+        )
+        .order_by()
+        .values_list(
+            "pk",
+            "player_id",
+            "joined_at",
+            "membership__rating",
+            "membership__last_opponent_id",
+            "membership__is_bot",
+            "busy_a",
+            "busy_b",
+        )
+    )
 
 
 def _ladder_matches_create(
