@@ -123,3 +123,20 @@ bench-ladders: $(STAMP)
 .PHONY: bench-tournaments
 bench-tournaments: $(STAMP)
 	$(BIN)/python bench/tournaments.py $(BENCH_ARGS)
+
+# Load benchmark (bench/load.py): 200 simulated players on loopback (locust, from
+# bench/.venv-load only) playing timed games against each other and against bots while a
+# 256-bot event runs on the cluster; per-endpoint latency, errors, and every match replayed
+# from its log (~6 min). BENCH_ARGS=--quick: 60 players for 60 s and a 64-bot event.
+LOAD_VENV  := bench/.venv-load
+LOAD_STAMP := $(LOAD_VENV)/.installed
+
+$(LOAD_STAMP): bench/requirements-load.txt
+	test -x $(LOAD_VENV)/bin/python || $(PYTHON) -m venv $(LOAD_VENV)
+	$(LOAD_VENV)/bin/pip install --quiet --upgrade pip
+	$(LOAD_VENV)/bin/pip install --quiet -r bench/requirements-load.txt
+	touch $(LOAD_STAMP)
+
+.PHONY: bench-load
+bench-load: $(STAMP) $(LOAD_STAMP)
+	$(BIN)/python bench/load.py $(BENCH_ARGS)
