@@ -503,7 +503,6 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
                 raise TournamentError(
                     f"bot {entry.player.name!r} plays an unknown strategy", code="unknown_bot"
                 )
-        _refuse_mirrored_bots(event, entries)
         order = _seed(event, entries)
         n = len(order)
         event.status = Event.Status.RUNNING
@@ -529,34 +528,6 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
             _create_bracket(event)
         _advance(event, now)
     return event
-
-
-#: Strategies whose bots choose at random (their own seeded generator): two of them diverge.
-RANDOMISED_BOTS = frozenset({"random"})
-
-
-def _refuse_mirrored_bots(event: Event, entries: list[Entry]) -> None:
-    """Duplicate deals between two copies of one deterministic bot never end: refuse them.
-
-    Both play each deal of a pair the same way from the same seat, so every pair scores the
-    same for both and the game total stays tied past the target (the engine plays on while
-    tied). Until the engine breaks such ties, an event with duplicate deals takes at most one
-    bot of each deterministic strategy.
-    """
-    if not event.duplicate_deals:
-        return
-    seen: set[str] = set()
-    for entry in entries:
-        strategy = entry.player.bot_strategy if entry.player.is_bot else ""
-        if not strategy or strategy in RANDOMISED_BOTS:
-            continue
-        if strategy in seen:
-            raise TournamentError(
-                f"with duplicate deals two {strategy!r} bots would tie every pair of deals and "
-                "never finish a game: enter one bot per strategy, or turn duplicate deals off",
-                code="mirrored_bots",
-            )
-        seen.add(strategy)
 
 
 def _create_bracket(event: Event) -> None:

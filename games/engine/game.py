@@ -183,7 +183,9 @@ class Game:
     """
 
     __slots__ = (
+        "_pair",
         "_pair_dealer",
+        "_tiebreaks",
         "columns",
         "deal",
         "deal_number",
@@ -211,6 +213,8 @@ class Game:
         self.results: list[GameResult] = []
         self.forfeit_by: tuple[int, str] | None = None
         self._pair_dealer = first_dealer
+        self._pair = 0  # duplicate deals: the pair in play
+        self._tiebreaks = 0  # duplicate deals: sudden-death deals dealt after a tie
         self.deal_swap = 0
         self.deal = self._make_deal(0, first_dealer, 0)
 
@@ -319,6 +323,8 @@ class Game:
             ],
             "wins_count": list(self.wins_count),
             "pair_dealer": self._pair_dealer,
+            "pair": self._pair,
+            "tiebreaks": self._tiebreaks,
             "forfeit_by": None if self.forfeit_by is None else list(self.forfeit_by),
             "deal": {
                 "number": self.deal_number,
@@ -347,6 +353,8 @@ class Game:
             game.results.append(result)
         game.wins_count = list(data["wins_count"])
         game._pair_dealer = int(data["pair_dealer"])
+        game._pair = int(data.get("pair", int(data["deal"]["number"]) // 2))
+        game._tiebreaks = int(data.get("tiebreaks", 0))
         forfeit = data["forfeit_by"]
         game.forfeit_by = None if forfeit is None else (int(forfeit[0]), str(forfeit[1]))
         game.deals = []
@@ -360,14 +368,13 @@ class Game:
 
     # --- deal sequencing ---------------------------------------------------------------
 
-    def _make_deal(self, number: int, dealer_player: int, swap: int) -> Deal:
-        rules = self.rules
-        if rules.duplicate_deals:
-            seed = derive_seed(self.seed, "deal", number // 2)
-        else:
+    def _make_deal(
+        self, number: int, dealer_player: int, swap: int, seed: int | None = None
+    ) -> Deal:
+        if seed is None:
             seed = derive_seed(self.seed, "deal", number)
         self.deal_swap = swap
-        return Deal.new(seed, dealer_player ^ swap, rules)
+        return Deal.new(seed, dealer_player ^ swap, self.rules)
 
     def _finish_deal(self) -> DealRecord:
         d = self.deal
@@ -386,21 +393,13 @@ class Game:
         winner = record.winner_player
         if winner is not None:
             self._score(winner, d.outcome.points)
-        duplicate = self.rules.duplicate_deals
-        if not duplicate or record.number % 2 == 1:
-            self._check_targets()
+        if self.rules.duplicate_deals:
+            return self._next_duplicate_deal(record)
+        self._check_targets()
         if self.is_over:
             return record
         self.deal_number = number = record.number + 1
         dealer_player = d.dealer ^ self.deal_swap
-        if duplicate:
-            if number % 2 == 1:
-                # Same seed and dealer seat, the players swapped.
-                self.deal = self._make_deal(number, self._pair_dealer ^ 1, 1)
-                return record
-            self._pair_dealer ^= 1
-            self.deal = self._make_deal(number, self._pair_dealer, 0)
-            return record
         if winner is None:
             next_dealer = dealer_player  # a drawn hand: the same dealer deals again
         elif self.rules.next_dealer is NextDealer.LOSER:
@@ -409,6 +408,40 @@ class Game:
             next_dealer = 1 - dealer_player
         self.deal = self._make_deal(number, next_dealer, 0)
         return record
+
+    def _next_duplicate_deal(self, record: DealRecord) -> DealRecord:
+        """Duplicate deals: the pair's second deal, the next pair, or a sudden-death deal.
+
+        The target is checked only once both deals of a pair are played. Players who end a
+        pair tied at or past the target (two copies of one deterministic bot always do)
+        play single sudden-death deals, dealer alternating, until one wins a hand.
+        """
+        d = self.deal
+        first_of_pair = self._tiebreaks == 0 and self.deal_swap == 0
+        if not first_of_pair:
+            self._check_targets()
+            if self.is_over:
+                return record
+        self.deal_number = number = record.number + 1
+        if first_of_pair:
+            # The same seed and dealer seat, the players swapped.
+            self.deal = self._make_deal(number, self._pair_dealer ^ 1, 1, seed=d.seed)
+        elif self._tied_at_target():
+            self._tiebreaks += 1
+            seed = derive_seed(self.seed, "tiebreak", self._tiebreaks)
+            self.deal = self._make_deal(number, 1 - (d.dealer ^ self.deal_swap), 0, seed=seed)
+        else:
+            self._pair += 1
+            self._pair_dealer ^= 1
+            seed = derive_seed(self.seed, "deal", self._pair)
+            self.deal = self._make_deal(number, self._pair_dealer, 0, seed=seed)
+        return record
+
+    def _tied_at_target(self) -> bool:
+        target = self.rules.target
+        return any(
+            col.result is None and col.scores[0] == col.scores[1] >= target for col in self.columns
+        )
 
     def _score(self, winner: int, points: int) -> None:
         self.wins_count[winner] += 1

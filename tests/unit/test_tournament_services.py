@@ -474,16 +474,16 @@ def test_a_bot_match_won_by_its_games_is_not_rerun():
     assert refused.value.code == "not_failed"
 
 
-def test_duplicate_deals_between_two_copies_of_one_bot_are_refused_at_the_start():
+def test_duplicate_deals_between_two_copies_of_one_bot_finish_by_sudden_death():
+    from games import services as play
     from tests.factories import BotFactory
 
     field = [BotFactory(name=f"Greedy {i}", bot_strategy="greedy") for i in range(2)]
     event = event_with(field, "single_elim", duplicate_deals=True)
-    with pytest.raises(services.TournamentError) as refused:
-        services.event_start(event=event)
-    assert refused.value.code == "mirrored_bots"
+    services.event_start(event=event)
+    play.match_play_bots(match_id=pairing(event, "R1.1").match_id)
     event.refresh_from_db()
-    assert event.status == Event.Status.REGISTRATION
+    assert event.status == Event.Status.FINISHED
 
 
 def test_a_disqualified_player_cannot_register_again(alice):

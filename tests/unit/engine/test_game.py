@@ -145,3 +145,24 @@ def test_the_cut_for_the_first_deal_is_seeded_and_low_card_deals():
     results = {cut_for_deal(s) for s in range(40)}
     assert results == {0, 1}
     assert cut_for_deal(12345) == cut_for_deal(12345)
+
+
+def test_mirrored_players_tied_at_the_target_play_sudden_death_deals():
+    """Two copies of one deterministic bot score every pair of duplicate deals alike."""
+    from games.engine.bots import make_bot
+    from games.engine.bots.runner import play_match
+    from games.engine.match import Match
+
+    rules = STANDARD.replace(duplicate_deals=True, target=100, best_of=1)
+    match = Match(8, rules)
+    assert play_match(match, (make_bot("greedy", 1), make_bot("greedy", 2))) is None
+    game = match.games[0]
+    pairs = [r for r in game.deals if r.swap == 1]
+    tiebreaks = game.deals[2 * len(pairs) :]
+    assert tiebreaks, "the pairs alone left the mirrored players tied"
+    assert all(r.swap == 0 for r in tiebreaks)
+    assert [r.winner_player for r in tiebreaks[:-1]] == [None] * (len(tiebreaks) - 1)
+    winner = tiebreaks[-1].winner_player
+    assert match.winner == winner and game.results[0].winner == winner
+    (result,) = game.results
+    assert result.hand_points[winner] > result.hand_points[1 - winner] >= 100
