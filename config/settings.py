@@ -202,6 +202,13 @@ REST_KNOX = {
     "AUTO_REFRESH": False,
 }
 
+# --- Ratings ---------------------------------------------------------------------------------
+
+# Rating farming: of the rated matches between the same two humans in a pool within the
+# window, only the first RATING_PAIR_LIMIT count (ladders.services.farmed).
+RATING_PAIR_LIMIT = env_int("RATING_PAIR_LIMIT", 3, minimum=1)
+RATING_PAIR_WINDOW_HOURS = env_int("RATING_PAIR_WINDOW_HOURS", 24, minimum=1)
+
 # --- Internationalisation -------------------------------------------------------------------
 
 LANGUAGE_CODE = "en-us"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
@@ -515,6 +516,25 @@ def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> 
         return _rate(pool, match, locked[match.player_a_id], locked[match.player_b_id], now)
 
 
+def farmed(pool: Ladder, a: Rating, b: Rating, now: datetime) -> bool:
+    """Whether a match between these two would be one too many for the rating (farming).
+
+    Two people who play each other over and over could trade rating back and forth (or one
+    could feed the other). Of the rated matches between the same two humans in a pool within
+    ``RATING_PAIR_WINDOW_HOURS``, only the first ``RATING_PAIR_LIMIT`` count; the rest are
+    recorded with K 0: no rating change, no record (matches, wins, losses), so they cannot
+    make a player eligible for the leaderboard either. Bots are exempt: they are paired by
+    the matchmaker or an organiser, never by choice, and calibration plays them many times.
+    """
+    if a.is_bot or b.is_bot:
+        return False
+    since = now - timedelta(hours=settings.RATING_PAIR_WINDOW_HOURS)
+    counted = RatingChange.objects.filter(
+        ladder=pool, player_id=a.player_id, opponent_id=b.player_id, k__gt=0, created_at__gte=since
+    ).count()
+    return counted >= settings.RATING_PAIR_LIMIT
+
+
 def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> list[RatingChange]:
     config = pool.rating_config
     result = MatchResult(
@@ -528,6 +548,35 @@ def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> li
         result,
         config,
     )
+    if farmed(pool, a, b, now):
+        logger.warning(
+            "pool %s: match %s is rated match number %d or more between players %s and %s in "
+            "%d h: recorded without counting (rating farming)",
+            pool.pk,
+            match.pk,
+            settings.RATING_PAIR_LIMIT + 1,
+            a.player_id,
+            b.player_id,
+            settings.RATING_PAIR_WINDOW_HOURS,
+        )
+        return RatingChange.objects.bulk_create(
+            [
+                RatingChange(
+                    ladder=pool,
+                    match=match,
+                    player_id=rating.player_id,
+                    opponent_id=opponent.player_id,
+                    won=match.winner_id == rating.player_id,
+                    rating_before=rating.rating,
+                    rating_after=rating.rating,
+                    delta=0.0,
+                    expected=update.expected,
+                    score=update.score,
+                    k=0.0,
+                )
+                for rating, opponent, update in ((a, b, updates[0]), (b, a, updates[1]))
+            ]
+        )
     when = match.finished_at or now
     changes = []
     for rating, opponent, update in ((a, b, updates[0]), (b, a, updates[1])):
@@ -682,6 +731,17 @@ class ReplayReport:
     first_mismatch: str = ""
 
 
+@dataclass(frozen=True)
+class _Unchanged:
+    """The replayed update of a change recorded without counting: before and after equal."""
+
+    before: float
+
+    @property
+    def after(self) -> float:
+        return self.before
+
+
 def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6) -> ReplayReport:
     """Recompute every rating of ``pool`` from its history, match by match, in order.
 
@@ -707,16 +767,24 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
         "match__games_won_a",
         "match__games_won_b",
         "match__margin_a",
+        "k",
     ]
     if write:  # last activity is only needed to rewrite the rating rows
         columns.append("match__finished_at")
     rows = RatingChange.objects.filter(ladder=pool).order_by("pk").values_list(*columns)
     initial = config.initial
     for row in stream_rows(rows, chunk_size=20_000):
-        match_id, player, before, after, pa, pb, winner, won_a, won_b, margin = row[:10]
+        match_id, player, before, after, pa, pb, winner, won_a, won_b, margin, k = row[:11]
         report.changes += 1
         done = pending.pop(match_id, None)
-        if done is None:
+        if done is None and k == 0:
+            # Recorded without counting (rating farming, see farmed()): nothing changes.
+            report.matches += 1
+            sa = state.get(pa) or state.setdefault(pa, [initial, 0, initial, 0, 0, None])
+            sb = state.get(pb) or state.setdefault(pb, [initial, 0, initial, 0, 0, None])
+            done = (_Unchanged(sa[0]), _Unchanged(sb[0]), pa)
+            pending[match_id] = done
+        elif done is None:
             report.matches += 1
             sa = state.get(pa) or state.setdefault(pa, [initial, 0, initial, 0, 0, None])
             sb = state.get(pb) or state.setdefault(pb, [initial, 0, initial, 0, 0, None])
@@ -726,7 +794,7 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
                 MatchResult(0 if winner == pa else 1, (won_a, won_b), margin),
                 config,
             )
-            finished = row[10] if write else None
+            finished = row[11] if write else None
             for s, u, me in ((sa, ua, pa), (sb, ub, pb)):
                 s[0] = u.after
                 s[1] += 1
