@@ -145,7 +145,10 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
 
 def bracket_for_event(*, event: Event) -> dict[str, Any]:
     """Rounds and their pairings: players, match, result, where the winner and loser go."""
-    pairings = (
+    # Pairings first, then rounds: a round commits with (or before) its pairings, so every
+    # pairing read here finds its round in the second query, even if the event started (or a
+    # round was added) between the two (found under load: a KeyError when rounds came first).
+    pairings = list(
         Pairing.objects.filter(event=event)
         .select_related("round", "match", "entry_a__player", "entry_b__player", "winner__player")
         .order_by("round__number", "table")
