@@ -10,7 +10,7 @@ from django.http import Http404
 from django.urls import path
 from drf_spectacular.utils import extend_schema, inline_serializer
 from knox.views import LogoutAllView, LogoutView
-from rest_framework import generics, mixins, permissions, serializers, viewsets
+from rest_framework import exceptions, generics, mixins, permissions, serializers, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
@@ -132,6 +132,17 @@ class SignOutEverywhereView(LogoutAllView):
     @extend_schema(request=None, responses={204: None})
     def post(self, request, format=None):
         return super().post(request, format)
+
+
+# --- The caller -----------------------------------------------------------------------------
+
+
+def require_player(request: Request) -> Player:
+    """The signed-in caller's player; 403 for anyone else (a staff user without one too)."""
+    player = selectors.player_for_user(user=request.user)
+    if player is None:
+        raise exceptions.PermissionDenied("Only a signed-in player can do this.")
+    return player
 
 
 # --- Players --------------------------------------------------------------------------------

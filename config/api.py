@@ -182,6 +182,13 @@ def server_error(request: HttpRequest):
     return defaults.server_error(request)
 
 
+def refusal(error: Exception) -> Response:
+    """A service's refusal (a :class:`config.errors.ServiceError`) in the error shape."""
+    body = error_body(str(error), getattr(error, "code", "invalid"))
+    body.update(getattr(error, "extra", {}))
+    return Response(body, status=getattr(error, "status", 400))
+
+
 # --- Pagination -----------------------------------------------------------------------------
 
 

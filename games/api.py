@@ -23,43 +23,21 @@ from drf_spectacular.utils import (
     extend_schema_field,
     inline_serializer,
 )
-from rest_framework import exceptions, generics, permissions, serializers, status
+from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.api import require_player
 from accounts.models import Player
 from accounts.selectors import player_for_user
-from config.api import error_body
+from config.api import error_body, refusal
 from config.fields import StrictCharField, StrictIntegerField
 from games import selectors, services
 from games.engine.actions import Action as EngineAction
 from games.engine.actions import ActionKind
 from games.engine.errors import EngineError
 from games.models import Game, Match, TimeoutPolicy
-
-# --- helpers -----------------------------------------------------------------------------
-
-
-def _caller(request: Request) -> Player | None:
-    user = request.user
-    if not user or not user.is_authenticated:
-        return None
-    return player_for_user(user=user)
-
-
-def _require_player(request: Request) -> Player:
-    player = _caller(request)
-    if player is None:
-        raise exceptions.PermissionDenied("Only a signed-in player can do this.")
-    return player
-
-
-def _refusal(error: services.PlayError) -> Response:
-    body = error_body(str(error), error.code)
-    body.update(error.extra)
-    return Response(body, status=error.status)
-
 
 # --- serializers -------------------------------------------------------------------------
 
@@ -273,11 +251,11 @@ class MatchListView(generics.ListAPIView):
     throttle_scope = "play"
 
     def get_queryset(self):
-        return selectors.match_list(viewer=_caller(self.request))
+        return selectors.match_list(viewer=player_for_user(user=self.request.user))
 
     @extend_schema(request=MatchCreateSerializer, responses={201: MatchSerializer})
     def post(self, request: Request) -> Response:
-        challenger = _require_player(request)
+        challenger = require_player(request)
         serializer = MatchCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -294,7 +272,7 @@ class MatchListView(generics.ListAPIView):
                 time_control=time_control,
             )
         except services.PlayError as error:
-            return _refusal(error)
+            return refusal(error)
         match.refresh_from_db()
         return Response(MatchSerializer(match).data, status=status.HTTP_201_CREATED)
 
@@ -304,7 +282,7 @@ def _visible_match(request: Request, pk: int) -> Match:
         Match.objects.select_related("player_a", "player_b", "winner").prefetch_related("games"),
         pk=pk,
     )
-    if not selectors.match_visible(match=match, viewer=_caller(request)):
+    if not selectors.match_visible(match=match, viewer=player_for_user(user=request.user)):
         raise Http404  # another player's challenge: do not confirm that it exists
     return match
 
@@ -328,12 +306,12 @@ class _MatchCommand(APIView):
 
     @extend_schema(request=None, responses={200: MatchSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        player = _require_player(request)
+        player = require_player(request)
         match = _visible_match(request, pk)
         try:
             match = self.act(match, player)
         except services.PlayError as error:
-            return _refusal(error)
+            return refusal(error)
         match = _visible_match(request, pk)
         return Response(MatchSerializer(match).data)
 
@@ -458,7 +436,7 @@ class GameView(APIView):
         game = _game(pk)
         if services.clock_settle_if_due(game=game):
             game = _game(pk)
-        viewer = _caller(request)
+        viewer = player_for_user(user=request.user)
         etag = _game_etag(game, viewer)
         if _etag_matches(request, etag):
             return _with_etag(Response(status=status.HTTP_304_NOT_MODIFIED), etag)
@@ -474,9 +452,9 @@ class GameActionView(APIView):
     @extend_schema(request=ActionSerializer, responses={200: GameViewSerializer})
     def post(self, request: Request, pk: int) -> Response:
         game = _game(pk)
-        player = _caller(request)
+        player = player_for_user(user=request.user)
         if player is None or game.match.index_of(player.pk) is None:
-            return _refusal(services.NotAPlayer("you are not a player of this game"))
+            return refusal(services.NotAPlayer("you are not a player of this game"))
         serializer = ActionSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -485,11 +463,11 @@ class GameActionView(APIView):
                 data["type"], data.get("card") or None, data.get("melds")
             )
         except EngineError as error:
-            return _refusal(services.IllegalMove(str(error), code=error.rule))
+            return refusal(services.IllegalMove(str(error), code=error.rule))
         try:
             services.action_submit(game_id=game.pk, player=player, ply=data["ply"], action=action)
         except services.PlayError as error:
-            return _refusal(error)
+            return refusal(error)
         game = _game(pk)
         return _with_etag(
             Response(selectors.game_view(game=game, viewer=player)), _game_etag(game, player)

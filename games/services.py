@@ -24,6 +24,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Player
+from config.errors import ServiceError
 from games.engine import bots as engine_bots
 from games.engine.actions import Action as EngineAction
 from games.engine.bots.runner import play_match as engine_play_match
@@ -48,17 +49,8 @@ AUTOPLAY_BOT = "greedy"
 # --- errors -----------------------------------------------------------------------------
 
 
-class PlayError(Exception):
-    """A refused request; ``status`` and ``code`` say how the API answers it."""
-
-    status = 400
-    code = "invalid"
-
-    def __init__(self, message: str, *, code: str | None = None, **extra: Any) -> None:
-        super().__init__(message)
-        if code is not None:
-            self.code = code
-        self.extra = extra
+class PlayError(ServiceError):
+    """A refused request of play."""
 
 
 class NotAPlayer(PlayError):

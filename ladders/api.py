@@ -16,34 +16,21 @@ from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import exceptions, generics, permissions, serializers, status
+from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
+from accounts.api import require_player
 from accounts.models import Player
-from accounts.selectors import player_for_user
-from config.api import PageNumberPagination, error_body
+from config.api import PageNumberPagination, error_body, refusal
 from games.api import MatchListSerializer, PlayerBriefSerializer
 from ladders import selectors, services
 from ladders.models import Ladder, Rating, RatingChange
 
 #: The highest page number anyone may ask for: larger ones are refused before any query.
 MAX_PAGE = 1_000_000
-
-
-def _refusal(error: services.LadderError) -> Response:
-    body = error_body(str(error), error.code)
-    body.update(error.extra)
-    return Response(body, status=error.status)
-
-
-def _require_player(request: Request) -> Player:
-    player = player_for_user(user=request.user) if request.user.is_authenticated else None
-    if player is None:
-        raise exceptions.PermissionDenied("Only a signed-in player can do this.")
-    return player
 
 
 def _ladder(pk: int) -> Ladder:
@@ -347,29 +334,29 @@ class QueueView(APIView):
 
     @extend_schema(responses={200: QueueStatusSerializer})
     def get(self, request: Request, pk: int) -> Response:
-        player = _require_player(request)
+        player = require_player(request)
         ladder = _ladder(pk)
         return Response(QueueStatusSerializer(_queue_status(ladder, player)).data)
 
     @extend_schema(request=None, responses={201: QueueStatusSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        player = _require_player(request)
+        player = require_player(request)
         ladder = _ladder(pk)
         try:
             services.queue_join(ladder=ladder, player=player)
         except services.LadderError as error:
-            return _refusal(error)
+            return refusal(error)
         data = QueueStatusSerializer(_queue_status(ladder, player)).data
         return Response(data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={204: None})
     def delete(self, request: Request, pk: int) -> Response:
-        player = _require_player(request)
+        player = require_player(request)
         ladder = _ladder(pk)
         try:
             services.queue_leave(ladder=ladder, player=player)
         except services.LadderError as error:
-            return _refusal(error)
+            return refusal(error)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -29,6 +29,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from accounts.models import Player
+from config.errors import ServiceError
 from games import services as games_services
 from games.engine import bots as engine_bots
 from games.models import Match, seed_commitment
@@ -53,17 +54,8 @@ START_GRACE = timedelta(seconds=15)
 # --- errors ---------------------------------------------------------------------------------
 
 
-class LadderError(Exception):
-    """A refused request; ``status`` and ``code`` say how the API answers it."""
-
-    status = 400
-    code = "invalid"
-
-    def __init__(self, message: str, *, code: str | None = None, **extra: Any) -> None:
-        super().__init__(message)
-        if code is not None:
-            self.code = code
-        self.extra = extra
+class LadderError(ServiceError):
+    """A refused request of the ladders."""
 
 
 class Conflict(LadderError):

@@ -23,9 +23,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.api import require_player
 from accounts.models import Player
 from accounts.selectors import player_for_user
-from config.api import error_body
+from config.api import refusal
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from games.api import PlayerBriefSerializer
 from games.models import Match, TimeoutPolicy
@@ -41,24 +42,6 @@ class FormatIsAFilter(DefaultContentNegotiation):
 
     class settings:  # stands in for DRF's api_settings, the only setting it reads
         URL_FORMAT_OVERRIDE = None
-
-
-def _caller(request: Request) -> Player | None:
-    user = request.user
-    if not user or not user.is_authenticated:
-        return None
-    return player_for_user(user=user)
-
-
-def _require_player(request: Request) -> Player:
-    player = _caller(request)
-    if player is None:
-        raise exceptions.PermissionDenied("Only a signed-in player can do this.")
-    return player
-
-
-def _refusal(error: services.TournamentError) -> Response:
-    return Response(error_body(str(error), error.code), status=error.status)
 
 
 def _is_staff(request: Request) -> bool:
@@ -157,7 +140,9 @@ class EventSerializer(serializers.ModelSerializer):
 
     def get_your_entry(self, event: Event) -> dict | None:
         request = self.context.get("request")
-        entry = selectors.entry_of(event=event, player=_caller(request) if request else None)
+        entry = selectors.entry_of(
+            event=event, player=player_for_user(user=request.user) if request else None
+        )
         return None if entry is None else EntrySerializer(entry).data
 
 
@@ -271,7 +256,7 @@ class EventListView(generics.ListAPIView):
                 name=data.pop("name"), format=data.pop("format"), created_by=request.user, **data
             )
         except services.TournamentError as error:
-            return _refusal(error)
+            return refusal(error)
         event = selectors.event_list().get(pk=event.pk)
         return Response(
             EventSerializer(event, context={"request": request}).data,
@@ -306,12 +291,12 @@ class _EntryCommand(APIView):
 
     @extend_schema(request=None, responses={200: EntrySerializer, 409: ErrorSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        player = _require_player(request)
+        player = require_player(request)
         event = _event(request, pk)
         try:
             entry = self.act(event, player)
         except services.TournamentError as error:
-            return _refusal(error)
+            return refusal(error)
         entry = Entry.objects.select_related("player").get(pk=entry.pk)
         return Response(EntrySerializer(entry).data, status=self.success_status)
 
@@ -426,7 +411,7 @@ class MatchReadyView(APIView):
 
     @extend_schema(request=None, responses={200: ReadySerializer, 409: ErrorSerializer})
     def post(self, request: Request, pk: int, match_id: int) -> Response:
-        player = _require_player(request)
+        player = require_player(request)
         event = _event(request, pk)
         match = get_object_or_404(Match, pk=match_id)
         if not event.pairings.filter(match=match).exists():
@@ -434,7 +419,7 @@ class MatchReadyView(APIView):
         try:
             pairing = services.match_ready(match=match, player=player)
         except services.TournamentError as error:
-            return _refusal(error)
+            return refusal(error)
         match.refresh_from_db()
         return Response(
             {

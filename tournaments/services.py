@@ -31,6 +31,7 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from accounts.models import Player
+from config.errors import ServiceError
 from games import services as play
 from games.engine import bots as engine_bots
 from games.models import Match
@@ -51,18 +52,8 @@ User = AbstractBaseUser
 # --- errors -------------------------------------------------------------------------------
 
 
-class TournamentError(Exception):
-    """A refused request; ``status`` and ``code`` say how the API answers it."""
-
-    status = 400
-    code = "invalid"
-
-    def __init__(self, message: str, *, code: str | None = None, status: int | None = None):
-        super().__init__(message)
-        if code is not None:
-            self.code = code
-        if status is not None:
-            self.status = status
+class TournamentError(ServiceError):
+    """A refused request of the tournaments."""
 
 
 class Conflict(TournamentError):
