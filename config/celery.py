@@ -73,8 +73,14 @@ class Task(DjangoTask):
         self._on_commit(functools.partial(self.apply_async, *args, **kwargs))
 
     def _on_commit(self, publish) -> None:
+        def send() -> None:
+            publish()
+
+        # Django names the callback in its log line when a robust one fails (a partial has
+        # no name, and the logging itself would then fail).
+        send.__qualname__ = f"{self.name}.publish"
         robust = not self.app.conf.task_always_eager
-        transaction.on_commit(publish, robust=robust)
+        transaction.on_commit(send, robust=robust)
 
     def __call__(self, *args, **kwargs):
         if self._redelivery_cap_reached():
