@@ -194,7 +194,14 @@ def challenge_create(
 
 
 def _locked(match_id: int) -> Match:
-    return Match.objects.select_for_update().select_related("player_a", "player_b").get(pk=match_id)
+    # OF self: only the match row. A plain FOR UPDATE with the players joined would lock their
+    # rows too, in the match's order (A, then B): two matches of the same pair, A v B and B v A,
+    # finishing at once then deadlocked (found by tests/integration/test_faults_tasks.py).
+    return (
+        Match.objects.select_for_update(of=("self",))
+        .select_related("player_a", "player_b")
+        .get(pk=match_id)
+    )
 
 
 def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
@@ -553,7 +560,7 @@ def clock_settle(*, match_id: int, now: datetime | None = None, skip_locked: boo
     """Settle an expired clock of the match (timeout policy applied). True if it changed."""
     now = now or timezone.now()
     with transaction.atomic():
-        qs = Match.objects.select_for_update(skip_locked=skip_locked).select_related(
+        qs = Match.objects.select_for_update(skip_locked=skip_locked, of=("self",)).select_related(
             "player_a", "player_b"
         )
         match = qs.filter(pk=match_id).first()

@@ -399,7 +399,7 @@ def ladder_match_start(*, match_id: int) -> bool:
     """Start a ladder match waiting to start (a bot match goes to a worker). True if it did."""
     with transaction.atomic():
         match = (
-            Match.objects.select_for_update()
+            Match.objects.select_for_update(of=("self",))  # the match row, not its players'
             .select_related("player_a", "player_b")
             .filter(pk=match_id)
             .first()
