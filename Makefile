@@ -140,3 +140,17 @@ $(LOAD_STAMP): bench/requirements-load.txt
 .PHONY: bench-load
 bench-load: $(STAMP) $(LOAD_STAMP)
 	$(BIN)/python bench/load.py $(BENCH_ARGS)
+
+# Fault drills (bench/drills.py): PostgreSQL crashed and restarted, Redis crashed and restarted
+# empty, beat (and the workers) down for a minute, on the cluster with players playing over
+# HTTP; on a PostgreSQL and a Redis of the drills' own (var/drills/), never the shared ones.
+# PASS/FAIL per drill (~3 min). The other faults are tests: tests/integration/test_faults_*.py.
+.PHONY: drills
+drills: $(STAMP)
+	$(BIN)/python bench/drills.py $(BENCH_ARGS)
+
+# API fuzzing, the long form (bench/fuzz.py): schemathesis against the cluster for 5 min
+# (BENCH_ARGS="--seconds N"); the bounded form is tests/unit/test_fuzz_api.py in make test.
+.PHONY: bench-fuzz
+bench-fuzz: $(STAMP)
+	$(BIN)/python bench/fuzz.py $(BENCH_ARGS)

@@ -1,0 +1,526 @@
+#!/usr/bin/env python3
+"""Fault drills on the whole cluster: PostgreSQL restarted, Redis restarted, beat gone.
+
+    make drills              (or: .venv/bin/python bench/drills.py [--only NAME ...])
+
+The cluster of deploy/cluster.py (gunicorn, two Celery workers, beat) runs on a PostgreSQL
+and a Redis **of the drills' own**: a throw-away PostgreSQL cluster made with initdb (run as
+the ``postgres`` user) and a redis-server, each on a free port under var/drills/. Crashing
+and restarting them disturbs nobody else's services or tests, and both are stopped at the
+end whatever happens (try/finally). Players play real games over HTTP throughout.
+
+Drills (each prints PASS or FAIL with its figures; the exit code is 0 only if all pass):
+
+- ``postgres``: PostgreSQL is killed (``pg_ctl stop -m immediate``, a crash) in the middle of
+  play and a bot event, and started again 6 s later. Every answer meanwhile is a 503 in the
+  error shape (never a 500), the health check says which service is down, tasks that failed
+  on the database are retried, and afterwards every match finishes and replays from its log
+  to its state.
+- ``redis``: Redis (broker and cache) is killed and restarted empty in the middle of play:
+  answers are 503 while it is down (the throttle counters live there), moves still commit,
+  the lost bot replies and bot matches are redone by the sweeps, every match finishes once.
+- ``beat``: beat is stopped for a minute while timed games run out: the first read of each
+  expired game settles it (lazy settlement), and nothing is settled twice once beat is back.
+
+The in-process kills (pool child, whole worker, at a deadline and in a bot match), the long
+countdown, the poison task, SIGTERM during a deploy and the deadlock race are integration
+tests (tests/integration/test_faults_*.py, test_play_crash.py) run by ``make test``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN_DIR = ROOT / "var" / "drills"
+PG_BIN = (
+    Path("/usr/lib/postgresql")
+    / (
+        sorted(os.listdir("/usr/lib/postgresql"))[-1]
+        if Path("/usr/lib/postgresql").exists()
+        else "15"
+    )
+    / "bin"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# --- services of the drills' own ------------------------------------------------------------
+
+
+class Postgres:
+    """A throw-away PostgreSQL cluster (initdb) owned by the postgres user, on a free port."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.port = free_port()
+        self.url = f"postgres://postgres@127.0.0.1:{self.port}/ginrummy_drills"
+
+    def _as_postgres(self, *command: str) -> subprocess.CompletedProcess:
+        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        return subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120)
+
+    def create(self) -> None:
+        if self.directory.exists():
+            shutil.rmtree(self.directory)
+        self.directory.mkdir(parents=True)
+        if os.geteuid() == 0:
+            shutil.chown(self.directory, "postgres", "postgres")
+        done = self._as_postgres(
+            str(PG_BIN / "initdb"), "-D", str(self.directory / "data"), "-A", "trust", "-U",
+            "postgres", "--no-sync",
+        )  # fmt: skip
+        if done.returncode:
+            sys.exit(f"initdb failed: {done.stderr}")
+        self.start()
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1 "
+            "-c fsync=off -c max_connections=100"
+        )
+        done = self._as_postgres(
+            str(PG_BIN / "pg_ctl"), "-D", str(self.directory / "data"), "-o", options,
+            "-l", str(self.directory / "log"), "-w", "start",
+        )  # fmt: skip
+        if done.returncode:
+            sys.exit(f"pg_ctl start failed: {done.stdout}{done.stderr}")
+
+    def crash(self) -> None:
+        self._as_postgres(
+            str(PG_BIN / "pg_ctl"), "-D", str(self.directory / "data"), "-m", "immediate", "stop"
+        )
+
+    def stop(self) -> None:
+        self._as_postgres(
+            str(PG_BIN / "pg_ctl"), "-D", str(self.directory / "data"), "-m", "fast", "stop"
+        )
+
+
+class Redis:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+
+    def url(self, db: int) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def start(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.directory)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.05)
+        sys.exit("redis-server did not start")
+
+    def crash(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+
+
+# --- HTTP players -----------------------------------------------------------------------------
+
+
+def call(base: str, method: str, path: str, token: str | None = None, body=None):
+    headers = {"Accept": "application/json"}
+    data = None
+    if token:
+        headers["Authorization"] = f"Token {token}"
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else {}
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        try:
+            return error.code, json.loads(raw) if raw else {}
+        except ValueError:
+            return error.code, {"raw": raw[:200].decode(errors="replace")}
+    except OSError as error:
+        return 0, {"error": str(error)}
+
+
+class Players:
+    """Threads, each a player challenging a bot and playing over HTTP; statuses per second."""
+
+    def __init__(self, base: str, tokens: list[str], bot_id: int) -> None:
+        self.base, self.tokens, self.bot_id = base, tokens, bot_id
+        self.stop = threading.Event()
+        self.log: list[tuple[float, str, int, str]] = []  # (time, request, status, code)
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self.play, args=(t,), daemon=True) for t in tokens]
+
+    def record(self, what: str, status: int, body: dict) -> None:
+        with self.lock:
+            self.log.append((time.monotonic(), what, status, str(body.get("code", ""))))
+
+    def play(self, token: str) -> None:
+        game = match = None
+        while not self.stop.is_set():
+            if game is None:
+                body = {"opponent": self.bot_id, "best_of": 1, "target": 25,
+                        "time_control": {"base_seconds": 300, "increment_seconds": 5}}  # fmt: skip
+                status, data = call(self.base, "POST", "/api/matches", token, body)
+                self.record("POST /api/matches", status, data)
+                if status == 201:
+                    match, game = data["id"], data["current_game"]
+                else:
+                    time.sleep(0.5)
+                continue
+            status, view = call(self.base, "GET", f"/api/games/{game}", token)
+            self.record("GET /api/games/{id}", status, view)
+            if status != 200:
+                time.sleep(0.5)
+                continue
+            if view["status"] != "active":
+                game = match = None
+                continue
+            if not view["your_turn"]:
+                time.sleep(0.3)
+                continue
+            move = a_move(view)
+            status, data = call(self.base, "POST", f"/api/games/{game}/actions", token, move)
+            self.record("POST /api/games/{id}/actions", status, data)
+            time.sleep(0.3)
+        if match is not None:
+            status, data = call(self.base, "POST", f"/api/matches/{match}/resign", token)
+            self.record("POST /api/matches/{id}/resign", status, data)
+
+    def start(self) -> None:
+        for thread in self.threads:
+            thread.start()
+
+    def finish(self) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(60)
+
+    def statuses(self, since: float = 0, until: float = float("inf")) -> Counter:
+        return Counter(s for t, _, s, _ in self.log if since <= t <= until)
+
+
+def a_move(view: dict) -> dict:
+    legal = view["legal_actions"]
+    for kind in ("big_gin", "gin", "knock", "pass", "draw_stock"):
+        for action in legal:
+            if action["type"] == kind:
+                return {"ply": view["ply"], **action}
+    deadwood = set(view.get("deadwood") or [])
+    discards = [a for a in legal if a["type"] == "discard" and a.get("card") in deadwood]
+    return {"ply": view["ply"], **(discards or legal)[0]}
+
+
+# --- the cluster ---------------------------------------------------------------------------------
+
+
+def load_cluster():
+    spec = importlib.util.spec_from_file_location("cluster", ROOT / "deploy" / "cluster.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def setup_django(cluster) -> None:
+    for name, value in cluster.child_env().items():
+        os.environ.setdefault(name, value)
+    os.environ["SECRET_KEY"] = cluster.secret_key()
+    os.environ["DEBUG"] = "0"
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def world(players: int, event_bots: int) -> dict:
+    from django.contrib.auth import get_user_model
+    from knox.models import AuthToken
+
+    from accounts.models import Player
+    from tournaments import services as events
+
+    User = get_user_model()
+    suffix = int(time.time())
+    tokens = []
+    for n in range(players):
+        user = User.objects.create(username=f"drill{suffix}-{n}", password="!")
+        Player.objects.create(kind=Player.Kind.HUMAN, user=user, name=f"Drill {suffix} {n}")
+        tokens.append(AuthToken.objects.create(user=user)[1])
+    bot = Player.objects.create(
+        kind=Player.Kind.BOT, name=f"Drill bot {suffix}", bot_strategy="greedy"
+    )
+    event = events.event_create(
+        name=f"Drill {suffix}", format="single_elim", base_seconds=None, best_of=3, target=100
+    )
+    events.event_open_registration(event=event)
+    for i in range(event_bots):
+        entrant = Player.objects.create(
+            kind=Player.Kind.BOT, name=f"Drill {suffix} bot {i}", bot_strategy="greedy"
+        )
+        events.entry_add(event=event, player=entrant)
+    return {"tokens": tokens, "bot": bot.pk, "event": event}
+
+
+def settle_everything(event, timeout: float = 240) -> list[int]:
+    """Wait for the event's end and for every match to be over; the ids still in play."""
+    from django.db import close_old_connections
+
+    from games.models import Match
+    from tournaments.models import Event
+
+    deadline = time.monotonic() + timeout
+    left: list[int] = []
+    while time.monotonic() < deadline:
+        close_old_connections()
+        try:
+            done = Event.objects.get(pk=event.pk).status != Event.Status.RUNNING
+            left = list(
+                Match.objects.filter(status=Match.Status.ACTIVE).values_list("pk", flat=True)
+            )
+        except Exception:  # the database is still coming back
+            time.sleep(1)
+            continue
+        if done and not left:
+            return []
+        time.sleep(1)
+    return left
+
+
+def verify_logs() -> tuple[int, list[int]]:
+    from django.db import close_old_connections
+
+    from games import selectors
+    from games.engine.match import Match as EngineMatch
+    from games.models import Match
+
+    close_old_connections()
+    checked, bad = 0, []
+    for match in Match.objects.exclude(state=None).iterator():
+        checked += 1
+        replayed = EngineMatch.replay(selectors.match_log(match=match))
+        if replayed.snapshot() != match.state or (
+            match.status == Match.Status.FINISHED
+            and match.winner_id != match.players[replayed.winner]
+        ):
+            bad.append(match.pk)
+    return checked, bad
+
+
+def retried_tasks() -> int:
+    """Lines in the workers' logs where a task was retried after a database error."""
+    count = 0
+    for log in (RUN_DIR / "cluster").glob("worker*.log"):
+        count += sum("Retry in" in line for line in log.read_text(errors="replace").splitlines())
+    return count
+
+
+# --- drills -------------------------------------------------------------------------------------
+
+
+def drill_outage(name: str, base: str, crash, restart, data: dict, health_key: str) -> dict:
+    """Players and an event in play; crash a service for 6 s; restart; check the aftermath."""
+    from tournaments import services as events
+
+    players = Players(base, data["tokens"], data["bot"])
+    players.start()
+    events.event_start(event=data["event"])
+    time.sleep(6)
+    down_at = time.monotonic()
+    crash()
+    time.sleep(1.5)
+    health_down = call(base, "GET", "/api/health")
+    time.sleep(4.5)
+    restart()
+    up_at = time.monotonic()
+    time.sleep(12)
+    players.finish()
+    left = settle_everything(data["event"])
+    checked, bad = verify_logs()
+    during = players.statuses(down_at, up_at + 1)
+    after = players.statuses(up_at + 5)
+    five_hundreds = sum(n for s, n in players.statuses().items() if 500 <= s != 503)
+    codes_503 = Counter(c for t, _, s, c in players.log if s == 503)
+    ok = (
+        five_hundreds == 0
+        and during.get(503, 0) > 0
+        and set(codes_503) <= {"service_unavailable", ""}
+        and health_down[0] == 503
+        and not str(health_down[1].get(health_key, "")).startswith("ok")
+        and after.get(200, 0) > 0
+        and not left
+        and not bad
+    )
+    return {
+        "drill": name,
+        "pass": ok,
+        "statuses_during_outage": dict(during),
+        "statuses_after": dict(after),
+        "5xx_other_than_503": five_hundreds,
+        "health_during_outage": health_down,
+        "tasks_retried": retried_tasks(),
+        "matches_checked": checked,
+        "log_mismatches": bad,
+        "still_in_play": left,
+    }
+
+
+def drill_beat(base: str, cluster, data: dict) -> dict:
+    """Beat (and, stricter, the workers with it) down for a minute while timed games run out
+    with nobody looking: the first read of each settles it; nothing is settled twice after."""
+    from django.db import close_old_connections
+
+    from games.models import Game, Match
+
+    close_old_connections()
+    for name in ("beat", *cluster.worker_names()):
+        os.kill(cluster.running()[name], signal.SIGTERM)  # no sweep, no countdown runs
+    stopped_at = time.monotonic()
+    games = []
+    for token in data["tokens"][:4]:
+        # Each challenges a bot with a 10 s clock and never moves.
+        status, match = call(base, "POST", "/api/matches", token,
+                             {"opponent": data["bot"], "best_of": 1,
+                              "time_control": {"base_seconds": 10}})  # fmt: skip
+        if status == 201:
+            games.append((match["id"], match["current_game"], token))
+    time.sleep(max(0.0, stopped_at + 60 - time.monotonic()))
+    close_old_connections()
+    active_before_reads = sum(
+        Match.objects.get(pk=m).status == Match.Status.ACTIVE for m, _, _ in games
+    )
+    reads = [call(base, "GET", f"/api/games/{g}", token) for _, g, token in games]
+    settled_by_read = sum(body.get("status") == "finished" for _, body in reads)
+    for name in (*cluster.worker_names(), "beat"):
+        restart(cluster, name)
+    time.sleep(8)  # the workers run the countdowns they find: they change nothing now
+    close_old_connections()
+    once = all(
+        Game.objects.filter(match_id=m, forfeit_by__isnull=False).count() == 1
+        and len(Game.objects.get(match_id=m).results) == 1
+        for m, _, _ in games
+    )
+    ok = bool(games) and active_before_reads == len(games) and settled_by_read == len(games)
+    return {
+        "drill": "beat",
+        "pass": ok and once,
+        "games": len(games),
+        "active_a_minute_later_before_any_read": active_before_reads,
+        "settled_by_the_first_read": settled_by_read,
+        "one_timeout_each_after_beat_and_workers_return": once,
+    }
+
+
+def restart(cluster, name: str) -> None:
+    """Start one cluster process again (as deploy/cluster.py does), with its pidfile."""
+    with (RUN_DIR / "cluster" / f"{name}.log").open("ab") as log:
+        process = subprocess.Popen(
+            cluster.commands()[name], cwd=ROOT, env=cluster.child_env(), stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    cluster.pidfile(name).write_text(f"{process.pid}\n")
+    deadline = time.monotonic() + 30
+    while name != "beat" and time.monotonic() < deadline:
+        if cluster.ping_workers([name], timeout=0.5):
+            return
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", choices=["postgres", "redis", "beat"])
+    parser.add_argument("--players", type=int, default=8)
+    parser.add_argument("--event-bots", type=int, default=16)
+    args = parser.parse_args(argv)
+    chosen = args.only or ["postgres", "redis", "beat"]
+    if not PG_BIN.exists() or not shutil.which("redis-server"):
+        sys.exit("the drills need PostgreSQL's server binaries and redis-server on this machine")
+    RUN_DIR.mkdir(parents=True, exist_ok=True)
+    postgres = Postgres(RUN_DIR / "postgres")
+    redis_server = Redis(RUN_DIR / "redis")
+    results = []
+    cluster = None
+    started = time.monotonic()
+    try:
+        postgres.create()
+        redis_server.start()
+        port = free_port()
+        os.environ.update(
+            DATABASE_URL=postgres.url,
+            CELERY_BROKER_URL=redis_server.url(0),
+            REDIS_URL=redis_server.url(1),
+            CLUSTER_DIR=str(RUN_DIR / "cluster"),
+            CLUSTER_PORT=str(port),
+            LOG_LEVEL="WARNING",
+            GUNICORN_LOG_LEVEL="warning",
+            DB_CONN_MAX_AGE="60",
+            # Drills play fast: no throttling in the way.
+            THROTTLE_USER_RATE="100000/min",
+            THROTTLE_PLAY_RATE="100000/min",
+            THROTTLE_ANON_RATE="100000/min",
+        )
+        cluster = load_cluster()
+        if cluster.start() != 0:
+            return 1
+        setup_django(cluster)
+        base = f"http://{cluster.HOST}:{cluster.PORT}"
+        for name in chosen:
+            print(f"drill {name} ...", flush=True)
+            if name == "beat":
+                result = drill_beat(base, cluster, world(args.players, 0))
+            else:
+                data = world(args.players, args.event_bots)
+                if name == "postgres":
+                    crash, restart, key = postgres.crash, postgres.start, "database"
+                else:
+                    crash, restart, key = redis_server.crash, redis_server.start, "broker"
+                result = drill_outage(name, base, crash, restart, data, key)
+            results.append(result)
+            print(f"  {'PASS' if result['pass'] else 'FAIL'} {json.dumps(result, default=str)}")
+    finally:
+        if cluster is not None:
+            cluster.stop()
+        redis_server.crash()
+        postgres.stop()
+    passed = all(r["pass"] for r in results) and len(results) == len(chosen)
+    print(
+        f"\ndrills: {sum(r['pass'] for r in results)}/{len(chosen)} passed in "
+        f"{time.monotonic() - started:.0f} s"
+    )
+    out = ROOT / "bench" / "results" / "drills.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2, default=str))
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
