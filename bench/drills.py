@@ -451,8 +451,11 @@ def restart(cluster, name: str) -> None:
     cluster.pidfile(name).write_text(f"{process.pid}\n")
     deadline = time.monotonic() + 30
     while name != "beat" and time.monotonic() < deadline:
-        if cluster.ping_workers([name], timeout=0.5):
-            return
+        try:
+            if cluster.ping_workers([name], timeout=0.5):
+                return
+        except Exception:  # a broker connection closed under the probe: ask again
+            time.sleep(0.5)
 
 
 def main(argv: list[str]) -> int:

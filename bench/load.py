@@ -484,6 +484,29 @@ def read_stats() -> list[dict]:
         return list(csv.DictReader(handle))
 
 
+def timeline(event_after: float, step: int = 30) -> list[str]:
+    """Aggregated rate and latency over the run, every ``step`` s (locust's rolling window)."""
+    path = RUN_DIR / "locust_stats_history.csv"
+    if not path.exists():
+        return []
+    with path.open() as handle:
+        rows = [r for r in csv.DictReader(handle) if r["Name"] == "Aggregated"]
+    if not rows:
+        return []
+    start = int(rows[0]["Timestamp"])
+    lines = []
+    for row in rows:
+        t = int(row["Timestamp"]) - start
+        if t % step > 1 or row["50%"] in ("N/A", ""):
+            continue
+        phase = "before the event" if t < event_after else "event running"
+        lines.append(
+            f"  t={t:4d} s {int(row['User Count']):4d} users {float(row['Requests/s']):6.1f} req/s "
+            f"p50 {row['50%']:>6} ms p95 {row['95%']:>6} ms ({phase})"
+        )
+    return lines
+
+
 def wait_for_the_end(event_id: int, timeout: float) -> tuple[float, list[int]]:
     """Seconds until the event has its champion and no match is in play; matches left."""
     from games.models import Match
@@ -631,6 +654,8 @@ def main(argv: list[str]) -> int:
     ]
     lines += [percentile_line(r, locust_seconds) for r in endpoints]
     lines += [percentile_line(r, locust_seconds) for r in total]
+    lines += ["", "  over time (every 30 s, locust's 10 s rolling window):"]
+    lines += timeline(event_after=min(15, seconds / 4))
     lines += [
         "",
         f"  errors: {errors} (locust exit code {result.returncode}); expected 409s apart: "
