@@ -1,5 +1,7 @@
 """`/api/health`: whether the database and the broker answer."""
 
+import logging
+
 from django.conf import settings
 from django.db import connection
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -9,6 +11,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+logger = logging.getLogger(__name__)
+
+
+def _failure(service: str, exc: Exception) -> str:
+    """The report of a failed check: the error's type only (anyone may read the health check,
+    and a driver's message names hosts and ports); the message goes to the log."""
+    logger.warning("health: the %s check failed: %s: %s", service, type(exc).__name__, exc)
+    return f"error: {type(exc).__name__}"
+
 
 def database_status() -> str:
     """ "ok" when the database answers a query, else "error: ..."."""
@@ -17,7 +28,7 @@ def database_status() -> str:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except Exception as exc:  # any failure is a report, not a crash
-        return f"error: {type(exc).__name__}: {exc}".strip()
+        return _failure("database", exc)
     return "ok"
 
 
@@ -33,7 +44,7 @@ def broker_status(timeout: float = 2.0) -> str:
             # Opening a channel makes the transport talk to the server (Redis: PING).
             conn.default_channel  # noqa: B018
     except Exception as exc:
-        return f"error: {type(exc).__name__}: {exc}".strip()
+        return _failure("broker", exc)
     return "ok"
 
 
