@@ -221,6 +221,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns about a missing directory before collectstatic
+# In development WhiteNoise serves straight from the apps' static folders (no collectstatic);
+# decided here, from the environment, because test runners switch settings.DEBUG off later.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Hashed, compressed files in production; needs `manage.py collectstatic`.
