@@ -172,7 +172,8 @@ def best_discard(mask: int) -> tuple[int | None, int]:
     """For an 11-card hand: the card to throw and the least deadwood of the ten kept.
 
     Returns ``(None, 0)`` when all eleven cards meld (big gin).  Among equally good
-    discards the highest card is thrown.
+    discards the highest card is thrown.  Of ten cards it gives the best nine in the same
+    way (ten cards that all meld hold a meld of four, so one can go with no deadwood).
     """
     a = mask & SUIT_MASK
     b = mask >> 13 & SUIT_MASK

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..actions import Action, ActionKind
-from ..cards import BIT, CARD_POINTS, FULL_DECK, cards_of
+from ..cards import BIT, CARD_POINTS, FULL_DECK, SUIT_MASK, cards_of
 from ..melds import arrange, best_discard, min_deadwood
 from ..views import PlayerView
 from . import Bot, register
@@ -189,17 +189,53 @@ def danger(card: int, held: list[float]) -> float:
     return 1.0 - miss
 
 
+def meld_reach(hand: int) -> int:
+    """Mask of the cards that would make a meld of three with two cards of ``hand``.
+
+    A card outside it melds with nothing in the hand, whatever else the hand holds.
+    """
+    a = hand & SUIT_MASK
+    b = hand >> 13 & SUIT_MASK
+    c = hand >> 26 & SUIT_MASK
+    d = hand >> 39
+    pairs = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)  # ranks held twice
+    reach = pairs | pairs << 13 | pairs << 26 | pairs << 39
+    for shift in (0, 13, 26, 39):
+        s = hand >> shift & SUIT_MASK
+        runs = (s << 1 & s << 2) | (s << 1 & s >> 1) | (s >> 1 & s >> 2)
+        reach |= (runs & SUIT_MASK) << shift
+    return reach
+
+
+def _nine_card_floor(hand: int) -> int:
+    """Least deadwood of a ten-card hand after throwing any one card."""
+    return best_discard(hand)[1]  # exact for ten cards too (see its docstring)
+
+
 def potential(hand: int, deadwood: int, know: Knowledge) -> float:
-    """Expected deadwood cut of drawing one stock card into a ten-card ``hand``."""
+    """Expected deadwood cut of drawing one stock card into a ten-card ``hand``.
+
+    ``deadwood`` is ``min_deadwood(hand)``.  A drawn card that melds with nothing in the hand
+    stays deadwood whatever is thrown, so its best outcome is the hand as it is or the best
+    nine cards plus it: ``min(deadwood, nine_card_floor + its points)``, exact and without
+    the eleven-card search (most unknown cards are such cards).
+    """
     gain = 0.0
     weight = 0.0
     held = know.held
+    floor = -1
+    reach = meld_reach(hand)
     for x in cards_of(know.unknown):
         q = 1.0 - held[x]
         weight += q
-        card, after = best_discard(hand | BIT[x])
-        if card is None:
-            after = 0
+        if not reach >> x & 1:
+            if floor < 0:
+                floor = _nine_card_floor(hand)
+            after = floor + CARD_POINTS[x]
+        else:
+            card, after = best_discard(hand | BIT[x])
+            if card is None:
+                after = 0
         if after < deadwood:
             gain += q * (deadwood - after)
     return gain / weight if weight else 0.0
@@ -210,9 +246,17 @@ def gin_chance(hand: int, know: Knowledge) -> float:
     hits = 0.0
     weight = 0.0
     held = know.held
+    gin_now = -1
+    reach = meld_reach(hand)
     for x in cards_of(know.unknown):
         q = 1.0 - held[x]
         weight += q
+        if not reach >> x & 1:
+            # It stays deadwood, so only throwing it can gin: when the ten are gin already.
+            if gin_now < 0:
+                gin_now = int(min_deadwood(hand) == 0)
+            hits += q * gin_now
+            continue
         card, after = best_discard(hand | BIT[x])
         if card is None or after == 0:
             hits += q

@@ -18,9 +18,11 @@ from hypothesis import strategies as st
 from games.engine.actions import Action, ActionKind
 from games.engine.bots import BOTS, Bot, UnknownBotError, make_bot
 from games.engine.bots.expert import (
+    MELD_PAIRS,
     ExpertBot,
     danger,
     gin_chance,
+    meld_reach,
     potential,
     read_history,
     read_knowledge,
@@ -30,7 +32,7 @@ from games.engine.bots.runner import play_match
 from games.engine.cards import BIT, FULL_DECK, cards_of
 from games.engine.deal import Deal
 from games.engine.match import Match, MatchTermination
-from games.engine.melds import min_deadwood
+from games.engine.melds import best_discard, min_deadwood
 from games.engine.rules import RuleSet
 from games.engine.views import PlayerView, view_for
 from tests.unit.engine.helpers import C, M, arranged
@@ -528,3 +530,57 @@ def test_expert_goes_for_gin_instead_of_knocking_when_gin_is_close_and_the_stock
 
     assert make_bot("expert").choose(view) == Action.discard(C("KS"))
     assert make_bot("greedy").choose(view) == Action.knock(C("KS"))
+
+
+def _potential_by_search(hand: int, deadwood: int, know) -> float:
+    """The definition: every unknown card drawn and the best eleven-card discard searched."""
+    gain = weight = 0.0
+    for x in cards_of(know.unknown):
+        q = 1.0 - know.held[x]
+        weight += q
+        card, after = best_discard(hand | BIT[x])
+        after = 0 if card is None else after
+        gain += q * max(0, deadwood - after)
+    return gain / weight if weight else 0.0
+
+
+def _gin_chance_by_search(hand: int, know) -> float:
+    hits = weight = 0.0
+    for x in cards_of(know.unknown):
+        q = 1.0 - know.held[x]
+        weight += q
+        card, after = best_discard(hand | BIT[x])
+        hits += q if card is None or after == 0 else 0.0
+    return hits / weight if weight else 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cards=st.permutations(range(52)),
+    gin_hand=st.booleans(),
+    held=st.lists(st.floats(0.0, 0.95), min_size=52, max_size=52),
+)
+def test_potential_and_gin_chance_equal_the_full_search(cards, gin_hand, held):
+    # The shortcut for cards that meld with nothing in the hand must change no decision.
+    hand = M("2C 3C 4C 7D 7H 7S 9S TS JS QS") if gin_hand else sum(BIT[c] for c in cards[:10])
+    unknown = sum(BIT[c] for c in cards[10:40]) & ~hand
+    know = dataclasses.replace(
+        read_knowledge(view_for(Deal.new(1, 0), 0)), unknown=unknown, held=held
+    )
+    deadwood = min_deadwood(hand)
+    assert potential(hand, deadwood, know) == pytest.approx(
+        _potential_by_search(hand, deadwood, know), abs=1e-9
+    )
+    assert gin_chance(hand, know) == pytest.approx(_gin_chance_by_search(hand, know), abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cards=st.permutations(range(52)), size=st.integers(0, 11))
+def test_meld_reach_is_every_card_that_melds_with_two_of_the_hand(cards, size):
+    hand = sum(BIT[c] for c in cards[:size])
+    expected = sum(
+        BIT[x]
+        for x in range(52)
+        if not hand >> x & 1 and any(hand >> a & 1 and hand >> b & 1 for a, b in MELD_PAIRS[x])
+    )
+    assert meld_reach(hand) & ~hand == expected

@@ -145,6 +145,19 @@ def test_best_discard_of_eleven_cards_is_exact(mask):
     )
 
 
+@settings(max_examples=250, deadline=None)
+@given(meldy_hands(10))
+def test_best_discard_of_ten_cards_is_the_best_nine(mask):
+    # The expert bot asks it for the best nine of ten cards.
+    card, points = best_discard(mask)
+    reference = min(brute_min_deadwood(mask & ~BIT[c]) for c in cards_of(mask))
+    assert points == reference
+    if card is None:
+        assert brute_min_deadwood(mask) == 0
+    else:
+        assert min_deadwood(mask & ~BIT[card]) == points
+
+
 def test_best_discard_is_exact_where_a_heuristic_refuses_a_legal_knock():
     card, points = best_discard(M("3C 3D 6D 4C 4H 5C 5H 6H 6C AH 5D"))
     assert points == 9
