@@ -13,7 +13,7 @@ from games.engine.cards import card_name, cards_of
 from games.engine.match import Match as EngineMatch
 from games.engine.views import view_for
 from games.models import Action, Deal, Game, Match
-from games.services import clock_remaining_ms
+from games.services import clock_remaining_ms, turn_remaining_ms
 
 PRIVATE_STATUSES = (Match.Status.CHALLENGED, Match.Status.DECLINED)
 MATCH_FORFEITS = (
@@ -109,6 +109,9 @@ def game_view(*, game: Game, viewer: Player | None, now: datetime | None = None)
             {
                 "remaining_ms": clock_remaining_ms(match, game, i, now),
                 "running": in_play and game.to_act == i,
+                "turn_remaining_ms": (
+                    turn_remaining_ms(match, game, now) if in_play and game.to_act == i else None
+                ),
             }
             for i in (0, 1)
         ]

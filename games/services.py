@@ -315,6 +315,14 @@ def clock_remaining_ms(match: Match, game: Game, index: int, now: datetime) -> i
     return max(0, remaining)
 
 
+def turn_remaining_ms(match: Match, game: Game, now: datetime) -> int | None:
+    """What is left of the per-turn limit for the player to act, or None without a limit."""
+    if match.turn_limit_seconds is None or game.turn_began_at is None:
+        return None
+    limit = game.turn_began_at + timedelta(seconds=match.turn_limit_seconds)
+    return max(0, int((limit - now).total_seconds() * 1000))
+
+
 def _charge(match: Match, game: Game, index: int, now: datetime) -> None:
     """Charge the player to act for the time since their clock was last charged."""
     if not match.is_timed or game.clock_charged_at is None:

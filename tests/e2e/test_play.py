@@ -255,6 +255,32 @@ def test_a_clock_counts_down_and_the_timeout_is_shown(
     assert match.end_reason == Match.EndReason.TIMEOUT
 
 
+def test_a_per_turn_limit_chosen_in_the_lobby_counts_down_beside_the_clock(
+    page, context, live, alice, greta
+):
+    sign_in(context, live, alice.user)
+    page.goto("/lobby")
+    page.get_by_label("Opponent").select_option(label="Greta (greedy)")
+    page.get_by_label("5 min + 5 s").check()
+    page.get_by_label("Per-turn limit (timed games)").select_option("30")
+    page.get_by_role("button", name="Play").click()
+    expect(page).to_have_url(re.compile(r"/games/\d+$"))
+    expect(page.locator("#subtitle")).to_contain_text("5 min + 5 s, 30 s a turn")
+    wait_for_my_turn(page)
+    turn = page.locator('[data-clock="0"] .turn')
+    expect(turn).to_have_text(re.compile(r"\(this turn 0:[0-3]\d\)"))
+
+    def shown_seconds() -> int:
+        return int(re.search(r"0:(\d\d)", turn.inner_text()).group(1))
+
+    first = shown_seconds()
+    page.wait_for_timeout(2100)
+    assert 1 <= first - shown_seconds() <= 4
+    expect(page.locator('[data-clock="0"] .time')).to_have_text(re.compile(r"^[45]:\d\d$"))
+    expect(page.locator('[data-clock="1"] .turn')).to_have_text("")  # the bot's clock is stopped
+    assert Match.objects.get(player_a=alice).turn_limit_seconds == 30
+
+
 def test_two_people_a_challenge_accepted_in_the_lobby_each_sees_the_others_move_quickly(
     browser, live, alice
 ):

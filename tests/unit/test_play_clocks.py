@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 
-from games import services
+from games import selectors, services
 from games.engine.actions import Action as EngineAction
 from games.models import Action, Game, Match, TimeoutPolicy
 from tests.play import active_game
@@ -109,6 +109,20 @@ def test_the_per_turn_limit_ends_a_turn_before_the_clock_does(alice, bob):
     game.refresh_from_db()
     assert game.results[0]["termination"] == "forfeit"
     assert game.clock_ms(game.forfeit_by) == 0
+
+
+def test_the_view_shows_what_is_left_of_the_turn_beside_the_clock(alice, bob):
+    match = timed_duel(alice, bob, base=600, turn_limit=15)
+    game = active_game(match)
+    clocks = selectors.game_view(game=game, viewer=alice, now=game.turn_began_at + 4 * T)["clocks"]
+    running = clocks[game.to_act]
+    assert running["running"] and running["turn_remaining_ms"] == 11_000
+    assert running["remaining_ms"] == 596_000
+    assert clocks[1 - game.to_act]["turn_remaining_ms"] is None
+    untimed_turns = timed_duel(alice, bob, base=600)
+    game = active_game(untimed_turns)
+    clocks = selectors.game_view(game=game, viewer=alice, now=game.turn_began_at)["clocks"]
+    assert [c["turn_remaining_ms"] for c in clocks] == [None, None]
 
 
 def test_autoplay_moves_for_a_player_out_of_time_and_three_in_a_row_forfeit(alice, bob):

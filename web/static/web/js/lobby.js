@@ -37,6 +37,7 @@ if (form) {
         increment_seconds: Number(clock.dataset.increment),
         timeout_policy: data.get("timeout_policy"),
       };
+      if (data.get("turn_limit")) body.time_control.turn_limit_seconds = Number(data.get("turn_limit"));
     }
     try {
       const { data: match } = await api("/api/matches", { method: "POST", body });
@@ -79,7 +80,8 @@ function waited(seconds) {
 function timeControlText(tc) {
   if (!tc) return "untimed";
   const base = tc.base_seconds % 60 === 0 ? `${tc.base_seconds / 60} min` : `${tc.base_seconds} s`;
-  return tc.increment_seconds ? `${base} + ${tc.increment_seconds} s` : base;
+  const clock = tc.increment_seconds ? `${base} + ${tc.increment_seconds} s` : base;
+  return tc.turn_limit_seconds ? `${clock}, ${tc.turn_limit_seconds} s a turn` : clock;
 }
 
 class QueueWidget {

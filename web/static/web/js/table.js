@@ -351,7 +351,7 @@ function clockNode(view, index) {
   const name = index === you ? "Your clock" : `${view.players[index].name}'s clock`;
   return el("p", { class: "clock", role: "timer", "aria-label": name, dataset: { clock: String(index) } },
     el("span", { class: "run", "aria-hidden": "true" }), el("span", { class: "time" }, ""),
-    el("span", { class: "note" }, ""));
+    el("span", { class: "turn" }, ""), el("span", { class: "note" }, ""));
 }
 
 function handNode(view) {
@@ -495,8 +495,13 @@ function renderClocks() {
     const index = Number(node.dataset.clock);
     const clock = view.clocks[index];
     const running = clock.running && view.status === "active";
-    const ms = Math.max(0, clock.remaining_ms - (running ? now - state.receivedAt : 0));
-    node.querySelector(".time").textContent = formatClock(ms);
+    const elapsed = running ? now - state.receivedAt : 0;
+    const clockMs = Math.max(0, clock.remaining_ms - elapsed);
+    // A per-turn limit can end the turn before the clock does: show it beside the clock.
+    const turnMs = running && clock.turn_remaining_ms != null ? Math.max(0, clock.turn_remaining_ms - elapsed) : null;
+    const ms = turnMs == null ? clockMs : Math.min(clockMs, turnMs);
+    node.querySelector(".time").textContent = formatClock(clockMs);
+    node.querySelector(".turn").textContent = turnMs == null ? "" : ` (this turn ${formatClock(turnMs)})`;
     node.querySelector(".run").textContent = running ? "▶ " : "";
     const flagged = ms <= 0 && (running || lostOnTime(view, index));
     node.querySelector(".note").textContent = flagged ? " out of time" : running && ms < 20000 ? " low" : "";
