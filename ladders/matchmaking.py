@@ -81,12 +81,13 @@ def pair(seekers: Iterable[Seeker], policy: WindowPolicy) -> list[tuple[Seeker, 
     happens only when neither player has anyone else in reach. O(n log n) for a queue of n.
     """
     queue = sorted(seekers, key=lambda s: (s.rating, -s.waited, s.key))
+    table = _Table(queue, policy)
     order = list(range(len(queue)))
     found_by_phase: list[list[tuple[Seeker, Seeker]]] = []
     for rematches in (False, True):
         pairs: list[tuple[Seeker, Seeker]] = []
         while len(order) >= 2:
-            found = _round(queue, order, policy, rematches=rematches)
+            found = _round(table, order, rematches=rematches)
             if not found:
                 break
             pairs.extend((queue[i], queue[j]) for i, j in found)
@@ -95,6 +96,18 @@ def pair(seekers: Iterable[Seeker], policy: WindowPolicy) -> list[tuple[Seeker, 
         found_by_phase.append(pairs)
     fresh, rematches_left = found_by_phase
     return _swap_out_rematches(fresh, rematches_left, policy)
+
+
+class _Table:
+    """The queue by rating as plain lists, built once a pass (the rounds only index them)."""
+
+    def __init__(self, queue: Sequence[Seeker], policy: WindowPolicy) -> None:
+        self.ratings = [s.rating for s in queue]
+        self.widths = [policy.width(s.waited) for s in queue]
+        self.players = [s.player for s in queue]
+        self.last = [s.last_opponent for s in queue]
+        no_bots = not policy.bot_pairs
+        self.bots = [no_bots and s.is_bot for s in queue]
 
 
 def _swap_out_rematches(
@@ -130,21 +143,23 @@ def _swap_out_rematches(
     return result
 
 
-def _round(
-    queue: Sequence[Seeker], order: Sequence[int], policy: WindowPolicy, *, rematches: bool
-) -> list[tuple[int, int]]:
+def _round(table: _Table, order: Sequence[int], *, rematches: bool) -> list[tuple[int, int]]:
     """One greedy round over the seekers still free (``order``: their indices, by rating)."""
     # The hot loop of a pass over thousands of players: plain lists, no calls per candidate.
     n = len(order)
-    ratings = [queue[k].rating for k in order]
-    widths = [policy.width(queue[k].waited) for k in order]
-    players = [queue[k].player for k in order]
-    last = [queue[k].last_opponent for k in order]
-    no_bots = not policy.bot_pairs
-    bots = [no_bots and queue[k].is_bot for k in order]
+    if n == len(table.ratings):  # the first round: everyone is free
+        ratings, widths, players = table.ratings, table.widths, table.players
+        last, bots = table.last, table.bots
+    else:
+        ratings = [table.ratings[k] for k in order]
+        widths = [table.widths[k] for k in order]
+        players = [table.players[k] for k in order]
+        last = [table.last[k] for k in order]
+        bots = [table.bots[k] for k in order]
     # The widest window of the queue bounds how far up the list a partner can be.
     reach = max(widths)
     edges: list[tuple[float, float, int, int]] = []
+    add = edges.append
     for i in range(n):
         found = 0
         r_i, w_i, p_i, l_i, b_i = ratings[i], widths[i], players[i], last[i], bots[i]
@@ -153,7 +168,9 @@ def _round(
             if gap > reach:
                 break
             # Within the window of whichever has waited longer (windows only widen).
-            w = w_i if w_i >= widths[j] else widths[j]
+            w = widths[j]
+            if w_i >= w:
+                w = w_i
             if gap > w:
                 continue
             if (b_i and bots[j]) or p_i == players[j]:
@@ -161,7 +178,7 @@ def _round(
             if not rematches and (l_i == players[j] or last[j] == p_i):
                 continue
             # Closest first; for equal gaps the wider window (the longer wait) first.
-            edges.append((gap, -w, i, j))
+            add((gap, -w, i, j))
             found += 1
             if found == LOOKAHEAD:
                 break
