@@ -681,18 +681,25 @@ def bot_work_sweep(*, now: datetime | None = None, limit: int = 20, matches: int
     now = now or timezone.now()
     done = 0
     bot, human = Player.Kind.BOT, Player.Kind.HUMAN
-    last_move = (
-        Action.objects.filter(deal__game=OuterRef("pk"))
-        .order_by("-created_at")
-        .values("created_at")
-    )
+    # The game's current deal, then its last action: two probes of the (game, number) and
+    # (deal, ply) indexes whatever the planner thinks of the table sizes (a join of all the
+    # game's actions was planned as a scan of every action ever written).
+    current_deal = Deal.objects.filter(game=OuterRef("pk")).order_by("-number")
+    deal_of_game = Deal.objects.filter(game=OuterRef(OuterRef("pk"))).order_by("-number")
+    last_move = Action.objects.filter(deal=Subquery(deal_of_game.values("pk")[:1])).order_by("-ply")
     waiting = (
         Game.objects.filter(status=Game.Status.ACTIVE, match__status=Match.Status.ACTIVE)
         .filter(
             Q(to_act=0, match__player_a__kind=bot, match__player_b__kind=human)
             | Q(to_act=1, match__player_b__kind=bot, match__player_a__kind=human)
         )
-        .annotate(idle_since=Coalesce(Subquery(last_move[:1]), F("started_at")))
+        .annotate(
+            idle_since=Coalesce(
+                Subquery(last_move.values("created_at")[:1]),  # a move in this deal
+                Subquery(current_deal.values("started_at")[:1]),  # or the deal's start
+                F("started_at"),
+            )
+        )
         .filter(idle_since__lte=now - BOT_REPLY_STALE)
         .values_list("match_id", "match__ply")[:limit]
     )

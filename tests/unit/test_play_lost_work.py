@@ -9,7 +9,7 @@ from django.utils import timezone
 from games import selectors, services, tasks
 from games.engine.actions import Action as EngineAction
 from games.engine.match import Match as EngineMatch
-from games.models import Action, Game, Match
+from games.models import Action, Deal, Game, Match
 from tests.factories import BotFactory
 
 pytestmark = pytest.mark.django_db
@@ -52,6 +52,24 @@ def test_a_lost_bot_reply_is_made_by_the_sweep_once_it_is_overdue(lost, alice):
     assert EngineMatch.replay(selectors.match_log(match=match)).snapshot() == match.state
     # The task that was lost, arriving late, changes nothing.
     assert services.bot_move(match_id=match.pk, ply=ply) is False
+
+
+def test_a_reply_is_overdue_counting_from_the_last_move_or_the_start_of_the_deal(lost, alice):
+    gus = BotFactory(name="Gus", bot_strategy="greedy")
+    match = services.challenge_create(challenger=alice, opponent=gus)
+    game = move_until_the_bot_is_to_act(match, alice)
+    long_ago = timezone.now() - timedelta(hours=1)
+    Game.objects.filter(pk=game.pk).update(started_at=long_ago)
+    assert services.bot_work_sweep() == 0, "the deal began (and Alice moved) just now"
+
+    Deal.objects.filter(game=game).update(started_at=long_ago)
+    Action.objects.filter(deal__game=game).update(created_at=long_ago)
+    # A deal begun just now with no move yet (as after a deal's end) is not overdue.
+    current = Deal.objects.filter(game=game).order_by("-number").first()
+    fresh = Deal.objects.create(game=game, number=current.number + 1, seed=1, dealer=0)
+    assert services.bot_work_sweep() == 0
+    fresh.delete()
+    assert services.bot_work_sweep() == 1, "the last move was an hour ago"
 
 
 def test_a_lost_bot_match_is_played_by_the_sweep_once_and_only_once(lost):
