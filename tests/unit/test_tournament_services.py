@@ -493,3 +493,24 @@ def test_a_disqualified_player_cannot_register_again(alice):
         services.entry_register(event=event, player=alice)
     assert refused.value.code == "disqualified"
     assert event.entries.get().status == Entry.Status.DISQUALIFIED
+
+
+def test_an_override_of_a_finished_rated_match_decides_the_pairing_not_the_ratings(
+    admin_user, django_capture_on_commit_callbacks
+):
+    from ladders import services as ladder_services
+    from ladders.models import Rating, RatingChange
+
+    event = event_with(humans(4), "single_elim", rated=True)
+    services.event_start(event=event)
+    s = by_seed(event)
+    decide(event, "R1.1", s[1])
+    pool = ladder_services.rated_events_pool()
+    before = dict(Rating.objects.filter(ladder=pool).values_list("player_id", "rating"))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.pairing_override(
+            pairing=pairing(event, "R1.1"), winner=s[4], reason="late entry", by=admin_user
+        )
+    assert pairing(event, "R1.1").winner.player == s[4]
+    assert dict(Rating.objects.filter(ladder=pool).values_list("player_id", "rating")) == before
+    assert RatingChange.objects.filter(ladder=pool).count() == 2
