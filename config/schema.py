@@ -4,7 +4,8 @@ drf-spectacular documents the success answers each view declares. The project's 
 (``config.api.error_body``) comes from shared machinery instead: authentication, permissions,
 throttling, validation, unknown objects, a database outage. This hook adds those answers to
 every operation that can give them, so a client (or a fuzzer such as schemathesis) finds
-every status code it can receive in the schema.
+every status code it can receive in the schema, including the web server's 414 for an
+over-long URL.
 
 Two more corrections make the schema say what the server does:
 
@@ -44,6 +45,12 @@ DESCRIPTIONS = {
     "409": "The request does not fit the current state (stale ply, already done, ...).",
     "429": "Too many requests: see `Retry-After`.",
     "503": "The database or Redis does not answer: try again after `Retry-After`.",
+}
+#: Answered by the web server (gunicorn's `limit_request_line`) before the API sees the request.
+URI_TOO_LONG = {
+    "description": "The URL is too long: the web server refuses a request line over 4 KiB "
+    "(an HTML page, not the API's error shape).",
+    "content": {"text/html": {"schema": {"type": "string"}}},
 }
 
 UNSAFE = {"post", "put", "patch", "delete"}
@@ -91,6 +98,7 @@ def document_errors(result: dict[str, Any], generator, request, public) -> dict[
             for code in sorted(_codes(path, method, operation)):
                 if code not in responses:
                     responses[code] = {"content": reference, "description": DESCRIPTIONS[code]}
+            responses.setdefault("414", URI_TOO_LONG)
             for code, response in responses.items():
                 # An error a view declared by its description only answers in the error shape.
                 if str(code).startswith(("4", "5")) and not response.get("content"):

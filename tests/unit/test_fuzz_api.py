@@ -19,6 +19,8 @@ common, a move that is not legal now); those answers are still checked against t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import hypothesis
 import pytest
 import schemathesis
@@ -36,11 +38,8 @@ from tournaments import services as events
 
 pytestmark = pytest.mark.django_db
 
-#: The checks (all but positive_data_acceptance: see the module's docstring).
-CONFIG = """
-[checks]
-positive_data_acceptance.enabled = false
-"""
+#: The checks and their exceptions, shared with bench/fuzz.py (see the file's comments).
+CONFIG = (Path(__file__).resolve().parents[2] / "schemathesis.toml").read_text()
 #: Examples per operation in `make test` (41 operations; the whole file runs in about a minute).
 MAX_EXAMPLES = 50
 #: Steps of stateful scenarios (inferred links: an id from one answer used in the next call).
