@@ -46,7 +46,7 @@ def _names(mask: int) -> list[str]:
     return [card_name(c) for c in cards_of(mask)]
 
 
-def _outcome_by_player(outcome: dict[str, Any] | None, swap: int) -> dict[str, Any] | None:
+def outcome_by_player(outcome: dict[str, Any] | None, swap: int) -> dict[str, Any] | None:
     """An engine outcome with seats turned into player indices (0 = A, 1 = B)."""
     if outcome is None:
         return None
@@ -167,7 +167,7 @@ def _last_deal(game: Game) -> dict[str, Any] | None:
     return {
         "number": deal.number,
         "dealer": deal.dealer ^ deal.swap,
-        "outcome": _outcome_by_player(
+        "outcome": outcome_by_player(
             {k: v for k, v in deal.outcome.items() if k != "hands"}, deal.swap
         ),
         "hands": None if hands is None else [hands[0 ^ deal.swap], hands[1 ^ deal.swap]],

@@ -14,6 +14,7 @@ from games.engine.cards import card_name, cards_of
 from games.engine.deal import Deal
 from games.engine.melds import arrange
 from games.engine.rules import RuleSet
+from games.selectors import outcome_by_player
 
 
 def _hand(mask: int) -> dict[str, Any]:
@@ -42,16 +43,6 @@ def _frame(deal: Deal, swap: int, *, actor: int | None, text: str | None) -> dic
     }
 
 
-def _outcome_by_player(outcome: dict[str, Any] | None, swap: int) -> dict[str, Any] | None:
-    if outcome is None:
-        return None
-    out = dict(outcome)
-    for key in ("winner", "knocker"):
-        if out.get(key) is not None:
-            out[key] = out[key] ^ swap
-    return out
-
-
 def deal_frames(*, rules: dict[str, Any], deal: dict[str, Any]) -> dict[str, Any]:
     """Every frame of one deal of a match log (``games.selectors.match_log``).
 
@@ -67,7 +58,7 @@ def deal_frames(*, rules: dict[str, Any], deal: dict[str, Any]) -> dict[str, Any
     return {
         "dealer": deal["dealer"] ^ swap,
         "frames": frames,
-        "outcome": _outcome_by_player(deal["outcome"], swap),
+        "outcome": outcome_by_player(deal["outcome"], swap),
     }
 
 
@@ -77,7 +68,7 @@ def deal_index(log: dict[str, Any]) -> list[dict[str, Any]]:
     for number, game in enumerate(log["games"]):
         deals = []
         for index, deal in enumerate(game["deals"]):
-            outcome = _outcome_by_player(deal["outcome"], deal["swap"])
+            outcome = outcome_by_player(deal["outcome"], deal["swap"])
             deals.append(
                 {
                     "number": index,
