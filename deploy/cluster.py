@@ -270,6 +270,7 @@ def start() -> int:
     manage("migrate", "--no-input")
     manage("collectstatic", "--no-input")
     env = child_env()
+    processes: dict[str, subprocess.Popen] = {}
     for name, command in commands().items():
         with (CLUSTER_DIR / f"{name}.log").open("ab") as log:
             # A session of its own: the processes outlive this launcher and a Ctrl-C in its
@@ -284,11 +285,19 @@ def start() -> int:
                 start_new_session=True,
             )
         pidfile(name).write_text(f"{process.pid}\n")
+        processes[name] = process
 
     deadline = time.monotonic() + START_TIMEOUT
     status, answered = 0, set()
     while time.monotonic() < deadline:
-        dead = [name for name in process_names() if name not in running()]
+        # Our own children: poll() says whether each exited. (Reading /proc/PID/cmdline, as
+        # running() does for a later `status` or `stop`, can catch a process while it retitles
+        # itself, and then call it someone else's.)
+        dead = [
+            f"{name} (exit code {p.returncode})"
+            for name, p in processes.items()
+            if p.poll() is not None
+        ]
         if dead:
             return _failed(f"{', '.join(dead)} exited during start-up")
         if status != 200:

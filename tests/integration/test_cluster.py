@@ -45,7 +45,7 @@ def cluster(command: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     )
 
 
-def test_cluster_starts_healthy_runs_a_task_and_stops(django_db_setup, tmp_path):
+def test_cluster_starts_healthy_runs_a_task_and_stops(django_db_setup, tmp_path, monkeypatch):
     port = free_port()
     broker = other_redis_db(settings.CELERY_BROKER_URL)
     env = subprocess_env(
@@ -68,6 +68,9 @@ def test_cluster_starts_healthy_runs_a_task_and_stops(django_db_setup, tmp_path)
             assert reply.status == 200
             assert json.loads(reply.read()) == {"status": "ok", "database": "ok", "broker": "ok"}
 
+        # Celery reads CELERY_BROKER_URL from the environment before its broker argument: this
+        # process's is the session worker's database, which would answer the ping instead.
+        monkeypatch.setenv("CELERY_BROKER_URL", broker)
         client = Celery("cluster-test", broker=broker, backend=broker)
         try:
             assert client.send_task("health.ping").get(timeout=20) == "pong"
