@@ -12,7 +12,7 @@ from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
-from django.db.models import Q
+from django.db.models import F, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -39,6 +39,8 @@ TIME_CONTROLS = [
     ("5+5", "5 min + 5 s", 300, 5),
     ("10+5", "10 min + 5 s", 600, 5),
 ]
+#: People listed in the lobby's challenge form, the most recently signed-in first.
+PEOPLE_IN_LOBBY = 100
 RULE_PRESETS = [
     ("standard", "Standard (knock at 10)"),
     ("oklahoma", "Oklahoma (the upcard sets the knock limit)"),
@@ -119,7 +121,7 @@ def _with_current_games(matches: list[Match]) -> list[Match]:
 
 @signin_required
 def lobby(request: HttpRequest) -> HttpResponse:
-    """Challenge a bot, answer challenges, queue for a ladder, my current and recent matches."""
+    """Challenge a bot or a player, answer challenges, queue for a ladder, my matches."""
     me = _me(request)
     if me is None:  # e.g. a staff account made with createsuperuser has no player
         return render(request, "web/no_player.html", status=403)
@@ -127,6 +129,12 @@ def lobby(request: HttpRequest) -> HttpResponse:
     context = {
         "me": me,
         "bots": Player.objects.filter(kind=Player.Kind.BOT).order_by("name"),
+        # People to challenge: the most recently signed-in first (a club's members, not a
+        # directory: the API takes any player's id).
+        "people": Player.objects.filter(kind=Player.Kind.HUMAN, user__is_active=True)
+        .exclude(pk=me.pk)
+        .select_related("user")
+        .order_by(F("user__last_login").desc(nulls_last=True), "name")[:PEOPLE_IN_LOBBY],
         "time_controls": TIME_CONTROLS,
         "rule_presets": RULE_PRESETS,
         "current": _with_current_games(

@@ -281,13 +281,10 @@ def test_a_per_turn_limit_chosen_in_the_lobby_counts_down_beside_the_clock(
     assert Match.objects.get(player_a=alice).turn_limit_seconds == 30
 
 
-def test_two_people_a_challenge_accepted_in_the_lobby_each_sees_the_others_move_quickly(
-    browser, live, alice
+def test_two_people_a_challenge_from_the_lobby_accepted_each_sees_the_others_move_quickly(
+    browser, live, alice, greta
 ):
     bob = PlayerFactory(user__username="bob", name="Bob")
-    match = services.challenge_create(
-        challenger=bob, opponent=alice, time_control=services.TimeControl(base_seconds=300)
-    )
     contexts = [browser.new_context(base_url=live) for _ in range(2)]
     try:
         pages = {}
@@ -296,13 +293,24 @@ def test_two_people_a_challenge_accepted_in_the_lobby_each_sees_the_others_move_
             pages[player.pk] = context.new_page()
         alice_page, bob_page = pages[alice.pk], pages[bob.pk]
 
+        # Bob challenges Alice from his lobby (people are listed beside the bots) and waits.
+        bob_page.goto("/lobby")
+        bob_page.get_by_label("Opponent").select_option(label="Alice")
+        bob_page.get_by_label("5 min + 5 s").check()
+        bob_page.get_by_role("button", name="Play").click()
+        expect(bob_page).to_have_url(re.compile(r"/matches/\d+$"))
+        expect(bob_page.locator("#awaiting")).to_contain_text("Waiting for Alice to accept")
+        match = Match.objects.get(player_a=bob, player_b=alice)
+        assert match.status == Match.Status.CHALLENGED and match.base_seconds == 300
+
         alice_page.goto("/lobby")
         invitation = alice_page.locator(f'li[data-match="{match.pk}"]')
         expect(invitation).to_contain_text("Bob challenges you")
         invitation.get_by_role("button", name="Accept").click()
         expect(alice_page).to_have_url(re.compile(r"/games/\d+$"))
         game = Game.objects.get(match=match, status=Game.Status.ACTIVE)
-        bob_page.goto(f"/games/{game.pk}")
+        # Bob's waiting page opens the table by itself.
+        expect(bob_page).to_have_url(re.compile(rf"/games/{game.pk}$"), timeout=6000)
 
         for _ in range(4):  # two turns each: the upcard offer, then draws and discards
             game.refresh_from_db()

@@ -12,7 +12,7 @@ from games.engine.cards import card_name, cards_of
 from games.engine.deal import Deal
 from games.engine.rules import RuleSet
 from games.models import Game, Match
-from tests.factories import PASSWORD, BotFactory
+from tests.factories import PASSWORD, BotFactory, PlayerFactory
 from tournaments import services as tournament_services
 from web.replay import deal_frames, deal_index
 from web.templatetags.cards import card, card_label, card_text
@@ -130,6 +130,18 @@ def test_the_lobby_lists_bots_and_my_current_and_recent_matches(alice_web, alice
     assert f'href="/games/{game.pk}"' in page
     assert f'href="/matches/{finished.pk}/replay"' in page
     assert "Lost" in page
+
+
+def test_the_lobby_offers_other_active_people_to_challenge(alice_web, alice, bob, greta):
+    gone = PlayerFactory(user__username="gone", name="Gone Away")
+    gone.user.is_active = False
+    gone.user.save()
+
+    page = alice_web.get("/lobby").content.decode()
+
+    people = page.split('label="Players (they accept or decline)"')[1].split("</optgroup>")[0]
+    assert f'<option value="{bob.pk}">Bob</option>' in people
+    assert "Alice" not in people and "Gone Away" not in people and "Greta" not in people
 
 
 def test_a_staff_account_without_a_player_is_told_it_cannot_play(web, django_user_model):

@@ -1,4 +1,5 @@
-// A tournament match page: "I am here" tells the event that this player showed up.
+// A match page: "I am here" tells a tournament that this player showed up; a challenger waits
+// here for the challenged player's answer and goes to the table once they accept.
 import { api, ApiError, flash } from "./api.js";
 
 const button = document.getElementById("show-up");
@@ -24,4 +25,19 @@ if (button) {
       button.disabled = false;
     }
   });
+}
+
+const awaiting = document.getElementById("awaiting");
+if (awaiting) {
+  const poll = async () => {
+    try {
+      const { data } = await api(`/api/matches/${awaiting.dataset.match}`);
+      if (data.current_game) return window.location.assign(`/games/${data.current_game}`);
+      if (data.status !== "challenged") return window.location.reload(); // declined or withdrawn
+    } catch {
+      // a dropped connection: ask again
+    }
+    setTimeout(poll, 2000);
+  };
+  setTimeout(poll, 2000);
 }
