@@ -30,7 +30,6 @@ tests (tests/integration/test_faults_*.py, test_play_crash.py) run by ``make tes
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -44,6 +43,8 @@ import urllib.error
 import urllib.request
 from collections import Counter
 from pathlib import Path
+
+from common import a_move, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "drills"
@@ -231,36 +232,7 @@ class Players:
         return Counter(s for t, _, s, _ in self.log if since <= t <= until)
 
 
-def a_move(view: dict) -> dict:
-    legal = view["legal_actions"]
-    for kind in ("big_gin", "gin", "knock", "pass", "draw_stock"):
-        for action in legal:
-            if action["type"] == kind:
-                return {"ply": view["ply"], **action}
-    deadwood = set(view.get("deadwood") or [])
-    discards = [a for a in legal if a["type"] == "discard" and a.get("card") in deadwood]
-    return {"ply": view["ply"], **(discards or legal)[0]}
-
-
 # --- the cluster ---------------------------------------------------------------------------------
-
-
-def load_cluster():
-    spec = importlib.util.spec_from_file_location("cluster", ROOT / "deploy" / "cluster.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def setup_django(cluster) -> None:
-    for name, value in cluster.child_env().items():
-        os.environ.setdefault(name, value)
-    os.environ["SECRET_KEY"] = cluster.secret_key()
-    os.environ["DEBUG"] = "0"
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
 
 
 def world(players: int, event_bots: int) -> dict:

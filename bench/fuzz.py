@@ -17,7 +17,6 @@ is schemathesis' (0: no failure). Reports land in var/bench-fuzz/.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import subprocess
 import sys
@@ -25,18 +24,12 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from common import drop_database, free_redis_urls, load_cluster, setup_django
+
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "bench-fuzz"
 DATABASE = "postgres://postgres@127.0.0.1:5432/ginrummy_bench_fuzz"
-REDIS_DBS = [12, 13, 14, 8, 7, 6, 5, 4, 3, 2]
 CHECKS = ["--checks", "all", "--exclude-checks", "positive_data_acceptance"]
-
-
-def load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def main(argv: list[str]) -> int:
@@ -45,11 +38,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, default=8140)
     args = parser.parse_args(argv)
     RUN_DIR.mkdir(parents=True, exist_ok=True)
-    loadbench = load("loadbench", ROOT / "bench" / "load.py")
-    free = [f"redis://127.0.0.1:6379/{db}" for db in REDIS_DBS]
-    free = [url for url in free if not loadbench.clients_of(url)]
-    if len(free) < 2:
-        sys.exit("no two free Redis databases")
+    free = free_redis_urls()
     os.environ.update(
         DATABASE_URL=os.environ.get("BENCH_DATABASE_URL", DATABASE),
         CELERY_BROKER_URL=free[0],
@@ -70,15 +59,15 @@ def main(argv: list[str]) -> int:
 
     for url in free[:2]:
         redis.Redis.from_url(url).flushdb()
-    loadbench.drop_database(os.environ["DATABASE_URL"])
-    cluster = loadbench.load_cluster()
+    drop_database(os.environ["DATABASE_URL"])
+    cluster = load_cluster()
     if cluster.running():
         cluster.stop()
     if cluster.start() != 0:
         return 1
     started = time.monotonic()
     try:
-        loadbench.setup_django(cluster)
+        setup_django(cluster)
         from accounts import services as accounts
         from accounts.models import Player
         from tests.unit.test_fuzz_api import build_world

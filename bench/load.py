@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib.util
 import itertools
 import json
 import os
@@ -47,7 +46,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
+
+from common import a_move, drop_database, free_redis_urls, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD_VENV = ROOT / "bench" / ".venv-load"
@@ -83,18 +83,6 @@ COUNTERS: dict[str, int] = {}
 
 def count(name: str) -> None:
     COUNTERS[name] = COUNTERS.get(name, 0) + 1
-
-
-def a_move(view: dict, rng: random.Random) -> dict:
-    """A plain player: go out when allowed, draw from the stock, throw a deadwood card."""
-    legal = view["legal_actions"]
-    for kind in ("big_gin", "gin", "knock", "pass", "draw_stock"):
-        for action in legal:
-            if action["type"] == kind:
-                return {"ply": view["ply"], **action}
-    deadwood = set(view.get("deadwood") or [])
-    discards = [a for a in legal if a["type"] == "discard" and a.get("card") in deadwood]
-    return {"ply": view["ply"], **rng.choice(discards or legal)}
 
 
 if FastHttpUser is not None:
@@ -302,53 +290,18 @@ if FastHttpUser is not None:
 # The orchestrator: run with the service's .venv.
 # =============================================================================================
 
-#: Redis databases the bench may take (0-1: development; 9-11: integration tests).
-REDIS_DBS = [12, 13, 14, 8, 7, 6, 5, 4, 3, 2]
 DATABASE = "postgres://postgres@127.0.0.1:5432/ginrummy_bench_load"
 
 
-def clients_of(url: str) -> bool:
-    """Whether another client is connected to that Redis database."""
-    import redis
-
-    db = int(urlsplit(url).path.lstrip("/") or 0)
-    client = redis.Redis.from_url(url)
-    try:
-        return sum(int(c.get("db", -1)) == db for c in client.client_list()) > 1
-    finally:
-        client.close()
-
-
-def load_cluster():
-    spec = importlib.util.spec_from_file_location("cluster", ROOT / "deploy" / "cluster.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def drop_database(url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    if "bench" not in name:
-        sys.exit(f"refusing to drop database {name!r}: its name does not say bench")
-    with psycopg.connect(
-        host=parts.hostname, port=parts.port or 5432, user=parts.username, dbname="postgres",
-        autocommit=True,
-    ) as conn:  # fmt: skip
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 def configure(port: int) -> None:
-    free = [f"redis://127.0.0.1:6379/{db}" for db in REDIS_DBS]
-    free = [url for url in free if not clients_of(url)]
-    if len(free) < 2:
-        sys.exit("no two free Redis databases: set BENCH_BROKER_URL and BENCH_REDIS_URL")
+    broker, cache = os.environ.get("BENCH_BROKER_URL"), os.environ.get("BENCH_REDIS_URL")
+    if not (broker and cache):
+        free = free_redis_urls()
+        broker, cache = broker or free[0], cache or free[1]
     os.environ.update(
         DATABASE_URL=os.environ.get("BENCH_DATABASE_URL", DATABASE),
-        CELERY_BROKER_URL=os.environ.get("BENCH_BROKER_URL", free[0]),
-        REDIS_URL=os.environ.get("BENCH_REDIS_URL", free[1]),
+        CELERY_BROKER_URL=broker,
+        REDIS_URL=cache,
         CLUSTER_DIR=str(RUN_DIR / "cluster"),
         CLUSTER_PORT=str(port),
         CLUSTER_WORKERS="2",
@@ -357,17 +310,6 @@ def configure(port: int) -> None:
         GUNICORN_LOG_LEVEL="warning",
         LOG_LEVEL="WARNING",
     )
-
-
-def setup_django(cluster) -> None:
-    for name, value in cluster.child_env().items():
-        os.environ.setdefault(name, value)
-    os.environ["SECRET_KEY"] = cluster.secret_key()
-    os.environ["DEBUG"] = "0"
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
 
 
 def create_world(users: int, event_bots: int) -> dict:

@@ -29,7 +29,6 @@ import argparse
 import concurrent.futures
 import hashlib
 import http.client
-import importlib.util
 import json
 import multiprocessing
 import os
@@ -40,6 +39,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from common import a_move, clients_of, free_redis_urls, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -107,9 +108,7 @@ def configure_environment() -> None:
     """
     broker, cache = os.environ.get("BENCH_BROKER_URL"), os.environ.get("BENCH_REDIS_URL")
     if not (broker and cache):
-        free = [f"redis://127.0.0.1:6379/{db}" for db in REDIS_DBS if not clients_of(db)]
-        if len(free) < 2:
-            sys.exit("no two free Redis databases: set BENCH_BROKER_URL and BENCH_REDIS_URL")
+        free = free_redis_urls()
         broker, cache = broker or free[0], cache or free[1]
     os.environ.update(
         DATABASE_URL=os.environ.get(
@@ -133,46 +132,6 @@ def configure_environment() -> None:
     }.items():
         if not os.environ.get(name):
             os.environ[name] = value
-
-
-#: Redis databases the bench may take (0-1: development; 9-11: integration tests), in order.
-REDIS_DBS = [12, 13, 14, 8, 7, 6, 5, 4, 3, 2]
-
-
-def clients_of(db_or_url: int | str) -> bool:
-    """Whether any client is connected to that Redis database on the local Redis."""
-    import redis
-
-    if isinstance(db_or_url, str):
-        db = int(urlsplit(db_or_url).path.lstrip("/") or 0)
-        client = redis.Redis.from_url(db_or_url)
-    else:
-        db, client = db_or_url, redis.Redis(host="127.0.0.1", port=6379)
-    try:
-        listed = client.client_list()
-    finally:
-        client.close()
-    mine = 1 if isinstance(db_or_url, str) else 0  # our own connection, if it is on that db
-    return sum(int(c.get("db", -1)) == db for c in listed) > mine
-
-
-def load_cluster():
-    """deploy/cluster.py as a module (it reads the environment when imported)."""
-    spec = importlib.util.spec_from_file_location("cluster", ROOT / "deploy" / "cluster.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def setup_django(cluster) -> None:
-    """Django in this process on the cluster's database and broker, production-like."""
-    for name, value in cluster.child_env().items():
-        os.environ.setdefault(name, value)
-    os.environ["SECRET_KEY"] = cluster.secret_key()
-    os.environ["DEBUG"] = "0"  # DEBUG would keep every query in memory
-    import django
-
-    django.setup()
 
 
 def reset_database() -> None:
@@ -293,18 +252,6 @@ class Api:
             conn.close()
         seconds = time.perf_counter() - started
         return response.status, json.loads(raw or b"{}"), seconds
-
-
-def a_move(view: dict, rng: random.Random) -> dict:
-    """A plain human: go out when allowed, draw from the stock, throw a deadwood card."""
-    legal = view["legal_actions"]
-    for kind in ("big_gin", "gin", "knock", "pass", "draw_stock"):
-        for action in legal:
-            if action["type"] == kind:
-                return {"ply": view["ply"], **action}
-    deadwood = set(view.get("deadwood") or [])
-    discards = [a for a in legal if a["type"] == "discard" and a.get("card") in deadwood]
-    return {"ply": view["ply"], **rng.choice(discards or legal)}
 
 
 def player_loop(

@@ -25,7 +25,6 @@ Flags: ``--quick`` (64 bots, 4 Swiss rounds of 256 players), ``--players N``, ``
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import random
@@ -34,15 +33,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
+
+from common import drop_database, free_redis_urls, load_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PYTHON = sys.executable
 
 SWISS_TARGET_SECONDS = 1.0
-#: Redis databases the bench may take (0-1: development; 9-11: integration tests).
-REDIS_DBS = [12, 13, 14, 8, 7, 6, 5, 4, 3, 2]
 BENCH_DATABASE = "postgres://postgres@127.0.0.1:5432/ginrummy_bench_tournaments"
 
 
@@ -134,53 +132,11 @@ def embedded_run(players: int) -> dict:
     return report
 
 
-def clients_of(url: str) -> bool:
-    """Whether any other client is connected to that Redis database."""
-    import redis
-
-    db = int(urlsplit(url).path.lstrip("/") or 0)
-    client = redis.Redis.from_url(url)
-    try:
-        listed = client.client_list()
-    finally:
-        client.close()
-    return sum(int(c.get("db", -1)) == db for c in listed) > 1
-
-
-def load_cluster():
-    """deploy/cluster.py as a module (it reads the environment when imported)."""
-    spec = importlib.util.spec_from_file_location("cluster", ROOT / "deploy" / "cluster.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def drop_database(url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    if "bench" not in name:
-        sys.exit(f"refusing to drop database {name!r}: its name does not say bench")
-    with psycopg.connect(
-        host=parts.hostname,
-        port=parts.port or 5432,
-        user=parts.username,
-        password=parts.password,
-        dbname="postgres",
-        autocommit=True,
-    ) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 def cluster_run(players: int) -> dict:
     """gunicorn + two workers + beat (deploy/cluster.py); the command waits for the champion."""
     import redis
 
-    free = [f"redis://127.0.0.1:6379/{db}" for db in REDIS_DBS]
-    free = [url for url in free if not clients_of(url)]
-    if len(free) < 2:
-        sys.exit("no two free Redis databases for the cluster")
+    free = free_redis_urls()
     database = os.environ.get("BENCH_DATABASE_URL", BENCH_DATABASE)
     drop_database(database)
     redis.Redis.from_url(free[0]).flushdb()
