@@ -21,6 +21,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import Player
@@ -675,9 +677,6 @@ def bot_work_sweep(*, now: datetime | None = None, limit: int = 20, matches: int
     only while it has not been (under its row lock); rows locked by a worker doing the same
     work right now are skipped. Returns how many replies and matches it did.
     """
-    from django.db.models import F, OuterRef, Q, Subquery
-    from django.db.models.functions import Coalesce
-
     now = now or timezone.now()
     done = 0
     bot, human = Player.Kind.BOT, Player.Kind.HUMAN

@@ -540,7 +540,8 @@ def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> li
         result,
         config,
     )
-    if farmed(pool, a, b, now):
+    counts = not farmed(pool, a, b, now)
+    if not counts:
         logger.warning(
             "pool %s: match %s is rated match number %d or more between players %s and %s in "
             "%d h: recorded without counting (rating farming)",
@@ -550,24 +551,6 @@ def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> li
             a.player_id,
             b.player_id,
             settings.RATING_PAIR_WINDOW_HOURS,
-        )
-        return RatingChange.objects.bulk_create(
-            [
-                RatingChange(
-                    ladder=pool,
-                    match=match,
-                    player_id=rating.player_id,
-                    opponent_id=opponent.player_id,
-                    won=match.winner_id == rating.player_id,
-                    rating_before=rating.rating,
-                    rating_after=rating.rating,
-                    delta=0.0,
-                    expected=update.expected,
-                    score=update.score,
-                    k=0.0,
-                )
-                for rating, opponent, update in ((a, b, updates[0]), (b, a, updates[1]))
-            ]
         )
     when = match.finished_at or now
     changes = []
@@ -581,13 +564,16 @@ def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> li
                 opponent_id=opponent.player_id,
                 won=won,
                 rating_before=update.before,
-                rating_after=update.after,
-                delta=update.delta,
+                # Uncounted (farming): recorded with K 0, the rating row left as it is.
+                rating_after=update.after if counts else update.before,
+                delta=update.delta if counts else 0.0,
                 expected=update.expected,
                 score=update.score,
-                k=update.k,
+                k=update.k if counts else 0.0,
             )
         )
+        if not counts:
+            continue
         rating.rating = update.after
         rating.peak = max(rating.peak, update.after)
         rating.matches_played += 1
@@ -598,6 +584,8 @@ def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> li
         rating.last_opponent_id = opponent.player_id
     # The unique constraint on (match, player) is the last word: a second writer fails here.
     RatingChange.objects.bulk_create(changes)
+    if not counts:
+        return changes
     Rating.objects.bulk_update(
         [a, b],
         [

@@ -207,11 +207,6 @@ def meld_reach(hand: int) -> int:
     return reach
 
 
-def _nine_card_floor(hand: int) -> int:
-    """Least deadwood of a ten-card hand after throwing any one card."""
-    return best_discard(hand)[1]  # exact for ten cards too (see its docstring)
-
-
 def potential(hand: int, deadwood: int, know: Knowledge) -> float:
     """Expected deadwood cut of drawing one stock card into a ten-card ``hand``.
 
@@ -229,8 +224,8 @@ def potential(hand: int, deadwood: int, know: Knowledge) -> float:
         q = 1.0 - held[x]
         weight += q
         if not reach >> x & 1:
-            if floor < 0:
-                floor = _nine_card_floor(hand)
+            if floor < 0:  # the best nine of the ten (best_discard is exact for ten too)
+                floor = best_discard(hand)[1]
             after = floor + CARD_POINTS[x]
         else:
             card, after = best_discard(hand | BIT[x])
