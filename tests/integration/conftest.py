@@ -143,6 +143,26 @@ class Worker:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
+    def settle(self, timeout: float = 30) -> None:
+        """Drop this worker's waiting and scheduled tasks and wait until it runs none.
+
+        A task still running when a test ends would hold row locks while pytest-django
+        truncates the tables, and PostgreSQL would pick one of the two as a deadlock victim.
+        """
+        inspect = app.control.inspect(destination=[self.hostname], timeout=2)
+        scheduled = (inspect.scheduled() or {}).get(self.hostname, [])
+        ids = [task["request"]["id"] for task in scheduled]
+        if ids:
+            app.control.revoke(ids, destination=[self.hostname])
+        app.control.purge()
+
+        def idle() -> bool:
+            active = (inspect.active() or {}).get(self.hostname)
+            reserved = (inspect.reserved() or {}).get(self.hostname)
+            return active == [] and reserved == []
+
+        wait_for(idle, timeout=timeout, interval=0.1)
+
     def stop(self, timeout: float = 15) -> None:
         """Warm shutdown by pid (SIGTERM), then SIGKILL if it does not go in time."""
         if self.process.poll() is not None:
@@ -209,7 +229,7 @@ def start_worker(
 
 
 @pytest.fixture(scope="session")
-def celery_worker(django_db_setup, tmp_path_factory):
+def session_worker(django_db_setup, tmp_path_factory):
     """One solo-pool worker for the session (pool from TEST_WORKER_POOL: solo or prefork).
 
     Stopped before pytest-django drops the test database, which must have no connections.
@@ -218,6 +238,14 @@ def celery_worker(django_db_setup, tmp_path_factory):
     worker = start_worker(name="pytest", log_dir=tmp_path_factory.mktemp("worker"), pool=pool)
     yield worker
     worker.stop()
+
+
+@pytest.fixture
+def celery_worker(session_worker):
+    """The session's worker, settled after the test, before its tables are truncated."""
+    yield session_worker
+    if session_worker.process.poll() is None:
+        session_worker.settle()
 
 
 @pytest.fixture
