@@ -178,21 +178,82 @@ def challenge_create(
 ) -> Match:
     """Challenge a bot (the match starts at once) or a human (who accepts or declines).
 
-    The challenger is player A.
+    The challenger is player A. A bot challenge is refused with Conflict ``in_ranked_match``
+    while the challenger has a ladder match in progress.
     """
     if challenger.is_bot:
         raise PlayError("bots do not issue challenges", code="bot_challenger")
-    status = Match.Status.SCHEDULED if opponent.is_bot else Match.Status.CHALLENGED
-    return match_create(
-        player_a=challenger,
-        player_b=opponent,
-        rules=rules,
-        best_of=best_of,
-        target=target,
-        time_control=time_control,
-        created_by=challenger,
-        status=status,
+    if not opponent.is_bot:
+        return match_create(
+            player_a=challenger,
+            player_b=opponent,
+            rules=rules,
+            best_of=best_of,
+            target=target,
+            time_control=time_control,
+            created_by=challenger,
+            status=Match.Status.CHALLENGED,
+        )
+    with transaction.atomic():
+        # A bot match starts at once: the same guard as an accepted challenge.
+        _lock_players(challenger, opponent)
+        _refuse_in_ranked_match(challenger, caller=challenger)
+        return match_create(
+            player_a=challenger,
+            player_b=opponent,
+            rules=rules,
+            best_of=best_of,
+            target=target,
+            time_control=time_control,
+            created_by=challenger,
+            status=Match.Status.SCHEDULED,
+        )
+
+
+def _lock_players(*players: Player) -> None:
+    """Lock the players' rows (FOR NO KEY UPDATE, in id order) until the transaction ends.
+
+    The ladder matchmaker takes the same locks before it pairs queued players and then looks
+    again for a match in progress, so a challenge starting here and a ranked pairing of the
+    same player cannot both miss each other: whichever commits second sees the first.
+    """
+    ids = sorted({player.pk for player in players})
+    list(
+        Player.objects.select_for_update(no_key=True)
+        .filter(pk__in=ids)
+        .order_by("pk")
+        .values_list("pk", flat=True)
     )
+
+
+def _refuse_in_ranked_match(*humans: Player, caller: Player) -> None:
+    """Conflict ``in_ranked_match`` if one of these players has a ladder match in progress.
+
+    A ranked match runs on a clock; nobody starts another match on top of one. The message
+    speaks to ``caller``.
+    """
+    for human in humans:
+        match = (
+            Match.objects.filter(
+                source=Match.Source.LADDER,
+                status__in=(Match.Status.SCHEDULED, Match.Status.ACTIVE),
+            )
+            .filter(Q(player_a=human) | Q(player_b=human))
+            .order_by("pk")
+            .first()
+        )
+        if match is not None:
+            who = (
+                f"you are playing ranked match {match.pk}: finish it first"
+                if human.pk == caller.pk
+                else f"{human.name} is playing ranked match {match.pk}: try again when it ends"
+            )
+            raise Conflict(
+                who,
+                code="in_ranked_match",
+                match=match.pk,
+                player=human.pk,
+            )
 
 
 def _locked(match_id: int) -> Match:
@@ -207,7 +268,12 @@ def _locked(match_id: int) -> Match:
 
 
 def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
-    """The challenged player accepts (the match starts) or declines."""
+    """The challenged player accepts (the match starts) or declines.
+
+    Conflict ``not_pending`` if it was answered or withdrawn already; accepting is refused
+    with Conflict ``in_ranked_match`` (nothing changes) while either player has a ladder match
+    in progress, including one the matchmaker made a moment ago.
+    """
     with transaction.atomic():
         match = _locked(match.pk)
         if match.player_b_id != player.pk:
@@ -215,6 +281,8 @@ def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
         if match.status != Match.Status.CHALLENGED:
             raise Conflict(f"this challenge is already {match.status}", code="not_pending")
         if accept:
+            _lock_players(match.player_a, match.player_b)
+            _refuse_in_ranked_match(match.player_b, match.player_a, caller=player)
             match.status = Match.Status.SCHEDULED
             match.save(update_fields=["status"])
             match_start(match=match)

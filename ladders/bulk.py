@@ -57,12 +57,14 @@ def stream_rows(queryset: QuerySet[Any], *, chunk_size: int = 10_000) -> Iterato
                 yield from rows
 
 
-def lock_ids(model: type[Model], ids: Sequence[Any]) -> set[Any]:
+def lock_ids(model: type[Model], ids: Sequence[Any], *, no_key: bool = False) -> set[Any]:
     """Lock the rows with these primary keys (FOR UPDATE, in key order); the keys found.
 
-    Rows deleted meanwhile are missing from the answer. Key order makes two callers lock
-    in the same order, so they cannot deadlock. On PostgreSQL the keys go as one array
-    bound on the server; elsewhere (SQLite locks the whole database anyway) the ORM.
+    ``no_key`` takes FOR NO KEY UPDATE instead, which lets other transactions insert rows
+    pointing at these ones. Rows deleted meanwhile are missing from the answer. Key order
+    makes two callers lock in the same order, so they cannot deadlock. On PostgreSQL the
+    keys go as one array bound on the server; elsewhere (SQLite locks the whole database
+    anyway) the ORM.
     """
     if not ids:
         return set()
@@ -73,7 +75,7 @@ def lock_ids(model: type[Model], ids: Sequence[Any]) -> set[Any]:
         with _server_cursor() as cursor:
             cursor.execute(
                 f"SELECT {column} FROM {table} WHERE {column} = ANY(%s) "
-                f"ORDER BY {column} FOR UPDATE",
+                f"ORDER BY {column} FOR {'NO KEY UPDATE' if no_key else 'UPDATE'}",
                 [list(ids)],
             )
             return {row[0] for row in cursor.fetchall()}

@@ -236,7 +236,7 @@ class PassResult:
     busy: int  # of those, players already playing (left waiting)
     matches: list[int]  # ids of the matches created
     found: int = 0  # pairs found (more than written when a burst exceeds the cap)
-    dropped: int = 0  # pairs given up: a player left, or another pass paired them first
+    dropped: int = 0  # pairs given up: a player left, was paired by another pass, or began a match
     timings: dict[str, float] = field(default_factory=dict)  # ms by phase, for benchmarks
 
     @property
@@ -297,6 +297,13 @@ def matchmaker_pass(
             # have left, or another pass may have paired them, since the queue was read.
             present = lock_ids(QueueEntry, [s.key for p in pairs for s in p])
             kept = [(a, b) for a, b in pairs if a.key in present and b.key in present]
+            # Then their players, as a challenge that starts a match does, and look again:
+            # a match of theirs committed since the read (a challenge accepted, a bot
+            # challenged) keeps them waiting here.
+            players = [s.player for p in kept for s in p]
+            lock_ids(Player, players, no_key=True)
+            busy = _busy_players(players)
+            kept = [(a, b) for a, b in kept if a.player not in busy and b.player not in busy]
             dropped = len(pairs) - len(kept)
             pairs = kept
             claimed = [s.key for p in pairs for s in p]
@@ -325,6 +332,22 @@ class _Stopwatch:
         now = time.perf_counter()
         self.laps[name] = (now - self._last) * 1000
         self._last = now
+
+
+def _busy_players(player_ids: list[int]) -> set[int]:
+    """Those of these players with a match waiting to start or in play."""
+    if not player_ids:
+        return set()
+    busy: set[int] = set()
+    for start in range(0, len(player_ids), 5000):
+        chunk = player_ids[start : start + 5000]
+        for a, b in (
+            Match.objects.filter(status__in=UNFINISHED)
+            .filter(Q(player_a_id__in=chunk) | Q(player_b_id__in=chunk))
+            .values_list("player_a_id", "player_b_id")
+        ):
+            busy.update((a, b))
+    return busy & set(player_ids)
 
 
 def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:

@@ -117,6 +117,77 @@ def test_the_matchmaker_never_pairs_a_player_already_playing(alice, bob, charlie
     assert QueueEntry.objects.get().player == bob, "bob keeps his place"
 
 
+def test_a_match_begun_between_the_read_and_the_locks_keeps_the_pair_waiting(
+    alice, bob, ladder, monkeypatch
+):
+    """What a pass does when a challenge commits while it runs (raced for real on PostgreSQL
+    in tests/integration/test_ladder_challenge_race.py): it looks again once it holds the
+    players' locks, and leaves both waiting."""
+    greedy = BotFactory(name="Greta", bot_strategy="greedy")
+    services.queue_join(ladder=ladder, player=alice)
+    services.queue_join(ladder=ladder, player=bob)
+    real_lock = services.lock_ids
+
+    def challenge_meanwhile(model, ids, **kwargs):
+        if model is QueueEntry:  # after the read, before the players are locked
+            games_services.challenge_create(challenger=bob, opponent=greedy)
+        return real_lock(model, ids, **kwargs)
+
+    monkeypatch.setattr(services, "lock_ids", challenge_meanwhile)
+    result = services.matchmaker_pass(ladder_id=ladder.pk)
+    assert (result.found, result.dropped, result.matches) == (1, 1, [])
+    assert not Match.objects.filter(source=Match.Source.LADDER).exists()
+    assert QueueEntry.objects.count() == 2, "both keep their places"
+
+
+def test_no_challenge_starts_on_top_of_a_ranked_match(alice, bob, charlie, ladder):
+    greedy = BotFactory(name="Greta", bot_strategy="greedy")
+    pending = games_services.challenge_create(challenger=charlie, opponent=alice)
+    services.queue_join(ladder=ladder, player=alice)
+    services.queue_join(ladder=ladder, player=bob)
+    services.matchmaker_pass(ladder_id=ladder.pk)
+    ranked = Match.objects.get(source=Match.Source.LADDER)
+    before = snapshot()
+    # Alice cannot accept Charlie's challenge, nor challenge a bot, while she plays it ...
+    with pytest.raises(games_services.Conflict) as refused:
+        games_services.challenge_answer(match=pending, player=alice, accept=True)
+    assert refused.value.code == "in_ranked_match" and refused.value.extra["match"] == ranked.pk
+    assert str(refused.value) == f"you are playing ranked match {ranked.pk}: finish it first"
+    with pytest.raises(games_services.Conflict) as refused:
+        games_services.challenge_create(challenger=alice, opponent=greedy)
+    assert refused.value.code == "in_ranked_match"
+    # ... and Bob's challenge to Charlie waits for Bob's ranked match to end too.
+    to_charlie = games_services.challenge_create(challenger=bob, opponent=charlie)
+    with pytest.raises(games_services.Conflict) as refused:
+        games_services.challenge_answer(match=to_charlie, player=charlie, accept=True)
+    assert str(refused.value) == (
+        f"{bob.name} is playing ranked match {ranked.pk}: try again when it ends"
+    )
+    pending.refresh_from_db()
+    assert pending.status == Match.Status.CHALLENGED
+    assert snapshot()[0] == before[0] and snapshot()[2] == before[2]
+    finish(ranked, alice)
+    accepted = games_services.challenge_answer(match=pending, player=alice, accept=True)
+    assert accepted.status == Match.Status.ACTIVE
+
+
+def test_accepting_a_challenge_while_in_a_ranked_match_is_a_409_over_the_api(
+    alice, bob, charlie, charlie_client, ladder
+):
+    services.queue_join(ladder=ladder, player=alice)
+    services.queue_join(ladder=ladder, player=charlie)
+    services.matchmaker_pass(ladder_id=ladder.pk)
+    ranked = Match.objects.get(source=Match.Source.LADDER)
+    pending = games_services.challenge_create(challenger=bob, opponent=charlie)
+    response = charlie_client.post(f"/api/matches/{pending.pk}/accept")
+    assert response.status_code == 409, response.content
+    body = response.json()
+    assert body["code"] == "in_ranked_match" and body["match"] == ranked.pk
+    assert "finish it first" in body["detail"]
+    pending.refresh_from_db()
+    assert pending.status == Match.Status.CHALLENGED
+
+
 def test_rematches_are_avoided_when_someone_else_is_available(alice, bob, charlie, ladder):
     from tests.factories import PlayerFactory
 
