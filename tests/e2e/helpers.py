@@ -56,8 +56,13 @@ def play_one_turn(page) -> None:
         if button.count():
             before = ply(page)
             button.click()
-            if ply(page) == before and page.locator("#seat-bottom .card.choice").count():
-                click_and_wait(page, page.locator("#seat-bottom .card.choice").first)
+            choices = page.locator("#seat-bottom .card.choice")
+            if ply(page) == before and choices.count():
+                click_and_wait(page, choices.first)  # several cards could go face down
+            else:
+                # One card could: the click sent the move. Until its answer arrives the
+                # table still shows this turn, and the caller would play it a second time.
+                wait_past(page, before)
             return
     for move in ("pass", "draw_stock"):
         button = actions.locator(f'button[data-action="{move}"]')
