@@ -335,19 +335,23 @@ class _Stopwatch:
 
 
 def _busy_players(player_ids: list[int]) -> set[int]:
-    """Those of these players with a match waiting to start or in play."""
-    if not player_ids:
-        return set()
+    """Those of these players with a match waiting to start or in play.
+
+    Two index probes a player, as in :func:`queue_rows` (an ``IN`` list over the unfinished
+    matches would compare every one of them with every id).
+    """
     busy: set[int] = set()
     for start in range(0, len(player_ids), 5000):
         chunk = player_ids[start : start + 5000]
-        for a, b in (
-            Match.objects.filter(status__in=UNFINISHED)
-            .filter(Q(player_a_id__in=chunk) | Q(player_b_id__in=chunk))
-            .values_list("player_a_id", "player_b_id")
-        ):
-            busy.update((a, b))
-    return busy & set(player_ids)
+        busy.update(
+            Player.objects.filter(pk__in=chunk)
+            .filter(
+                Exists(_unfinished.filter(player_a=OuterRef("pk")))
+                | Exists(_unfinished.filter(player_b=OuterRef("pk")))
+            )
+            .values_list("pk", flat=True)
+        )
+    return busy
 
 
 def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:
