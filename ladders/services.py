@@ -33,7 +33,7 @@ from config.errors import ServiceError
 from games import services as games_services
 from games.engine import bots as engine_bots
 from games.models import Match, seed_commitment
-from ladders.bulk import bulk_insert, delete_ids, fetch_rows, lock_ids, stream_rows
+from ladders.bulk import bulk_insert, delete_ids, fetch_rows, gc_paused, lock_ids, stream_rows
 from ladders.matchmaking import Seeker, WindowPolicy, pair
 from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
 from tournaments.ratings import MatchResult, Side, rate_match
@@ -271,17 +271,18 @@ def matchmaker_pass(
             return PassResult(0, 0, [])
         # Each waiting player, with whether they are busy: a match of theirs (any source)
         # waiting to start or in play. Two index probes a player, whatever else is played.
-        rows = fetch_rows(queue_rows(ladder_id=ladder.pk, now=now))
-        if len(rows) < 2:
-            return PassResult(len(rows), 0, [])
-        clock.lap("read")
-        seekers = [
-            Seeker(pk, player, rating, (now - joined).total_seconds(), last, is_bot)
-            for pk, player, joined, rating, last, is_bot, busy_a, busy_b in rows
-            if not (busy_a or busy_b)
-        ]
-        pairs = pair(seekers, window_policy(ladder))
-        clock.lap("pair")
+        with gc_paused():
+            rows = fetch_rows(queue_rows(ladder_id=ladder.pk, now=now))
+            if len(rows) < 2:
+                return PassResult(len(rows), 0, [])
+            clock.lap("read")
+            seekers = [
+                Seeker(pk, player, rating, (now - joined).total_seconds(), last, is_bot)
+                for pk, player, joined, rating, last, is_bot, busy_a, busy_b in rows
+                if not (busy_a or busy_b)
+            ]
+            pairs = pair(seekers, window_policy(ladder))
+            clock.lap("pair")
         found = len(pairs)
         more = found > MAX_MATCHES_PER_PASS
         if more:

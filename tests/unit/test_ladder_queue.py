@@ -399,3 +399,38 @@ def test_a_burst_is_written_a_capped_number_of_matches_per_pass(ladder, monkeypa
     second = services.matchmaker_pass(ladder_id=ladder.pk)
     assert (second.found, len(second.matches)) == (2, 2)
     assert not QueueEntry.objects.exists()
+
+
+def test_a_pass_pauses_the_cycle_collector_while_it_pairs_and_restores_it(
+    alice, bob, ladder, monkeypatch
+):
+    import gc
+
+    from ladders import bulk
+
+    seen = []
+    real_pair = services.pair
+    monkeypatch.setattr(
+        services, "pair", lambda *a, **k: seen.append(gc.isenabled()) or real_pair(*a, **k)
+    )
+    services.queue_join(ladder=ladder, player=alice)
+    services.queue_join(ladder=ladder, player=bob)
+    assert gc.isenabled()
+    assert services.matchmaker_pass(ladder_id=ladder.pk).paired == 2
+    assert seen == [False] and gc.isenabled()
+    # Nested, and already off: only the caller that turned it off turns it on again.
+    with bulk.gc_paused():
+        with bulk.gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with bulk.gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ZeroDivisionError), bulk.gc_paused():
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
