@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from accounts.models import Player
+from accounts.models import NAME_MAX_LENGTH, Player
 from accounts.selectors import player_for_user
 from games import selectors as game_selectors
 from games.models import Game, Match
@@ -126,15 +126,27 @@ def lobby(request: HttpRequest) -> HttpResponse:
     if me is None:  # e.g. a staff account made with createsuperuser has no player
         return render(request, "web/no_player.html", status=403)
     mine = game_selectors.match_list(viewer=me).filter(Q(player_a=me) | Q(player_b=me))
+    find = request.GET.get("find", "").strip()[:NAME_MAX_LENGTH]
+    people = (
+        Player.objects.filter(kind=Player.Kind.HUMAN, user__is_active=True)
+        .exclude(pk=me.pk)
+        .select_related("user")
+    )
+    if find:
+        people = people.filter(name__icontains=find).order_by("name")
+    else:  # the most recently signed-in first: a club's members come back
+        people = people.order_by(F("user__last_login").desc(nulls_last=True), "name")
+    people = list(people[:PEOPLE_IN_LOBBY])
+    # ?opponent=ID (the "Challenge" link of a player's page) picks them in the form.
+    chosen = _challengeable(request.GET.get("opponent", ""), me)
+    if chosen is not None and not chosen.is_bot and chosen not in people:
+        people.insert(0, chosen)
     context = {
         "me": me,
         "bots": Player.objects.filter(kind=Player.Kind.BOT).order_by("name"),
-        # People to challenge: the most recently signed-in first (a club's members, not a
-        # directory: the API takes any player's id).
-        "people": Player.objects.filter(kind=Player.Kind.HUMAN, user__is_active=True)
-        .exclude(pk=me.pk)
-        .select_related("user")
-        .order_by(F("user__last_login").desc(nulls_last=True), "name")[:PEOPLE_IN_LOBBY],
+        "people": people,
+        "find": find,
+        "chosen": chosen.pk if chosen is not None else None,
         "time_controls": TIME_CONTROLS,
         "rule_presets": RULE_PRESETS,
         "current": _with_current_games(
@@ -145,6 +157,17 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "recent": list(mine.filter(status=Match.Status.FINISHED).order_by("-finished_at")[:10]),
     }
     return render(request, "web/lobby.html", context)
+
+
+def _challengeable(raw: str, me: Player) -> Player | None:
+    """The player named by a lobby link's ``opponent`` id, if one may be challenged."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or int(raw) == me.pk:
+        return None  # not an id (or too long for one), or yourself
+    return (
+        Player.objects.filter(pk=int(raw))
+        .filter(Q(kind=Player.Kind.BOT) | Q(user__is_active=True))
+        .first()
+    )
 
 
 def _visible_match(request: HttpRequest, pk: int) -> Match:
@@ -261,4 +284,8 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
         .filter(Q(player_a=player) | Q(player_b=player), status=Match.Status.FINISHED)
         .order_by("-finished_at")[:20]
     )
-    return render(request, "web/player.html", {"player": player, "recent": list(recent)})
+    return render(
+        request,
+        "web/player.html",
+        {"player": player, "recent": list(recent), "me": _me(request)},
+    )

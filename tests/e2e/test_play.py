@@ -326,3 +326,31 @@ def test_two_people_a_challenge_from_the_lobby_accepted_each_sees_the_others_mov
     finally:
         for context in contexts:
             context.close()
+
+
+def test_finding_a_person_in_the_lobby_and_challenging_from_their_page(
+    page, context, live, alice, greta, screenshots
+):
+    PlayerFactory(user__username="dora", name="Dora Bobbins")
+    far = PlayerFactory(user__username="far", name="Far Away")
+    sign_in(context, live, alice.user)
+
+    page.goto("/lobby")
+    page.get_by_label("Find a person to challenge").fill("bobb")
+    page.get_by_role("button", name="Find").click()
+    expect(page).to_have_url(re.compile(r"/lobby\?find=bobb$"))
+    expect(page.get_by_label("Opponent")).to_have_value(
+        str(Player.objects.get(name="Dora Bobbins").pk)
+    )
+    page.screenshot(path=str(screenshots / "lobby-find.png"), full_page=True)
+    page.get_by_label("Find a person to challenge").fill("nobody here")
+    page.get_by_role("button", name="Find").click()
+    expect(page.locator("#find-none")).to_contain_text("nobody here")
+
+    page.goto(f"/players/{far.pk}")
+    page.get_by_role("link", name="Challenge Far Away").click()
+    expect(page.get_by_label("Opponent")).to_have_value(str(far.pk))
+    page.get_by_role("button", name="Play").click()
+    expect(page).to_have_url(re.compile(r"/matches/\d+$"))
+    match = Match.objects.get(player_a=alice)
+    assert (match.player_b_id, match.status) == (far.pk, Match.Status.CHALLENGED)

@@ -144,6 +144,64 @@ def test_the_lobby_offers_other_active_people_to_challenge(alice_web, alice, bob
     assert "Alice" not in people and "Gone Away" not in people and "Greta" not in people
 
 
+def people_in(page: str) -> str:
+    return page.split('label="Players (they accept or decline)"')[1].split("</optgroup>")[0]
+
+
+def test_the_lobby_finds_people_by_part_of_their_name(alice_web, alice, bob):
+    dora = PlayerFactory(user__username="dora", name="Dora Bobbins")
+    PlayerFactory(user__username="eve", name="Eve")
+
+    page = alice_web.get("/lobby", {"find": "  BOB "}).content.decode()
+
+    people = people_in(page)
+    assert f'<option value="{bob.pk}" selected>Bob</option>' in people  # the first found
+    assert f'<option value="{dora.pk}">Dora Bobbins</option>' in people
+    assert "Eve" not in people
+    assert 'value="BOB"' in page and "Show everyone" in page
+
+
+def test_a_search_that_finds_nobody_says_so(alice_web, alice, bob):
+    page = alice_web.get("/lobby", {"find": "zz<b>"}).content.decode()
+    assert "Nobody's name contains \u201czz&lt;b&gt;\u201d." in page
+    assert 'label="Players (they accept or decline)"' not in page
+    long = alice_web.get("/lobby", {"find": "x" * 500})
+    assert long.status_code == 200 and 'value="' + "x" * 40 + '"' in long.content.decode()
+
+
+def test_a_players_page_links_to_the_lobby_with_them_chosen(alice_web, alice, web):
+    far = PlayerFactory(user__username="far", name="Far Away")
+
+    theirs = alice_web.get(f"/players/{far.pk}").content.decode()
+    assert f'href="/lobby?opponent={far.pk}"' in theirs and "Challenge Far Away" in theirs
+    assert 'id="challenge"' not in alice_web.get(f"/players/{alice.pk}").content.decode()
+    assert 'id="challenge"' not in web.get(f"/players/{far.pk}").content.decode()
+
+    page = alice_web.get("/lobby", {"opponent": far.pk}).content.decode()
+    assert f'<option value="{far.pk}" selected>Far Away</option>' in people_in(page)
+
+
+def test_a_bot_can_be_chosen_by_link_too(alice_web, greta):
+    page = alice_web.get("/lobby", {"opponent": greta.pk}).content.decode()
+    assert f'<option value="{greta.pk}" selected>Greta (greedy)</option>' in page
+
+
+@pytest.mark.parametrize("raw", ["x", "-1", "1.5", "\u00b2", "9" * 30, "999999", ""])
+def test_a_lobby_link_to_nobody_is_ignored(alice_web, alice, bob, raw):
+    response = alice_web.get("/lobby", {"opponent": raw})
+    assert response.status_code == 200
+    assert " selected>" not in people_in(response.content.decode())
+
+
+def test_a_lobby_link_never_offers_yourself_or_an_inactive_account(alice_web, alice):
+    gone = PlayerFactory(user__username="gone", name="Gone Away")
+    gone.user.is_active = False
+    gone.user.save()
+    for pk in (alice.pk, gone.pk):
+        page = alice_web.get("/lobby", {"opponent": pk}).content.decode()
+        assert "Gone Away" not in page and ">Alice</option>" not in page
+
+
 def test_a_staff_account_without_a_player_is_told_it_cannot_play(web, django_user_model):
     web.force_login(django_user_model.objects.create_user("boss", password=PASSWORD))
     assert web.get("/lobby").status_code == 403
