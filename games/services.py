@@ -183,21 +183,11 @@ def challenge_create(
     """
     if challenger.is_bot:
         raise PlayError("bots do not issue challenges", code="bot_challenger")
-    if not opponent.is_bot:
-        return match_create(
-            player_a=challenger,
-            player_b=opponent,
-            rules=rules,
-            best_of=best_of,
-            target=target,
-            time_control=time_control,
-            created_by=challenger,
-            status=Match.Status.CHALLENGED,
-        )
     with transaction.atomic():
-        # A bot match starts at once: the same guard as an accepted challenge.
-        _lock_players(challenger, opponent)
-        _refuse_in_ranked_match(challenger, caller=challenger)
+        if opponent.is_bot:
+            # A bot match starts at once: the same guard as an accepted challenge.
+            _lock_players(challenger, opponent)
+            _refuse_in_ranked_match(challenger, caller=challenger)
         return match_create(
             player_a=challenger,
             player_b=opponent,
@@ -206,7 +196,7 @@ def challenge_create(
             target=target,
             time_control=time_control,
             created_by=challenger,
-            status=Match.Status.SCHEDULED,
+            status=Match.Status.SCHEDULED if opponent.is_bot else Match.Status.CHALLENGED,
         )
 
 
