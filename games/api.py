@@ -253,7 +253,12 @@ class MatchListView(generics.ListAPIView):
     def get_queryset(self):
         return selectors.match_list(viewer=player_for_user(user=self.request.user))
 
-    @extend_schema(request=MatchCreateSerializer, responses={201: MatchSerializer})
+    @extend_schema(
+        request=MatchCreateSerializer,
+        responses={201: MatchSerializer},
+        description="Challenge a bot (the match starts at once: 409 ``in_ranked_match`` while "
+        "you play a ladder match) or a person, who accepts or declines.",
+    )
     def post(self, request: Request) -> Response:
         challenger = require_player(request)
         serializer = MatchCreateSerializer(data=request.data)
@@ -317,7 +322,11 @@ class _MatchCommand(APIView):
 
 
 class MatchAcceptView(_MatchCommand):
-    """The challenged player accepts: the match starts."""
+    """The challenged player accepts: the match starts.
+
+    409 ``not_pending`` once it was answered or withdrawn, ``in_ranked_match`` while either
+    player has a ladder match in progress (nothing changes).
+    """
 
     def act(self, match, player):
         return services.challenge_answer(match=match, player=player, accept=True)
