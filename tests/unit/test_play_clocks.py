@@ -67,13 +67,15 @@ def test_the_increment_comes_only_when_the_turn_is_complete(duel):
     assert game.clock_ms(drawer) == 60_000 + 5_000 - 1_000 - 3_000 - 2_000 + 5_000
 
 
-def _any_discard(match):
-    from games.selectors import game_view
-
+def _legal(match) -> list[dict]:
+    """The legal actions of the player to act."""
     game = active_game(match)
     player = match.player_a if game.to_act == 0 else match.player_b
-    legal = game_view(game=game, viewer=player)["legal_actions"]
-    return next(a["card"] for a in legal if a["type"] == "discard")
+    return selectors.game_view(game=game, viewer=player)["legal_actions"]
+
+
+def _any_discard(match):
+    return next(a["card"] for a in _legal(match) if a["type"] == "discard")
 
 
 def test_running_out_forfeits_the_game_and_the_next_game_starts(duel):
@@ -135,8 +137,9 @@ def test_autoplay_moves_for_a_player_out_of_time_and_three_in_a_row_forfeit(alic
         if game.to_act == sleeper:
             assert services.clock_settle(match_id=match.pk, now=now)
             autoplayed_turns += 1
-        else:  # the opponent plays their turn at once
-            act(match, "pass" if game.ply < 2 else "draw_stock", now)
+        else:  # the opponent plays their turn at once (an autoplayed knock deals anew)
+            legal = {a["type"] for a in _legal(match)}
+            act(match, "pass" if "pass" in legal else "draw_stock", now)
             game = active_game(match)
             if game.to_act != sleeper:
                 act(match, "discard", now, card=_any_discard(match))
