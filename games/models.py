@@ -144,6 +144,11 @@ class Match(models.Model):
         return self.seed if self.status == self.Status.FINISHED else None
 
 
+#: Statuses of a match its players are busy with: waiting to start or in play (a challenge
+#: not yet answered is not one).
+IN_PROGRESS = (Match.Status.SCHEDULED, Match.Status.ACTIVE)
+
+
 class Game(models.Model):
     """One game of a match (for Hollywood scoring: one set of three games).
 

@@ -37,7 +37,15 @@ from games.engine.match import Match as EngineMatch
 from games.engine.match import MatchTermination
 from games.engine.rules import RuleSet, RuleSetError
 from games.engine.views import view_for
-from games.models import Action, Deal, Game, Match, TimeoutPolicy, seed_commitment
+from games.models import (
+    IN_PROGRESS,
+    Action,
+    Deal,
+    Game,
+    Match,
+    TimeoutPolicy,
+    seed_commitment,
+)
 from games.signals import match_finished
 
 logger = logging.getLogger(__name__)
@@ -216,6 +224,16 @@ def _lock_players(*players: Player) -> None:
     )
 
 
+def match_in_progress(player: Player, *, source: str | None = None) -> Match | None:
+    """The player's oldest match waiting to start or in play (of ``source``, if given)."""
+    matches = Match.objects.filter(status__in=IN_PROGRESS).filter(
+        Q(player_a=player) | Q(player_b=player)
+    )
+    if source is not None:
+        matches = matches.filter(source=source)
+    return matches.order_by("pk").first()
+
+
 def _refuse_in_ranked_match(*humans: Player, caller: Player) -> None:
     """Conflict ``in_ranked_match`` if one of these players has a ladder match in progress.
 
@@ -223,15 +241,7 @@ def _refuse_in_ranked_match(*humans: Player, caller: Player) -> None:
     speaks to ``caller``.
     """
     for human in humans:
-        match = (
-            Match.objects.filter(
-                source=Match.Source.LADDER,
-                status__in=(Match.Status.SCHEDULED, Match.Status.ACTIVE),
-            )
-            .filter(Q(player_a=human) | Q(player_b=human))
-            .order_by("pk")
-            .first()
-        )
+        match = match_in_progress(human, source=Match.Source.LADDER)
         if match is not None:
             who = (
                 f"you are playing ranked match {match.pk}: finish it first"
@@ -291,7 +301,7 @@ def match_cancel(*, match: Match, player: Player | None = None, reason: str = ""
             raise NotAPlayer("only the challenger can withdraw this challenge")
         allowed = {Match.Status.CHALLENGED}
         if player is None:
-            allowed |= {Match.Status.SCHEDULED, Match.Status.ACTIVE}
+            allowed |= set(IN_PROGRESS)
         if match.status not in allowed:
             raise Conflict(f"a match that is {match.status} cannot be cancelled", code="too_late")
         match.status = Match.Status.CANCELLED

@@ -16,10 +16,10 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
 from accounts.models import Player
-from games.models import Match
+from games.models import IN_PROGRESS, Match
 from ladders.matchmaking import WindowPolicy
 from ladders.models import Ladder, QueueEntry, Rating, RatingChange
-from ladders.services import RATED_EVENTS_POOL, UNFINISHED, window_policy
+from ladders.services import RATED_EVENTS_POOL, window_policy
 
 #: Seconds a leaderboard's size is cached: counting 100,000 eligible players on every page
 #: request would cost more than the page itself.
@@ -222,7 +222,7 @@ def queue_status(*, ladder: Ladder, player: Player, now: datetime | None = None)
         Q(player_a=player) | Q(player_b=player)
     )
     related = ("player_a", "player_b", "winner")
-    match = mine.filter(status__in=UNFINISHED).select_related(*related).order_by("-pk").first()
+    match = mine.filter(status__in=IN_PROGRESS).select_related(*related).order_by("-pk").first()
     last = (
         mine.filter(status=Match.Status.FINISHED).select_related(*related).order_by("-pk").first()
     )

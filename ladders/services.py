@@ -32,7 +32,7 @@ from accounts.models import Player
 from config.errors import ServiceError
 from games import services as games_services
 from games.engine import bots as engine_bots
-from games.models import Match, seed_commitment
+from games.models import IN_PROGRESS, Match, seed_commitment
 from ladders.bulk import bulk_insert, delete_ids, fetch_rows, gc_paused, lock_ids, stream_rows
 from ladders.matchmaking import Seeker, WindowPolicy, pair
 from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
@@ -40,9 +40,7 @@ from tournaments.ratings import MatchResult, Side, rate_match
 
 logger = logging.getLogger(__name__)
 
-#: Statuses of a match its players are busy with (a pending challenge is not one).
-UNFINISHED = (Match.Status.SCHEDULED, Match.Status.ACTIVE)
-_unfinished = Match.objects.filter(status__in=UNFINISHED).values("pk")
+_unfinished = Match.objects.filter(status__in=IN_PROGRESS).values("pk")
 #: Matches handed to one start task.
 START_CHUNK = 200
 #: Matches one matchmaker pass writes at most; a pass that found more runs again at once.
@@ -95,15 +93,6 @@ def membership_ensure(*, ladder: Ladder, player: Player) -> Rating:
     return rating
 
 
-def _unfinished_match(player: Player) -> Match | None:
-    return (
-        Match.objects.filter(status__in=UNFINISHED)
-        .filter(Q(player_a=player) | Q(player_b=player))
-        .order_by("pk")
-        .first()
-    )
-
-
 # --- the queue ------------------------------------------------------------------------------
 
 
@@ -132,7 +121,7 @@ def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -
         existing = QueueEntry.objects.select_related("ladder").filter(player=player).first()
         if existing is not None:
             _refuse_queued(existing, ladder)
-        match = _unfinished_match(player)
+        match = games_services.match_in_progress(player)
         if match is not None:
             _refuse_busy(match, ladder)
         membership = membership_ensure(ladder=ladder, player=player)
@@ -204,7 +193,7 @@ def queue_leave(*, ladder: Ladder, player: Player) -> None:
                 ladder=elsewhere.ladder_id,
             )
         match = (
-            Match.objects.filter(ladder_link__ladder=ladder, status__in=UNFINISHED)
+            Match.objects.filter(ladder_link__ladder=ladder, status__in=IN_PROGRESS)
             .filter(Q(player_a=player) | Q(player_b=player))
             .first()
         )
@@ -341,18 +330,14 @@ def _busy_players(player_ids: list[int]) -> set[int]:
     Two index probes a player, as in :func:`queue_rows` (an ``IN`` list over the unfinished
     matches would compare every one of them with every id).
     """
-    busy: set[int] = set()
-    for start in range(0, len(player_ids), 5000):
-        chunk = player_ids[start : start + 5000]
-        busy.update(
-            Player.objects.filter(pk__in=chunk)
-            .filter(
-                Exists(_unfinished.filter(player_a=OuterRef("pk")))
-                | Exists(_unfinished.filter(player_b=OuterRef("pk")))
-            )
-            .values_list("pk", flat=True)
+    return set(
+        Player.objects.filter(pk__in=player_ids)  # at most 2 x MAX_MATCHES_PER_PASS ids
+        .filter(
+            Exists(_unfinished.filter(player_a=OuterRef("pk")))
+            | Exists(_unfinished.filter(player_b=OuterRef("pk")))
         )
-    return busy
+        .values_list("pk", flat=True)
+    )
 
 
 def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:

@@ -34,7 +34,7 @@ from accounts.models import Player
 from config.errors import ServiceError
 from games import services as play
 from games.engine import bots as engine_bots
-from games.models import Match
+from games.models import IN_PROGRESS, Match
 from tournaments import webhooks
 from tournaments.formats import bracket as brackets
 from tournaments.formats import double_elim, round_robin, single_elim, swiss
@@ -45,7 +45,6 @@ from tournaments.signals import rated_match_finished
 
 logger = logging.getLogger(__name__)
 
-LIVE = (Match.Status.SCHEDULED, Match.Status.ACTIVE)
 User = AbstractBaseUser
 
 
@@ -161,7 +160,7 @@ def _lock_live_matches(event_id: int, *, entry: Entry | None = None) -> None:
     pairings = Pairing.objects.filter(event_id=event_id, match__isnull=False)
     if entry is not None:
         pairings = pairings.filter(Q(entry_a=entry) | Q(entry_b=entry))
-    ids = list(pairings.filter(match__status__in=LIVE).values_list("match_id", flat=True))
+    ids = list(pairings.filter(match__status__in=IN_PROGRESS).values_list("match_id", flat=True))
     if ids:
         list(
             Match.objects.select_for_update()
@@ -363,7 +362,7 @@ def entry_withdraw(
         _log(event, "disqualify" if disqualify else "withdraw", by, reason, entry=entry)
         if event.status == Event.Status.RUNNING:
             live = Pairing.objects.filter(
-                Q(entry_a=entry) | Q(entry_b=entry), event=event, match__status__in=LIVE
+                Q(entry_a=entry) | Q(entry_b=entry), event=event, match__status__in=IN_PROGRESS
             ).select_related("match")
             why = "disqualified" if disqualify else "withdrew"
             for pairing in live:
@@ -563,7 +562,9 @@ def event_cancel(*, event: Event, by: User | None = None, reason: str = "") -> E
         event = _lock_event(event.pk)
         if event.is_over:
             raise Conflict(f"the event is {event.status}", code="event_over")
-        live = Pairing.objects.filter(event=event, match__status__in=LIVE).select_related("match")
+        live = Pairing.objects.filter(event=event, match__status__in=IN_PROGRESS).select_related(
+            "match"
+        )
         for pairing in live:
             assert pairing.match is not None
             play.match_cancel(match=pairing.match, reason=f"event cancelled: {reason}"[:300])
@@ -646,7 +647,9 @@ def _advance_bracket(event: Event, now: datetime) -> None:
             rows[key].result, rows[key].winner_id = pairing.result, None
             del results[key]
     playing = [r.match_id for r in rows.values() if r.match_id is not None]
-    live = set(Match.objects.filter(pk__in=playing, status__in=LIVE).values_list("pk", flat=True))
+    live = set(
+        Match.objects.filter(pk__in=playing, status__in=IN_PROGRESS).values_list("pk", flat=True)
+    )
     for key, state in states.items():
         row = rows[key]
         if _in_sync(row, state, live):
@@ -770,7 +773,7 @@ def _drop_match(pairing: Pairing, why: str, now: datetime) -> None:
     """Detach the pairing's match, cancelling it if it has not finished."""
     match = pairing.match
     assert match is not None
-    if match.status in LIVE:
+    if match.status in IN_PROGRESS:
         play.match_cancel(match=match, reason=f"tournament: {why}"[:300])
     pairing.history = [
         *pairing.history,
@@ -1062,7 +1065,7 @@ def pairing_override(
         previous = pairing.winner_id
         now = timezone.now()
         match = pairing.match
-        if match is not None and match.status in LIVE:
+        if match is not None and match.status in IN_PROGRESS:
             ended = play.match_forfeit(
                 match=match,
                 loser=Player.objects.get(pk=loser.player_id),
@@ -1116,7 +1119,7 @@ def pairing_rerun(*, pairing: Pairing, by: User | None = None) -> Pairing:
         if not match.is_bot_match:
             raise Conflict("only a bot match is re-run", code="not_bots")
         failed = match.end_reason == Match.EndReason.BOT_FAILURE or match.status in (
-            *LIVE,
+            *IN_PROGRESS,
             Match.Status.CANCELLED,
         )
         if not failed:
@@ -1173,7 +1176,7 @@ def match_ready(*, match: Match, player: Player, now: datetime | None = None) ->
                 _start_if_ready(pairing, match, now)
     if settled:
         raise Conflict("the grace period is over: the match was forfeited", code="too_late")
-    if match.status not in (Match.Status.SCHEDULED, Match.Status.ACTIVE):
+    if match.status not in IN_PROGRESS:
         raise Conflict(f"the match is {match.status}", code="match_over")
     return pairing
 

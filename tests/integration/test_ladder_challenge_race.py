@@ -17,7 +17,7 @@ from django.db.models import Q
 
 from accounts.models import Player
 from games import services as games_services
-from games.models import Match
+from games.models import IN_PROGRESS, Match
 from ladders import services, tasks
 from ladders.models import QueueEntry
 from tests.integration.conftest import run_threads
@@ -47,9 +47,7 @@ def two_queued_with_a_challenge(seed: int) -> tuple:
 
 def unfinished(player: Player) -> list[Match]:
     return list(
-        Match.objects.filter(status__in=(Match.Status.SCHEDULED, Match.Status.ACTIVE)).filter(
-            Q(player_a=player) | Q(player_b=player)
-        )
+        Match.objects.filter(status__in=IN_PROGRESS).filter(Q(player_a=player) | Q(player_b=player))
     )
 
 
