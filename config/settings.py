@@ -99,6 +99,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "channels",
     "rest_framework",
     "knox",
     "django_filters",
@@ -185,6 +186,42 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Live play: the channel layer that carries pushes to sockets (config/live.py) --------------
+
+# Channels' Redis layer drops a group message silently when a socket's channel holds this
+# many unread ones; every push carries a sequence number, so a socket that misses one sees
+# the gap and resynchronises. A busy table receives a few messages a second: 500 is minutes.
+CHANNEL_CAPACITY = env_int("CHANNEL_CAPACITY", 500, minimum=10)
+# REDIS_URL; without it, a Redis broker's URL (the workers publish through it too).
+_broker = env_str("CELERY_BROKER_URL")
+CHANNEL_REDIS_URL = REDIS_URL or (_broker if _broker.startswith(("redis://", "rediss://")) else "")
+if CHANNEL_REDIS_URL:
+    # Shared by every web process and worker: a push from any of them reaches every socket.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [CHANNEL_REDIS_URL],
+                "prefix": "ginrummy:live",
+                "capacity": CHANNEL_CAPACITY,
+                "expiry": 60,
+                "group_expiry": 24 * 3600,
+            },
+        }
+    }
+else:
+    # Embedded: one process serves every socket.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "config.live.InMemoryChannelLayer",
+            "CONFIG": {"capacity": CHANNEL_CAPACITY, "expiry": 60},
+        }
+    }
+# A socket message larger than this is refused (error "too_large"), and one socket may send
+# at most this many messages a second (more are answered "throttled").
+SOCKET_MAX_MESSAGE_BYTES = env_int("SOCKET_MAX_MESSAGE_BYTES", 16_384, minimum=256)
+SOCKET_RATE_PER_SECOND = env_int("SOCKET_RATE_PER_SECOND", 20, minimum=1)
 
 # --- Auth -----------------------------------------------------------------------------------
 
@@ -324,10 +361,25 @@ SPECTACULAR_SETTINGS = {
 
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 # Embedded mode: no broker, tasks run in-process. `task.delay_on_commit(...)` is the one code
-# path either way: embedded, the task runs right after the commit in the same process.
+# path either way: embedded, the task runs after the commit on the in-process worker's threads
+# (config/embedded.py), or with EMBEDDED_WORKER=inline right after the commit in the same thread.
 CELERY_EMBEDDED = not CELERY_BROKER_URL
 CELERY_TASK_ALWAYS_EAGER = CELERY_EMBEDDED
 CELERY_TASK_EAGER_PROPAGATES = CELERY_EMBEDDED
+# "threads": background threads in two lanes, so no request waits for the work it queued;
+# "inline": in the committing thread (the unit tests: their transactions never commit).
+EMBEDDED_WORKER = env_str("EMBEDDED_WORKER", "threads")
+if EMBEDDED_WORKER not in ("threads", "inline"):
+    raise ImproperlyConfigured(
+        f"EMBEDDED_WORKER={EMBEDDED_WORKER!r} is not a worker kind: use threads or inline"
+    )
+# Tasks a person waits for run in the interactive lane, never behind the batch lane's work
+# (whole bot matches, event advancement, webhooks, ladders). Names or fnmatch patterns.
+EMBEDDED_INTERACTIVE_TASKS = env_list(
+    "EMBEDDED_INTERACTIVE_TASKS", ["games.bot_move", "games.settle_clock", "*.push*", "live.*"]
+)
+EMBEDDED_INTERACTIVE_THREADS = env_int("EMBEDDED_INTERACTIVE_THREADS", 2, minimum=1)
+EMBEDDED_BATCH_THREADS = env_int("EMBEDDED_BATCH_THREADS", 2, minimum=1)
 CELERY_RESULT_BACKEND = (
     env_str(
         "CELERY_RESULT_BACKEND", CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else ""
@@ -377,7 +429,8 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000, minimum=0)
 # A task redelivered this many times (its worker died each time) is dropped with an error log,
 # so one poison message cannot crash workers forever. See config.celery.Task.
 CELERY_TASK_MAX_REDELIVERIES = env_int("CELERY_TASK_MAX_REDELIVERIES", 5, minimum=1)
-# Embedded mode has no beat: the WSGI process sweeps expired clocks itself once a second.
+# Embedded mode has no beat: each web process sweeps expired clocks (and redoes lost bot work,
+# ladder and tournament catch-up) itself once a second; see config/embedded.py.
 EMBEDDED_CLOCK_SWEEP = env_bool("EMBEDDED_CLOCK_SWEEP", True)
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     # Deadlines live in the database; this sweep settles whatever the countdowns missed.

@@ -32,7 +32,7 @@ from accounts.api import require_player
 from accounts.models import Player
 from accounts.selectors import player_for_user
 from config.api import error_body, refusal
-from config.fields import StrictCharField, StrictIntegerField
+from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from games import selectors, services
 from games.engine.actions import Action as EngineAction
 from games.engine.actions import ActionKind
@@ -57,6 +57,18 @@ class TimeControlSerializer(serializers.Serializer):
     )
     timeout_policy = serializers.ChoiceField(
         choices=TimeoutPolicy.choices, default=TimeoutPolicy.FORFEIT
+    )
+    pause_seconds = StrictIntegerField(
+        min_value=0,
+        max_value=120,
+        default=15,
+        help_text="No clock runs for this long after a deal while both read the result "
+        "(the next deal starts when both continue); 0 for no pause.",
+    )
+    lag_compensation = StrictBooleanField(
+        default=True,
+        help_text="Credit the network lag measured on a mover's socket back to their clock "
+        "(games between people).",
     )
 
 
@@ -158,6 +170,8 @@ class MatchSerializer(serializers.ModelSerializer):
             "increment_seconds": match.increment_seconds,
             "turn_limit_seconds": match.turn_limit_seconds,
             "timeout_policy": match.timeout_policy,
+            "pause_seconds": match.pause_seconds,
+            "lag_compensation": match.lag_compensation,
         }
 
     def get_current_game(self, match: Match) -> int | None:
@@ -212,6 +226,16 @@ GameViewSerializer = inline_serializer(
         "opponent": serializers.DictField(allow_null=True),
         "legal_actions": serializers.ListField(child=serializers.DictField()),
         "last_deal": serializers.DictField(allow_null=True),
+        "seq": serializers.IntegerField(
+            help_text="The game's change number: one more with each change at the table."
+        ),
+        "pause": serializers.DictField(
+            allow_null=True,
+            help_text="Between deals of a timed game: {deadline, remaining_ms, continued}.",
+        ),
+        "next_game": serializers.IntegerField(
+            allow_null=True, help_text="The match's next game, once this one is over."
+        ),
     },
 )
 
@@ -405,6 +429,7 @@ def _game_etag(game: Game, viewer: Player | None) -> str:
     match = game.match
     parts = (
         game.pk,
+        game.seq,
         game.ply,
         game.status,
         match.ply,

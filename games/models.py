@@ -72,6 +72,12 @@ class Match(models.Model):
     timeout_policy = models.CharField(
         max_length=10, choices=TimeoutPolicy.choices, default=TimeoutPolicy.FORFEIT
     )
+    # Timed games: no clock runs for this long after a deal ends (both players read the score
+    # sheet; the next deal starts when both continue or the pause runs out). 0: no pause.
+    pause_seconds = models.PositiveIntegerField(default=15)
+    # Timed games: the network lag measured on a mover's socket is credited back to their
+    # clock, up to a quota per move (games.services.LAG_QUOTA_MS), banked up to a few quotas.
+    lag_compensation = models.BooleanField(default=True)
     seed = models.BigIntegerField(help_text="Secret until the match ends.")
     seed_commitment = models.CharField(max_length=64, help_text="SHA-256 of 'ginrummy:<seed>'.")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.SCHEDULED)
@@ -183,6 +189,15 @@ class Game(models.Model):
     turn_deadline = models.DateTimeField(null=True, blank=True)
     autoplay_a = models.PositiveSmallIntegerField(default=0)
     autoplay_b = models.PositiveSmallIntegerField(default=0)
+    # The pause between deals of a timed game: no clock runs until both players continue
+    # (bit 0: player A, bit 1: player B) or the deadline passes; the sweep settles it.
+    pause_deadline = models.DateTimeField(null=True, blank=True)
+    continued = models.PositiveSmallIntegerField(default=0)
+    # Lag compensation still owed to each player (ms), topped up by a quota each move.
+    lag_bank_a_ms = models.PositiveIntegerField(default=0)
+    lag_bank_b_ms = models.PositiveIntegerField(default=0)
+    # The change number pushed to sockets: one more with each committed change of the game.
+    seq = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -197,7 +212,13 @@ class Game(models.Model):
                 fields=["turn_deadline"],
                 name="games_game_due_idx",
                 condition=Q(status="active", turn_deadline__isnull=False),
-            )
+            ),
+            # The sweeper's other query: pauses between deals that ran out.
+            models.Index(
+                fields=["pause_deadline"],
+                name="games_game_pause_due_idx",
+                condition=Q(status="active", pause_deadline__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -211,6 +232,19 @@ class Game(models.Model):
             self.clock_a_ms = value
         else:
             self.clock_b_ms = value
+
+    def lag_bank_ms(self, index: int) -> int:
+        return self.lag_bank_a_ms if index == 0 else self.lag_bank_b_ms
+
+    def set_lag_bank_ms(self, index: int, value: int) -> None:
+        if index == 0:
+            self.lag_bank_a_ms = value
+        else:
+            self.lag_bank_b_ms = value
+
+    @property
+    def paused(self) -> bool:
+        return self.pause_deadline is not None
 
     def autoplays(self, index: int) -> int:
         return self.autoplay_a if index == 0 else self.autoplay_b
@@ -269,6 +303,16 @@ class Action(models.Model):
     card = models.CharField(max_length=2, blank=True)
     melds = models.JSONField(null=True, blank=True)
     auto = models.BooleanField(default=False, help_text="Made by the clock's autoplay.")
+    # Database defaults too: the bulk writer (COPY) names only the columns it fills.
+    lag_ms = models.PositiveIntegerField(
+        default=0, db_default=0, help_text="Network lag credited back to the mover's clock."
+    )
+    client_id = models.CharField(
+        max_length=64,
+        blank=True,
+        db_default="",
+        help_text="The mover's id for the move, to answer repeats.",
+    )
     created_at = models.DateTimeField()
 
     class Meta:

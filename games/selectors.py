@@ -76,11 +76,16 @@ def game_view(*, game: Game, viewer: Player | None, now: datetime | None = None)
         and engine.game_index == game.number
         and not engine.is_over
     )
+    # Between deals of a timed game the next deal is dealt but not shown, and no clock runs.
+    paused = in_play and game.pause_deadline is not None
+    if paused:
+        in_play = False
     data: dict[str, Any] = {
         "id": game.pk,
         "match": match.pk,
         "number": game.number,
         "status": game.status,
+        "seq": game.seq,
         "ply": game.ply,
         "players": [_player_json(match.player_a), _player_json(match.player_b)],
         "you": me,
@@ -103,7 +108,15 @@ def game_view(*, game: Game, viewer: Player | None, now: datetime | None = None)
         "opponent": None,
         "legal_actions": [],
         "last_deal": _last_deal(game),
+        "pause": None,
+        "next_game": _next_game(game),
     }
+    if paused:
+        data["pause"] = {
+            "deadline": game.pause_deadline,
+            "remaining_ms": max(0, int((game.pause_deadline - now).total_seconds() * 1000)),
+            "continued": [bool(game.continued & 1), bool(game.continued & 2)],
+        }
     if match.is_timed:
         data["clocks"] = [
             {
@@ -156,6 +169,17 @@ def game_view(*, game: Game, viewer: Player | None, now: datetime | None = None)
             forbidden_discard=raw["forbidden_discard"],
         )
     return data
+
+
+def _next_game(game: Game) -> int | None:
+    """The id of the match's game after this one, once this one is over."""
+    if game.status == Game.Status.ACTIVE:
+        return None
+    return (
+        Game.objects.filter(match_id=game.match_id, number=game.number + 1)
+        .values_list("pk", flat=True)
+        .first()
+    )
 
 
 def _last_deal(game: Game) -> dict[str, Any] | None:

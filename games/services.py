@@ -37,6 +37,7 @@ from games.engine.match import Match as EngineMatch
 from games.engine.match import MatchTermination
 from games.engine.rules import RuleSet, RuleSetError
 from games.engine.views import view_for
+from games.live import game_changed
 from games.models import (
     IN_PROGRESS,
     Action,
@@ -54,6 +55,12 @@ logger = logging.getLogger(__name__)
 AUTOPLAY_LIMIT = 3
 #: The bot that moves for a player whose clock ran out under the autoplay policy.
 AUTOPLAY_BOT = "greedy"
+#: Lag compensation: each move of a person in a timed game between people adds this much
+#: to their bank of network lag the server credits back to their clock...
+LAG_QUOTA_MS = 500
+#: ...which holds at most this much (a few quotas), so a slow link is covered and a client
+#: claiming lag it does not have gains little.
+LAG_BANK_MS = 1500
 
 
 # --- errors -----------------------------------------------------------------------------
@@ -91,6 +98,10 @@ class TimeControl:
     increment_seconds: int = 0
     turn_limit_seconds: int | None = None
     timeout_policy: str = TimeoutPolicy.FORFEIT
+    #: No clock runs for this long after a deal (both players continue sooner); 0: none.
+    pause_seconds: int = 15
+    #: Credit the mover's measured network lag back to their clock (people only).
+    lag_compensation: bool = True
 
 
 def rules_build(
@@ -168,6 +179,8 @@ def match_create(
         match.increment_seconds = time_control.increment_seconds
         match.turn_limit_seconds = time_control.turn_limit_seconds
         match.timeout_policy = time_control.timeout_policy
+        match.pause_seconds = time_control.pause_seconds
+        match.lag_compensation = time_control.lag_compensation
     with transaction.atomic():
         match.save()
         if start and status == Match.Status.SCHEDULED:
@@ -308,9 +321,11 @@ def match_cancel(*, match: Match, player: Player | None = None, reason: str = ""
         match.end_detail = reason[:300]
         match.finished_at = timezone.now()
         match.save(update_fields=["status", "end_detail", "finished_at"])
-        Game.objects.filter(match=match, status=Game.Status.ACTIVE).update(
-            status=Game.Status.FINISHED, turn_deadline=None, finished_at=match.finished_at
-        )
+        for game in Game.objects.filter(match=match, status=Game.Status.ACTIVE):
+            game.status, game.finished_at = Game.Status.FINISHED, match.finished_at
+            game.turn_deadline = game.pause_deadline = None
+            game.save(update_fields=["status", "finished_at", "turn_deadline", "pause_deadline"])
+            game_changed(match=match, game=game)
     return match
 
 
@@ -367,7 +382,7 @@ def _deal_begin(game: Game, number: int, seed: int | None, dealer: int, swap: in
 
 def _deadline(match: Match, game: Game, index: int | None) -> datetime | None:
     """When player ``index`` runs out: their clock, or the per-turn limit if sooner."""
-    if index is None or not match.is_timed or game.clock_charged_at is None:
+    if index is None or not match.is_timed or game.clock_charged_at is None or game.paused:
         return None
     deadline = game.clock_charged_at + timedelta(milliseconds=game.clock_ms(index) or 0)
     if match.turn_limit_seconds is not None and game.turn_began_at is not None:
@@ -380,7 +395,8 @@ def clock_remaining_ms(match: Match, game: Game, index: int, now: datetime) -> i
     if not match.is_timed:
         return None
     remaining = game.clock_ms(index) or 0
-    if game.status == Game.Status.ACTIVE and game.to_act == index and game.clock_charged_at:
+    running = game.status == Game.Status.ACTIVE and game.to_act == index and not game.paused
+    if running and game.clock_charged_at:
         remaining -= int((now - game.clock_charged_at).total_seconds() * 1000)
     return max(0, remaining)
 
@@ -389,17 +405,30 @@ def turn_remaining_ms(match: Match, game: Game, now: datetime) -> int | None:
     """What is left of the per-turn limit for the player to act, or None without a limit."""
     if match.turn_limit_seconds is None or game.turn_began_at is None:
         return None
+    if game.paused:
+        return match.turn_limit_seconds * 1000
     limit = game.turn_began_at + timedelta(seconds=match.turn_limit_seconds)
     return max(0, int((limit - now).total_seconds() * 1000))
 
 
-def _charge(match: Match, game: Game, index: int, now: datetime) -> None:
-    """Charge the player to act for the time since their clock was last charged."""
+def _charge(match: Match, game: Game, index: int, now: datetime, lag_ms: int = 0) -> int:
+    """Charge the player to act for the time since their clock was last charged.
+
+    ``lag_ms`` is the mover's network lag as measured on their socket: with lag
+    compensation it is credited back, up to what their bank holds (topped up by
+    :data:`LAG_QUOTA_MS` each move, at most :data:`LAG_BANK_MS`). Returns the credit.
+    """
     if not match.is_timed or game.clock_charged_at is None:
-        return
-    elapsed = int((now - game.clock_charged_at).total_seconds() * 1000)
-    game.set_clock_ms(index, max(0, (game.clock_ms(index) or 0) - elapsed))
+        return 0
+    elapsed = max(0, int((now - game.clock_charged_at).total_seconds() * 1000))
+    credit = 0
+    if lag_ms > 0 and match.lag_compensation:
+        bank = min(LAG_BANK_MS, game.lag_bank_ms(index) + LAG_QUOTA_MS)
+        credit = min(lag_ms, bank, elapsed)
+        game.set_lag_bank_ms(index, bank - credit)
+    game.set_clock_ms(index, max(0, (game.clock_ms(index) or 0) - elapsed + credit))
     game.clock_charged_at = now
+    return credit
 
 
 def _turn_passes(match: Match, game: Game, previous: int, now: datetime) -> None:
@@ -409,6 +438,76 @@ def _turn_passes(match: Match, game: Game, previous: int, now: datetime) -> None
     game.set_clock_ms(previous, (game.clock_ms(previous) or 0) + match.increment_seconds * 1000)
     game.turn_began_at = now
     game.clock_charged_at = now
+
+
+# --- the pause between deals ----------------------------------------------------------------
+
+
+def _pause_begin(match: Match, game: Game, now: datetime) -> None:
+    """A deal of a timed game with a person ended: no clock runs while both read the result.
+
+    The next deal (already dealt by the engine, and hidden from the views meanwhile) starts
+    when both players continue (bots at once) or ``match.pause_seconds`` pass.
+    """
+    if not match.is_timed or not match.pause_seconds or match.is_bot_match:
+        return
+    game.continued = (1 if match.player_a.is_bot else 0) | (2 if match.player_b.is_bot else 0)
+    game.pause_deadline = now + timedelta(seconds=match.pause_seconds)
+    game.turn_deadline = None
+
+
+def _pause_end(match: Match, game: Game, at: datetime) -> None:
+    """The next deal starts at ``at``: the player to act's clock runs from then."""
+    game.pause_deadline = None
+    game.continued = 0
+    game.clock_charged_at = game.turn_began_at = at
+    game.turn_deadline = _deadline(match, game, game.to_act)
+
+
+def game_continue(*, game_id: int, player: Player, now: datetime | None = None) -> Game:
+    """A player has read the last deal's result; the next deal starts once both have.
+
+    Refusals (nothing is written): NotAPlayer (403); Conflict ``not_paused`` once the next
+    deal has started, ``game_over`` for a game that is over (409, with the current ply).
+    Continuing twice is harmless.
+    """
+    now = now or timezone.now()
+    game = Game.objects.only("match_id").get(pk=game_id)
+    with transaction.atomic():
+        match = _locked(game.match_id)
+        index = match.index_of(player.pk)
+        if index is None:
+            raise NotAPlayer("you are not a player of this game")
+        settled = _settle(match, now)
+        game = Game.objects.get(pk=game_id)
+        if game.status == Game.Status.ACTIVE and game.paused:
+            if not game.continued & (1 << index):
+                game.continued |= 1 << index
+                if game.continued == 3:
+                    _pause_end(match, game, now)
+                game.save()
+                _touched(match, game)
+            _follow_up(match)
+            return game
+        if settled:
+            _follow_up(match)
+    if game.status != Game.Status.ACTIVE or match.status != Match.Status.ACTIVE:
+        raise Conflict("this game is over", code="game_over", ply=game.ply)
+    raise Conflict("the next deal has started already", code="not_paused", ply=game.ply)
+
+
+# --- publishing ----------------------------------------------------------------------------
+
+
+def _touched(match: Match, game: Game) -> None:
+    """Note that this transaction changed ``game`` (published by :func:`_publish`)."""
+    match.__dict__.setdefault("_touched_games", {})[game.pk] = game
+
+
+def _publish(match: Match) -> None:
+    """Push each game this transaction changed to its sockets, once, on commit."""
+    for game in match.__dict__.pop("_touched_games", {}).values():
+        game_changed(match=match, game=game)
 
 
 # --- moves ---------------------------------------------------------------------------------
@@ -430,11 +529,19 @@ def action_submit(
     ply: int,
     action: EngineAction,
     now: datetime | None = None,
+    lag_ms: int = 0,
+    client_id: str = "",
 ) -> Game:
     """A player's move, with the ply they saw. Returns the game row after the move.
 
+    ``lag_ms`` is the network lag measured on the mover's socket (credited back to their
+    clock in a timed game between people, see :func:`_charge`); ``client_id`` is the
+    mover's own id for the move, kept with it so a repeat can be answered (see
+    :func:`action_by_client_id`).
+
     Refusals (nothing is written): NotAPlayer (403), Conflict for a stale ply, a move out of
-    turn or a game that is over (409, with the current ply), IllegalMove naming the rule (400).
+    turn, during the pause between deals or in a game that is over (409, with the current
+    ply), IllegalMove naming the rule (400).
     """
     now = now or timezone.now()
     game = Game.objects.only("match_id").get(pk=game_id)
@@ -452,7 +559,18 @@ def action_submit(
         else:
             _check_turn(match, game, index, ply)
             engine = _engine(match)
-            _apply(match, game, engine, action, index, now, auto=False)
+            people = not (match.player_a.is_bot or match.player_b.is_bot)
+            _apply(
+                match,
+                game,
+                engine,
+                action,
+                index,
+                now,
+                auto=False,
+                lag_ms=lag_ms if people else 0,
+                client_id=client_id,
+            )
             game.set_autoplays(index, 0)
             _save(match, game, engine, now)
             _follow_up(match)
@@ -462,9 +580,27 @@ def action_submit(
     return game
 
 
+def action_by_client_id(*, game_id: int, player: Player, client_id: str) -> Action | None:
+    """The move ``player`` made in this game under their own id ``client_id``, if any."""
+    if not client_id:
+        return None
+    return (
+        Action.objects.filter(deal__game_id=game_id, player=player, client_id=client_id)
+        .only("ply", "deal__number")
+        .select_related("deal")
+        .first()
+    )
+
+
 def _check_turn(match: Match, game: Game, index: int, ply: int) -> None:
     if game.status != Game.Status.ACTIVE or match.status != Match.Status.ACTIVE:
         raise Conflict("this game is over", code="game_over", ply=game.ply)
+    if game.paused:
+        raise Conflict(
+            "the deal is over: the next one starts when both players continue",
+            code="paused",
+            ply=game.ply,
+        )
     if ply != game.ply:
         raise Conflict(
             f"stale ply {ply}: the game is at ply {game.ply}", code="stale_ply", ply=game.ply
@@ -482,13 +618,15 @@ def _apply(
     now: datetime,
     *,
     auto: bool,
+    lag_ms: int = 0,
+    client_id: str = "",
 ) -> None:
     """Apply one move to the engine and append it to the log; no save of match/game yet."""
     g = engine.game
     seat = g.seat_of_player(index)
     deal_ply = g.deal.ply
     deal_number = g.deal_number
-    _charge(match, game, index, now)
+    credit = _charge(match, game, index, now, lag_ms)
     try:
         record = engine.apply(action, index)
     except IllegalActionError as error:
@@ -507,6 +645,8 @@ def _apply(
         if action.melds is None
         else [[card_name(c) for c in cards_of(m)] for m in action.melds],
         auto=auto,
+        lag_ms=credit,
+        client_id=client_id[:64],
         created_at=now,
     )
     game.ply += 1
@@ -517,9 +657,13 @@ def _apply(
     if record is not None or next_to_act != index:
         _turn_passes(match, game, index, now)
     if g.is_over:
-        _game_end(match, game, engine, g, now)
+        following = _game_end(match, game, engine, g, now)
+        if following is not None and record is not None:
+            _pause_begin(match, following, now)
+            following.save()
     elif record is not None:
         _deal_begin(game, g.deal_number, g.deal.seed, g.deal.dealer, g.deal_swap)
+        _pause_begin(match, game, now)
     game.to_act = next_to_act
 
 
@@ -546,8 +690,11 @@ def _outcome_json(record: DealRecord) -> dict[str, Any] | None:
     return out
 
 
-def _game_end(match: Match, game: Game, engine: EngineMatch, g: Any, now: datetime) -> None:
-    """The engine game in play finished: record its results; start the next or end the match."""
+def _game_end(match: Match, game: Game, engine: EngineMatch, g: Any, now: datetime) -> Game | None:
+    """The engine game in play finished: record its results; start the next or end the match.
+
+    Returns the next game's row, if one began.
+    """
     game.status = Game.Status.FINISHED
     game.finished_at = now
     game.results = [r.to_json() for r in g.results]
@@ -560,7 +707,9 @@ def _game_end(match: Match, game: Game, engine: EngineMatch, g: Any, now: dateti
     match.margin_a = engine.margins[0]
     if not engine.is_over:
         game.save()
-        _game_begin(match, engine, now)
+        _touched(match, game)
+        return _game_begin(match, engine, now)
+    return None
 
 
 def _save(match: Match, game: Game, engine: EngineMatch, now: datetime) -> None:
@@ -570,6 +719,7 @@ def _save(match: Match, game: Game, engine: EngineMatch, now: datetime) -> None:
         game.score_a, game.score_b = g.scores
         game.turn_deadline = _deadline(match, game, game.to_act)
     game.save()
+    _touched(match, game)
     match.state = engine.snapshot()
     if engine.is_over:
         _match_end(match, engine, now)
@@ -612,21 +762,24 @@ def _announce_finished(match: Match) -> None:
 
 
 def _follow_up(match: Match) -> None:
-    """After a committed change: a bot's reply if a bot is to act; a clock countdown."""
+    """After a change, on commit: the sockets told; a bot's reply if a bot is to act; a clock
+    countdown (to the deadline of the turn, or of the pause between deals)."""
     from games import tasks
 
+    _publish(match)
     if match.status != Match.Status.ACTIVE or match.is_bot_match:
         return
     game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
     if game is None or game.to_act is None:
         return
     to_act = match.player_a if game.to_act == 0 else match.player_b
-    if to_act.is_bot:
+    deadline = game.pause_deadline or game.turn_deadline
+    if to_act.is_bot and not game.paused:
         tasks.bot_move.delay_on_commit(match.pk, match.ply)
-    elif game.turn_deadline is not None and not settings.CELERY_EMBEDDED:
+    elif deadline is not None and not settings.CELERY_EMBEDDED:
         # Only a shortcut: the sweeper settles it anyway. Redis redelivers a task whose
         # countdown outlasts the visibility timeout, so long ones are left to the sweeper.
-        delay = (game.turn_deadline - timezone.now()).total_seconds()
+        delay = (deadline - timezone.now()).total_seconds()
         if delay < settings.CELERY_VISIBILITY_TIMEOUT - 60:
             tasks.settle_clock.apply_async_on_commit((match.pk,), countdown=max(0.0, delay) + 0.05)
 
@@ -653,16 +806,26 @@ def clock_settle(*, match_id: int, now: datetime | None = None, skip_locked: boo
 def clock_settle_if_due(*, game: Game, now: datetime | None = None) -> bool:
     """For reads: settle first if the game's deadline has passed (cheap when it has not)."""
     now = now or timezone.now()
-    if game.status != Game.Status.ACTIVE or game.turn_deadline is None or game.turn_deadline > now:
+    deadline = game.pause_deadline or game.turn_deadline
+    if game.status != Game.Status.ACTIVE or deadline is None or deadline > now:
         return False
     return clock_settle(match_id=game.match_id, now=now)
 
 
 def _settle(match: Match, now: datetime) -> bool:
-    """With the match row locked: apply the timeout policy while a deadline has passed."""
+    """With the match row locked: end a pause that ran out, apply the timeout policy to a
+    turn that did, while a deadline has passed."""
     changed = False
     while match.status == Match.Status.ACTIVE and match.is_timed:
         game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
+        if game is not None and game.pause_deadline is not None:
+            if game.pause_deadline > now:
+                break
+            _pause_end(match, game, game.pause_deadline)
+            game.save()
+            _touched(match, game)
+            changed = True
+            continue
         if game is None or game.turn_deadline is None or game.turn_deadline > now:
             break
         _timeout(match, game, game.turn_deadline)
@@ -713,13 +876,17 @@ def clocks_sweep(*, now: datetime | None = None, limit: int = 200) -> int:
     Games locked by a move in progress are skipped: that move settles its own clock.
     """
     now = now or timezone.now()
-    due = (
+    due = list(
         Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lte=now)
         .order_by("turn_deadline")
         .values_list("match_id", flat=True)[:limit]
     )
+    # Pauses between deals that ran out (their own partial index).
+    due += Game.objects.filter(status=Game.Status.ACTIVE, pause_deadline__lte=now).values_list(
+        "match_id", flat=True
+    )[:limit]
     settled = 0
-    for match_id in due:
+    for match_id in dict.fromkeys(due):
         if clock_settle(match_id=match_id, now=now, skip_locked=True):
             settled += 1
     return settled
@@ -815,7 +982,7 @@ def bot_move(*, match_id: int, ply: int) -> bool:
         game = _active_game(match)
         index = game.to_act
         player = match.player_a if index == 0 else match.player_b
-        if index is None or not player.is_bot:
+        if index is None or not player.is_bot or game.paused:
             return False
         engine = _engine(match)
         g = engine.game
@@ -850,6 +1017,7 @@ def _forfeit(match: Match, index: int, reason: str, end_reason: str, now: dateti
     match.end_reason = end_reason
     match.end_detail = reason[:300]
     _save(match, game, engine, now)
+    _publish(match)
     return True
 
 

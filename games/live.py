@@ -1,0 +1,64 @@
+"""What a change at a table pushes, and to whom.
+
+A table has three audiences: player A, player B and everyone else (spectators, signed in or
+not, see the same view). Each has a group of sockets (:func:`group`). When a service
+changes a game it calls :func:`game_changed` inside its transaction, with the match row
+locked: the game's change number (``seq``) goes up by one, each audience's view is rendered
+*then*, by the same selector the REST API answers with, and the three views are sent on
+commit, each to its own group. So:
+
+- hidden information has one code path (``games.selectors.game_view``) and no message ever
+  holds more than its audience may see;
+- every socket receives every change, in order, as the view at that change (rendered under
+  the lock, not later when the game may have moved on), and a gap in ``seq`` means a
+  message was lost;
+- a change costs three renders however many people watch.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils import timezone
+
+from config.live import dumps, publish_on_commit
+from games.models import Game, Match
+
+#: The audiences of a table: the player indices, and everyone else.
+SPECTATORS = "watch"
+
+
+def group(game_id: int, audience: int | str) -> str:
+    """The channel-layer group of one audience of a table (0, 1 or :data:`SPECTATORS`)."""
+    return f"game.{game_id}.{audience}"
+
+
+def audience_of(match: Match, player_id: int | None) -> int | str:
+    """Which audience a viewer belongs to."""
+    index = None if player_id is None else match.index_of(player_id)
+    return SPECTATORS if index is None else index
+
+
+def view_message(game: Game, view: dict) -> str:
+    """The socket message of a view, as text (what consumers forward as they got it)."""
+    return dumps({"type": "view", "seq": game.seq, "view": view})
+
+
+def game_changed(*, match: Match, game: Game, now: datetime | None = None) -> None:
+    """Count a committed change of ``game`` and push each audience its view on commit.
+
+    Call it once per transaction and game, after the rows are saved, with the match row
+    locked (the lock orders the changes, so ``seq`` follows the commit order).
+    """
+    from games.selectors import game_view  # selectors import services, which import this
+
+    now = now or timezone.now()
+    game.seq = (game.seq or 0) + 1
+    Game.objects.filter(pk=game.pk).update(seq=game.seq)
+    game.match = match
+    viewers = {0: match.player_a, 1: match.player_b, SPECTATORS: None}
+    for audience, viewer in viewers.items():
+        text = view_message(game, game_view(game=game, viewer=viewer, now=now))
+        publish_on_commit(
+            group(game.pk, audience), {"type": "game.view", "seq": game.seq, "text": text}
+        )
