@@ -1,4 +1,9 @@
-"""ASGI entry point, for servers that speak ASGI."""
+"""ASGI entry point: the pages and the API over HTTP, the live sockets over WebSocket.
+
+``uvicorn config.asgi:application`` (``make run``) or gunicorn with uvicorn workers
+(``deploy/gunicorn.conf.py``) serve it. Embedded (no broker), the process also starts what
+the embedded mode runs in the background (the clock sweep, the in-process task worker).
+"""
 
 import os
 
@@ -6,4 +11,26 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-application = get_asgi_application()
+# Django first: the routes import models.
+http_application = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+from config.routing import websocket_urlpatterns  # noqa: E402
+from config.sockets import socket_stack  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": http_application,
+        "websocket": socket_stack(URLRouter(websocket_urlpatterns)),
+    }
+)
+
+if settings.CELERY_EMBEDDED:
+    from config import embedded
+
+    if hasattr(embedded, "embedded_start"):
+        embedded.embedded_start()
+    elif settings.EMBEDDED_CLOCK_SWEEP:
+        embedded.start_clock_sweeper()

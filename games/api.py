@@ -508,6 +508,32 @@ class GameActionView(APIView):
         )
 
 
+class GameContinueView(APIView):
+    """Ready for the next deal: after a deal of a timed game no clock runs until both players
+    continue (or the pause runs out). Answers with your view.
+
+    409 ``not_paused`` once the next deal has started, ``game_over`` when the game is over.
+    """
+
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_scope = "play"
+
+    @extend_schema(request=None, responses={200: GameViewSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        game = _game(pk)
+        player = player_for_user(user=request.user)
+        if player is None or game.match.index_of(player.pk) is None:
+            return refusal(services.NotAPlayer("you are not a player of this game"))
+        try:
+            services.game_continue(game_id=game.pk, player=player)
+        except services.PlayError as error:
+            return refusal(error)
+        game = _game(pk)
+        return _with_etag(
+            Response(selectors.game_view(game=game, viewer=player)), _game_etag(game, player)
+        )
+
+
 urlpatterns = [
     path("matches", MatchListView.as_view(), name="match-list"),
     path("matches/<int:pk>", MatchDetailView.as_view(), name="match-detail"),
@@ -518,4 +544,5 @@ urlpatterns = [
     path("matches/<int:pk>/replay", MatchReplayView.as_view(), name="match-replay"),
     path("games/<int:pk>", GameView.as_view(), name="game-detail"),
     path("games/<int:pk>/actions", GameActionView.as_view(), name="game-actions"),
+    path("games/<int:pk>/continue", GameContinueView.as_view(), name="game-continue"),
 ]

@@ -586,8 +586,8 @@ def action_by_client_id(*, game_id: int, player: Player, client_id: str) -> Acti
         return None
     return (
         Action.objects.filter(deal__game_id=game_id, player=player, client_id=client_id)
-        .only("ply", "deal__number")
         .select_related("deal")
+        .only("ply", "deal__number", "deal__game_id")
         .first()
     )
 

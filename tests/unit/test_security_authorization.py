@@ -167,6 +167,7 @@ API_RULES: dict[str, list[Rule]] = {
     # A spectator's view (checked for hidden cards below).
     "game-detail": [Rule(GAME)],
     "game-actions": [Rule(GAME)],
+    "game-continue": [Rule(GAME)],
     "ladder-detail": [Rule(LADDER)],
     # Only the caller's own place in the queue: dora's stays whatever mallory does.
     "ladder-queue": [Rule(LADDER, refusals=frozenset({201, 204, 403, 404, 409}), own_row=True)],

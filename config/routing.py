@@ -1,0 +1,9 @@
+"""Socket routes (the HTTP ones are in config/urls.py)."""
+
+from django.urls import path
+
+from games.consumers import GameConsumer
+
+websocket_urlpatterns = [
+    path("ws/games/<int:game_id>", GameConsumer.as_asgi()),
+]

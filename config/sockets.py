@@ -1,0 +1,167 @@
+"""What every socket of the service shares: who is connecting, and the message protocol.
+
+Authentication: a page's socket carries the session cookie (Channels' auth middleware); a
+program sends ``Authorization: Token <token>`` on the handshake, the same sign-in token the
+REST API takes. A bad token closes the socket with 4401. A socket without either is
+anonymous and may only watch what an anonymous client may read.
+
+A browser always sends ``Origin`` on a WebSocket handshake, and the session cookie rides on
+it, so a handshake from a page of another site is refused (cross-site socket hijacking);
+programs send no ``Origin`` and authenticate with a token.
+
+:class:`JsonSocket` is the base of the consumers: JSON text messages of at most
+``SOCKET_MAX_MESSAGE_BYTES``, at most ``SOCKET_RATE_PER_SECOND`` a second (a burst of twice
+that), ``ping``/``pong``, and refusals as ``{"type": "error", "code", "detail"}`` messages
+that leave the socket open.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from channels.auth import AuthMiddlewareStack
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.middleware import BaseMiddleware
+from channels.security.websocket import OriginValidator
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+
+from config.live import dumps
+
+#: Close codes: 4401 a bad token, 4403 not yours to see, 4404 no such thing.
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+
+
+@database_sync_to_async
+def _user_for_token(token: bytes):
+    from knox.auth import TokenAuthentication
+    from rest_framework.exceptions import AuthenticationFailed
+
+    try:
+        user, _ = TokenAuthentication().authenticate_credentials(token)
+    except AuthenticationFailed:
+        return None
+    return user
+
+
+class TokenAuthMiddleware(BaseMiddleware):
+    """``Authorization: Token <token>`` on the handshake signs the socket in (knox tokens)."""
+
+    async def __call__(self, scope, receive, send):
+        header = dict(scope.get("headers", [])).get(b"authorization")
+        if header is not None:
+            scheme, _, token = header.partition(b" ")
+            user = None
+            if scheme.lower() == b"token" and token.strip():
+                user = await _user_for_token(token.strip())
+            scope = dict(scope, user=user or AnonymousUser(), auth_failed=user is None)
+        return await super().__call__(scope, receive, send)
+
+
+class SameSiteOrigin(OriginValidator):
+    """Refuse a browser's handshake from another site; programs send no Origin at all."""
+
+    def valid_origin(self, parsed_origin):
+        return parsed_origin is None or self.validate_origin(parsed_origin)
+
+
+def socket_stack(inner):
+    """The middleware around every socket route: origin check, session, then token."""
+    hosts = list(settings.ALLOWED_HOSTS)
+    if settings.DEBUG or "*" in hosts:
+        hosts = ["*"]
+    return SameSiteOrigin(AuthMiddlewareStack(TokenAuthMiddleware(inner)), hosts)
+
+
+class JsonSocket(AsyncWebsocketConsumer):
+    """JSON messages with a size cap, a rate limit, ping/pong and error replies.
+
+    Subclasses implement ``on_<type>`` coroutines taking the message; anything else is an
+    ``unknown_type`` error. ``send_text`` forwards text prepared elsewhere (pushes).
+    """
+
+    #: The message types a subclass answers, besides ping and pong.
+    types: tuple[str, ...] = ()
+
+    async def websocket_connect(self, message):
+        self._allowance = float(2 * settings.SOCKET_RATE_PER_SECOND)
+        self._allowance_at = time.monotonic()
+        await super().websocket_connect(message)
+
+    @property
+    def user(self):
+        return self.scope.get("user") or AnonymousUser()
+
+    async def refuse_connection(self, code: int) -> None:
+        """Accept only to close with ``code`` (a refused handshake cannot carry a code)."""
+        await self.accept()
+        await self.close(code=code)
+
+    async def send_json(self, data: dict[str, Any]) -> None:
+        await self.send(text_data=dumps(data))
+
+    async def send_error(self, code: str, detail: str, **extra: Any) -> None:
+        await self.send_json({"type": "error", "code": code, "detail": detail, **extra})
+
+    def _throttled(self) -> float | None:
+        """Seconds to wait if this message is over the rate, else None (token bucket)."""
+        rate = settings.SOCKET_RATE_PER_SECOND
+        now = time.monotonic()
+        self._allowance = min(2.0 * rate, self._allowance + (now - self._allowance_at) * rate)
+        self._allowance_at = now
+        if self._allowance < 1:
+            return (1 - self._allowance) / rate
+        self._allowance -= 1
+        return None
+
+    async def receive(self, text_data=None, bytes_data=None):
+        size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
+        wait = self._throttled()
+        if wait is not None:
+            await self.send_error(
+                "throttled",
+                f"too many messages: at most {settings.SOCKET_RATE_PER_SECOND} a second",
+                retry_after_ms=int(wait * 1000) + 1,
+            )
+            return
+        if size > settings.SOCKET_MAX_MESSAGE_BYTES:
+            await self.send_error(
+                "too_large",
+                f"a message may be at most {settings.SOCKET_MAX_MESSAGE_BYTES} bytes",
+            )
+            return
+        if text_data is None:
+            await self.send_error("malformed", "send JSON text messages, not binary ones")
+            return
+        try:
+            message = json.loads(text_data)
+        except ValueError:
+            await self.send_error("malformed", "the message is not JSON")
+            return
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            await self.send_error("malformed", 'a message is a JSON object with a "type"')
+            return
+        kind = message["type"]
+        if kind == "ping":
+            await self.send_json({"type": "pong", "t": message.get("t")})
+            return
+        if kind == "pong":
+            await self.on_pong(message)
+            return
+        if kind not in self.types:
+            known = ", ".join(("ping", *self.types))
+            await self.send_error("unknown_type", f"unknown message type; known: {known}")
+            return
+        await getattr(self, f"on_{kind}")(message)
+
+    async def on_pong(self, message: dict) -> None:
+        """The answer to a ping this server sent (see the table socket's lag estimate)."""
+
+    async def send_text(self, event: dict) -> None:
+        """A push prepared as text by its publisher (``{"type": "send.text", "text"}``)."""
+        await self.send(text_data=event["text"])

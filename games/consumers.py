@@ -1,0 +1,319 @@
+"""The table socket, ``ws://HOST/ws/games/<game id>``.
+
+On connect, and after every change at the table, the server sends
+``{"type": "view", "seq": N, "view": {...}}``: ``view`` is what ``GET /api/games/{id}``
+answers this viewer, and ``seq`` the game's change number (see ``games.live``). A client
+that reconnects gets the current view at once, so it resynchronises from whatever it last
+saw; a gap in ``seq`` means a message was lost (the server repairs one it notices itself).
+
+A player may move (``{"type": "move", "id", "ply", "action": {"type", "card"?,
+"melds"?}}``, answered ``ack`` or ``error`` with the REST API's codes; a repeated ``id`` is
+answered again and never applied twice) and continue after a deal (``{"type":
+"continue"}``). ``{"type": "sync"}`` asks for the current view. ``presence`` messages say
+whether each player is connected (and since when not). The server pings players every
+:data:`PING_SECONDS`; the round trips estimate their network lag, which is credited back to
+a mover's clock in timed games between people (``games.services._charge``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+
+from channels.db import database_sync_to_async
+
+from accounts.selectors import player_for_user
+from config.api import OUTAGE_ERRORS
+from config.live import dumps, stats
+from config.sockets import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, JsonSocket
+from games import live, selectors, services
+from games.engine.actions import Action as EngineAction
+from games.engine.errors import EngineError
+from games.models import Action, Game
+from games.presence import presence_join, presence_leave, presence_state
+
+logger = logging.getLogger(__name__)
+
+#: How often the server pings a player's socket (lag estimate, presence refresh).
+PING_SECONDS = 5.0
+#: How long a push that arrived ahead of a missing one waits for it before a resync.
+GAP_WAIT_SECONDS = 0.3
+#: Round trips kept for the lag estimate (the median of these, halved).
+LAG_SAMPLES = 5
+
+
+def _load(game_id: int, user):
+    """The game, the viewer's player and their audience, or a close code."""
+    game = Game.objects.select_related("match", "match__player_a", "match__player_b").filter(
+        pk=game_id
+    )
+    game = game.first()
+    if game is None:
+        return None, None, CLOSE_NOT_FOUND
+    if not selectors.match_visible(match=game.match, viewer=None):
+        return None, None, CLOSE_FORBIDDEN
+    player = player_for_user(user=user)
+    return game, player, live.audience_of(game.match, None if player is None else player.pk)
+
+
+def _current_view(game_id: int, player) -> tuple[int, str]:
+    """(seq, message text) of the viewer's view now, a due clock settled first (as REST)."""
+    game = Game.objects.select_related("match", "match__player_a", "match__player_b").get(
+        pk=game_id
+    )
+    if services.clock_settle_if_due(game=game):
+        game = Game.objects.select_related("match", "match__player_a", "match__player_b").get(
+            pk=game_id
+        )
+    return game.seq, live.view_message(game, selectors.game_view(game=game, viewer=player))
+
+
+def _move(game_id: int, player, message: dict, lag_ms: int) -> dict:
+    """Validate and submit a move; the ``ack`` or ``error`` message that answers it."""
+    from games.api import ActionSerializer
+
+    client_id = message.get("id")
+    if not isinstance(client_id, str | int) or isinstance(client_id, bool) or client_id == "":
+        return _error(None, "invalid", 'a move needs an "id" of your choosing (text, at most 64)')
+    client_id = str(client_id)
+    if len(client_id) > 64:
+        return _error(None, "invalid", 'a move\'s "id" is at most 64 characters')
+    done = services.action_by_client_id(game_id=game_id, player=player, client_id=client_id)
+    if done is not None:  # a repeat (a resend after a reconnect): answered again, not applied
+        return {"type": "ack", "id": client_id, "ply": _game_ply(done), "repeat": True}
+    action = message.get("action")
+    if not isinstance(action, dict):
+        return _error(client_id, "invalid", 'a move needs an "action" object')
+    serializer = ActionSerializer(data={**action, "ply": message.get("ply")})
+    if not serializer.is_valid():
+        from config.api import _flatten
+
+        return _error(client_id, "invalid", "Invalid input.", errors=_flatten(serializer.errors))
+    data = serializer.validated_data
+    try:
+        engine_action = EngineAction.from_parts(
+            data["type"], data.get("card") or None, data.get("melds")
+        )
+    except EngineError as error:
+        return _error(client_id, error.rule, str(error))
+    try:
+        services.action_submit(
+            game_id=game_id,
+            player=player,
+            ply=data["ply"],
+            action=engine_action,
+            lag_ms=lag_ms,
+            client_id=client_id,
+        )
+    except services.PlayError as error:
+        # The same id may have been applied by a socket that dropped before its answer.
+        done = services.action_by_client_id(game_id=game_id, player=player, client_id=client_id)
+        if done is not None:
+            return {"type": "ack", "id": client_id, "ply": _game_ply(done), "repeat": True}
+        return _error(client_id, error.code, str(error), **error.extra)
+    return {"type": "ack", "id": client_id, "ply": data["ply"]}
+
+
+def _game_ply(action: Action) -> int:
+    """The game's ply of a logged move (the log numbers plies per deal)."""
+    earlier = Action.objects.filter(deal__game_id=action.deal.game_id)
+    return earlier.filter(deal__number__lt=action.deal.number).count() + action.ply
+
+
+def _continue(game_id: int, player) -> dict:
+    try:
+        services.game_continue(game_id=game_id, player=player)
+    except services.PlayError as error:
+        return _error(None, error.code, str(error), **error.extra)
+    return {"type": "ack", "id": None, "continued": True}
+
+
+def _error(client_id, code: str, detail: str, **extra) -> dict:
+    return {"type": "error", "id": client_id, "code": code, "detail": detail, **extra}
+
+
+class GameConsumer(JsonSocket):
+    """One socket at one table: a player's or a spectator's."""
+
+    types = ("move", "continue", "sync")
+
+    async def connect(self):
+        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        self.seq = -1
+        self.pending: dict[int, str] = {}
+        self.gap_timer: asyncio.Task | None = None
+        self.pinger: asyncio.Task | None = None
+        self.pings: dict[int, float] = {}
+        self.round_trips: list[float] = []
+        self.presence: list[dict] | None = None
+        self.index: int | None = None
+        self.groups_joined: list[str] = []
+        if self.scope.get("auth_failed"):
+            await self.refuse_connection(CLOSE_UNAUTHENTICATED)
+            return
+        try:
+            game, self.player, audience = await database_sync_to_async(_load)(
+                self.game_id, self.user
+            )
+        except OUTAGE_ERRORS:
+            await self.refuse_connection(1013)  # try again later
+            return
+        if game is None:
+            await self.refuse_connection(audience)
+            return
+        self.index = audience if isinstance(audience, int) else None
+        # Join before reading the view: a change committed meanwhile arrives after it.
+        self.groups_joined = [live.group(self.game_id, audience)]
+        for name in self.groups_joined:
+            await self.channel_layer.group_add(name, self.channel_name)
+        await self.accept()
+        await self._send_current()
+        if self.index is not None:
+            await presence_join(self.game_id, self.index, self.channel_name)
+            await self._announce_presence()
+            self.pinger = asyncio.create_task(self._ping_loop())
+        else:
+            await self._send_presence(await presence_state(self.game_id))
+
+    async def disconnect(self, code):
+        for task in (self.pinger, self.gap_timer):
+            if task is not None:
+                task.cancel()
+        for name in self.groups_joined:
+            await self.channel_layer.group_discard(name, self.channel_name)
+        if self.index is not None:
+            try:
+                await presence_leave(self.game_id, self.index, self.channel_name)
+                await self._announce_presence()
+            except Exception:  # Redis gone: the entry expires by itself
+                logger.debug("presence leave failed", exc_info=True)
+
+    # --- views ---------------------------------------------------------------------------
+
+    async def _send_current(self) -> None:
+        seq, text = await database_sync_to_async(_current_view)(self.game_id, self.player)
+        if seq >= self.seq:
+            self.seq = seq
+            self.pending = {s: t for s, t in self.pending.items() if s > seq}
+            await self.send(text_data=text)
+        await self._flush()
+
+    async def game_view(self, event: dict) -> None:
+        """A change pushed by a publisher: forward it in order, once."""
+        seq = event["seq"]
+        if seq <= self.seq:
+            return  # the view sent on connect (or a resync) already covers it
+        self.pending[seq] = event["text"]
+        await self._flush()
+        if self.pending and self.gap_timer is None:
+            self.gap_timer = asyncio.create_task(self._repair_gap())
+
+    async def _flush(self) -> None:
+        while self.seq + 1 in self.pending:
+            self.seq += 1
+            await self.send(text_data=self.pending.pop(self.seq))
+
+    async def _repair_gap(self) -> None:
+        """A push is missing: wait a moment for it (publishers race), then resync."""
+        try:
+            await asyncio.sleep(GAP_WAIT_SECONDS)
+            if self.pending:
+                stats["gaps_repaired"] += 1
+                logger.info("game %s: a push was lost; resynchronising a socket", self.game_id)
+                await self._send_current()
+        finally:
+            self.gap_timer = None
+
+    async def on_sync(self, message: dict) -> None:
+        self.seq = -1  # send the view even if nothing changed
+        await self._send_current()
+
+    # --- moves ---------------------------------------------------------------------------
+
+    async def on_move(self, message: dict) -> None:
+        if not await self._is_player(message):
+            return
+        try:
+            answer = await database_sync_to_async(_move)(
+                self.game_id, self.player, message, self.lag_ms
+            )
+        except OUTAGE_ERRORS:
+            answer = _error(message.get("id"), "service_unavailable", "try again shortly")
+        await self.send(text_data=dumps(answer))
+
+    async def on_continue(self, message: dict) -> None:
+        if not await self._is_player(message):
+            return
+        try:
+            answer = await database_sync_to_async(_continue)(self.game_id, self.player)
+        except OUTAGE_ERRORS:
+            answer = _error(None, "service_unavailable", "try again shortly")
+        await self.send(text_data=dumps(answer))
+
+    async def _is_player(self, message: dict) -> bool:
+        game = message.get("game")
+        if game is not None and game != self.game_id:
+            await self.send_error(
+                "wrong_game", f"this socket is for game {self.game_id}", id=message.get("id")
+            )
+            return False
+        if self.index is None:
+            await self.send_error(
+                "not_a_player", "you are not a player of this game", id=message.get("id")
+            )
+            return False
+        return True
+
+    # --- lag and presence ----------------------------------------------------------------
+
+    @property
+    def lag_ms(self) -> int:
+        """One way of the median recent round trip, in ms (0 before any measurement)."""
+        if not self.round_trips:
+            return 0
+        ordered = sorted(self.round_trips)
+        return int(ordered[len(ordered) // 2] * 1000 / 2)
+
+    async def _ping_loop(self) -> None:
+        number = 0
+        while True:
+            number += 1
+            self.pings = {k: v for k, v in self.pings.items() if k > number - 3}
+            self.pings[number] = time.monotonic()
+            await self.send_json({"type": "ping", "id": number})
+            await asyncio.sleep(PING_SECONDS)
+            try:
+                await self._announce_presence(only_if_changed=True)
+            except Exception:
+                logger.debug("presence refresh failed", exc_info=True)
+
+    async def on_pong(self, message: dict) -> None:
+        sent = self.pings.pop(message.get("id"), None) if self.index is not None else None
+        if sent is None:
+            return
+        self.round_trips = [*self.round_trips, time.monotonic() - sent][-LAG_SAMPLES:]
+        await presence_join(self.game_id, self.index, self.channel_name)  # still here
+        await self.send_json({"type": "lag", "lag_ms": self.lag_ms})
+
+    async def _announce_presence(self, *, only_if_changed: bool = False) -> None:
+        state = await presence_state(self.game_id)
+        if only_if_changed:
+            # Seen from this socket: tell this socket only (each player's socket looks).
+            if state != self.presence:
+                await self._send_presence(state)
+            return
+        text = dumps({"type": "presence", "players": state})
+        for audience in (0, 1, live.SPECTATORS):
+            await self.channel_layer.group_send(
+                live.group(self.game_id, audience), {"type": "game.presence", "text": text}
+            )
+
+    async def _send_presence(self, state: list[dict]) -> None:
+        self.presence = state
+        await self.send_json({"type": "presence", "players": state})
+
+    async def game_presence(self, event: dict) -> None:
+        self.presence = json.loads(event["text"])["players"]
+        await self.send(text_data=event["text"])

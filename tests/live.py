@@ -1,0 +1,116 @@
+"""Helpers for socket tests: Channels' communicator on the real routes and middleware."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import unquote, urlparse
+
+from asgiref.testing import ApplicationCommunicator
+from channels.routing import URLRouter
+from knox.models import AuthToken
+
+from config.live import wait_published
+from config.routing import websocket_urlpatterns
+from config.sockets import socket_stack
+
+#: The socket routes behind the same middleware as config.asgi (without starting the
+#: embedded background threads, which importing config.asgi would do).
+application = socket_stack(URLRouter(websocket_urlpatterns))
+
+#: Messages that arrive on their own schedule; `Socket.receive` passes over them.
+BACKGROUND = {"ping", "pong", "lag", "presence"}
+
+
+class WebsocketCommunicator(ApplicationCommunicator):
+    """A socket client speaking ASGI to the application in this process.
+
+    Channels ships one in ``channels.testing``, but that package imports daphne (for its
+    live-server test case), a server this project does not use.
+    """
+
+    def __init__(self, application, path: str, headers=None) -> None:
+        parsed = urlparse(path)
+        self.scope = {
+            "type": "websocket",
+            "path": unquote(parsed.path),
+            "query_string": parsed.query.encode(),
+            "headers": headers or [],
+            "subprotocols": [],
+        }
+        super().__init__(application, self.scope)
+
+    async def connect(self, timeout: float = 1) -> tuple[bool, int | None]:
+        """(True, None) when accepted, (False, close code) when refused."""
+        await self.send_input({"type": "websocket.connect"})
+        response = await self.receive_output(timeout)
+        if response["type"] == "websocket.close":
+            return False, response.get("code", 1000)
+        assert response["type"] == "websocket.accept", response
+        return True, None
+
+    async def send_to(self, text_data: str) -> None:
+        await self.send_input({"type": "websocket.receive", "text": text_data})
+
+    async def disconnect(self, code: int = 1000, timeout: float = 1) -> None:
+        await self.send_input({"type": "websocket.disconnect", "code": code})
+        await self.wait(timeout)
+
+
+def token_for(player) -> str:
+    """A fresh sign-in token for the player's user."""
+    _, token = AuthToken.objects.create(player.user)
+    return token
+
+
+class Socket:
+    """One client socket; ``await Socket.open(path, token=...)``."""
+
+    def __init__(self, communicator: WebsocketCommunicator) -> None:
+        self.communicator = communicator
+        self.seen: list[dict] = []
+
+    @classmethod
+    async def open(cls, path: str, *, token: str | None = None, headers=None) -> Socket:
+        headers = list(headers or [])
+        if token is not None:
+            headers.append((b"authorization", f"Token {token}".encode()))
+        communicator = WebsocketCommunicator(application, path, headers=headers)
+        connected, code = await communicator.connect(timeout=5)
+        socket = cls(communicator)
+        socket.connected, socket.close_code = connected, code
+        return socket
+
+    async def send(self, message) -> None:
+        if isinstance(message, str):
+            await self.communicator.send_to(text_data=message)
+        else:
+            await self.communicator.send_to(text_data=json.dumps(message))
+
+    async def receive(self, kind: str | None = None, *, timeout: float = 5) -> dict:
+        """The next message (of ``kind``, if given), passing over background ones."""
+        while True:
+            raw = await self.communicator.receive_output(timeout=timeout)
+            if raw["type"] == "websocket.close":
+                return {"type": "closed", "code": raw.get("code")}
+            message = json.loads(raw["text"])
+            self.seen.append(message)
+            if kind is not None and message["type"] == kind:
+                return message
+            if kind is None and message["type"] not in BACKGROUND:
+                return message
+
+    async def nothing(self, kind: str = "view", timeout: float = 0.3) -> bool:
+        """True if no message of ``kind`` comes within ``timeout``."""
+        try:
+            await self.receive(kind, timeout=timeout)
+        except TimeoutError:
+            return True
+        return False
+
+    async def close(self) -> None:
+        await self.communicator.disconnect()
+
+
+def published() -> None:
+    """Wait until this process's pushes have been handed to the channel layer."""
+    assert wait_published(5)
