@@ -124,6 +124,13 @@ bench-ladders: $(STAMP)
 bench-tournaments: $(STAMP)
 	$(BIN)/python bench/tournaments.py $(BENCH_ARGS)
 
+# Embedded start benchmark (bench/embedded_start.py): the admin's Start of a 64-bot event and
+# the time to its champion, with the in-process worker's threads and inline (the baseline),
+# each on a fresh SQLite file; a human's moves against a bot meanwhile (~2.5 min).
+.PHONY: bench-embedded
+bench-embedded: $(STAMP)
+	$(BIN)/python bench/embedded_start.py $(BENCH_ARGS)
+
 # Load benchmark (bench/load.py): 200 simulated players on loopback (locust, from
 # bench/.venv-load only) playing timed games against each other and against bots while a
 # 256-bot event runs on the cluster; per-endpoint latency, errors, and every match replayed

@@ -9,7 +9,8 @@ Every task of the project gets, from :class:`Task`:
   killing workers forever;
 - ``delay_on_commit``/``apply_async_on_commit`` (from Celery's ``DjangoTask``): enqueue only
   once the surrounding transaction has committed. With no broker configured the task then runs
-  in-process, right after the commit.
+  in-process: on the in-process worker's threads (config/embedded.py), or with
+  ``EMBEDDED_WORKER=inline`` right after the commit in the committing thread.
 
 Workers keep their database connection between tasks (``CELERY_DB_REUSE_MAX``) and, like
 Django does around each request, drop it when it is too old or broken.
@@ -56,6 +57,20 @@ class Task(DjangoTask):
             raise result.result
         return result
 
+    def apply_async(self, args=None, kwargs=None, **options):
+        """Publish to the broker; embedded, run in-process (see config/embedded.py).
+
+        Embedded with ``EMBEDDED_WORKER=threads`` the task goes to the in-process worker and an
+        :class:`~config.embedded.InProcessResult` comes back at once; its errors are logged
+        there, and raised only by ``get()``. Inline (and with a broker) this is Celery's own.
+        """
+        if self.app.conf.task_always_eager:
+            from config import embedded
+
+            if embedded.uses_threads():
+                return embedded.submit(self, args, kwargs, **options)
+        return super().apply_async(args, kwargs, **options)
+
     def delay_on_commit(self, *args, **kwargs) -> None:
         """``delay`` once the transaction commits; see :meth:`apply_async_on_commit`."""
         self._on_commit(functools.partial(self.delay, *args, **kwargs))
@@ -67,8 +82,9 @@ class Task(DjangoTask):
         reach the caller: the change it follows has committed and must be answered as such, and
         every kind of follow-up work is redone by a sweep (clocks and lost bot work in
         ``games.sweep_clocks``, ladder starts and results in ``ladders.sweep``, tournament
-        results in ``tournaments.sweep``). Embedded, the task runs in-process and its errors
-        propagate as before.
+        results in ``tournaments.sweep``). Embedded with threads the same holds: the task is
+        handed to the in-process worker, which logs its errors. Inline (``EMBEDDED_WORKER=
+        inline``) the task runs in the committing thread and its errors propagate.
         """
         self._on_commit(functools.partial(self.apply_async, *args, **kwargs))
 
@@ -79,8 +95,15 @@ class Task(DjangoTask):
         # Django names the callback in its log line when a robust one fails (a partial has
         # no name, and the logging itself would then fail).
         send.__qualname__ = f"{self.name}.publish"
-        robust = not self.app.conf.task_always_eager
-        transaction.on_commit(send, robust=robust)
+        transaction.on_commit(send, robust=not self._runs_inline())
+
+    def _runs_inline(self) -> bool:
+        """Embedded with EMBEDDED_WORKER=inline: tasks run in the thread that queues them."""
+        if not self.app.conf.task_always_eager:
+            return False
+        from config import embedded
+
+        return not embedded.uses_threads()
 
     def __call__(self, *args, **kwargs):
         if self._redelivery_cap_reached():

@@ -2,15 +2,13 @@
 
 import os
 
-from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 application = get_wsgi_application()
 
-if settings.CELERY_EMBEDDED and settings.EMBEDDED_CLOCK_SWEEP:
-    # No broker, so no beat: sweep expired clocks in-process (see config/embedded.py).
-    from config.embedded import start_clock_sweeper
+# Embedded (no broker): the in-process worker and the clock sweeper (see config/embedded.py).
+from config.embedded import embedded_start  # noqa: E402  (after Django is set up)
 
-    start_clock_sweeper()
+embedded_start()

@@ -76,8 +76,17 @@ def test_env_list_splits_on_commas(monkeypatch):
             {"DEBUG": "1", "CELERY_VISIBILITY_TIMEOUT": "60"},
             "CELERY_VISIBILITY_TIMEOUT (60 s) must exceed CELERY_TASK_TIME_LIMIT (180 s)",
         ),
+        ({"DEBUG": "1", "EMBEDDED_WORKER": "eager"}, "EMBEDDED_WORKER='eager' is not a worker"),
     ],
-    ids=["no-secret-key", "no-hosts", "bad-bool", "bad-db-url", "bad-int", "short-visibility"],
+    ids=[
+        "no-secret-key",
+        "no-hosts",
+        "bad-bool",
+        "bad-db-url",
+        "bad-int",
+        "short-visibility",
+        "bad-worker",
+    ],
 )
 def test_bad_settings_stop_start_up_naming_the_variable(tmp_path, env, message):
     result = manage("check", tmp_path=tmp_path, **env)

@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Player
 from accounts.services import bot_create
+from config import embedded
 from games import services as games_services
 from games.engine import bots as engine_bots
 from games.engine.game import derive_seed
@@ -89,6 +90,8 @@ class Command(BaseCommand):
                 # Played here, whole; the match_finished receiver rates it on commit.
                 games_services.match_play_bots(match_id=match.pk)
                 played += 1
+        # Embedded, what the matches queued on commit (requeued bots, ...) is done first.
+        embedded.wait_idle(timeout=600)
         elapsed = time.monotonic() - started
         self.stdout.write(
             f"{played} matches in {elapsed:.1f} s on ladder {pool.slug!r} "

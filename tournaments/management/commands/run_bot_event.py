@@ -2,9 +2,10 @@
 
     python manage.py run_bot_event --players 256 --format single_elim
 
-Embedded (no broker) the matches run in this process, one after the other, as each one's
-transaction commits; with ``CELERY_BROKER_URL`` the workers play them and this command waits
-for the champion. Prints the wall time and matches per second (``--json`` for a machine).
+Embedded (no broker) the matches run in this process on the in-process worker's batch threads
+(``EMBEDDED_WORKER=inline``: one after the other, inside the start); with ``CELERY_BROKER_URL``
+the workers play them. Either way this command waits for the champion, then (embedded) for the
+work that follows it. Prints the wall time and matches per second (``--json`` for a machine).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Player
+from config import embedded
 from games.engine import bots as engine_bots
 from games.models import Action, Deal, Game, Match
 from tournaments import services
@@ -89,6 +91,10 @@ class Command(BaseCommand):
             time.sleep(0.25)
             event.refresh_from_db()
         wall = time.perf_counter() - started
+        if settings.CELERY_EMBEDDED and not embedded.wait_idle(
+            max(1.0, deadline - time.perf_counter())
+        ):
+            raise CommandError("the in-process worker was still busy at the timeout")
         self._report(event, wall, mode, options["json"])
 
     def _bots(self, count: int, strategy: str) -> list[Player]:
