@@ -23,12 +23,16 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# Embedded default: SQLite in var/, tasks run in-process, DEBUG on. http://127.0.0.1:8000
+# Embedded default: SQLite in var/, tasks run in-process, DEBUG on.
+# uvicorn serves the ASGI app: pages, API and sockets on http://127.0.0.1:8000, restarting
+# when a .py file of the apps changes (uvicorn's own polling: no extra package).
+RELOAD_DIRS := config accounts games tournaments ladders web
 run: export DEBUG = 1
 run: $(STAMP)
 	$(MANAGE) migrate --no-input
 	$(MANAGE) demo
-	$(MANAGE) runserver 127.0.0.1:8000
+	$(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port 8000 --lifespan off \
+	    --reload $(addprefix --reload-dir ,$(RELOAD_DIRS))
 
 migrate: $(STAMP)
 	$(MANAGE) migrate --no-input
@@ -76,7 +80,8 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# gunicorn + two Celery workers + beat on the local PostgreSQL and Redis (deploy/cluster.py).
+# gunicorn (uvicorn workers: HTTP and sockets) + two Celery workers + beat on the local
+# PostgreSQL and Redis (deploy/cluster.py).
 cluster: $(STAMP)
 	$(BIN)/python deploy/cluster.py start
 

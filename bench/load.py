@@ -3,7 +3,7 @@
 
     make bench-load        (or: .venv/bin/python bench/load.py [--quick] [--users N] [--seconds S])
 
-One run, with the local launcher of deploy/cluster.py (gunicorn (four sync workers), two
+One run, with the local launcher of deploy/cluster.py (gunicorn (four uvicorn workers), two
 Celery workers of one pool process each, beat) on the local PostgreSQL and Redis:
 
 1. Sets up a database of its own (``ginrummy_bench_load``, dropped first): 200 human players
@@ -29,7 +29,7 @@ Celery workers of one pool process each, beat) on the local PostgreSQL and Redis
 
 Think times are scaled to two cores: a player thinks 4-8 s before a move and polls every
 3 s while waiting, so 200 players offer about 40-50 requests a second on top of the event;
-gunicorn runs four sync workers here (WEB_CONCURRENCY overrides), so the web tier keeps its
+gunicorn runs four uvicorn workers here (WEB_CONCURRENCY overrides), so the web tier keeps its
 share of the two cores beside the two Celery workers busy with the event.
 ``--quick``: 60 players, 60 s, a 64-bot event.
 """
@@ -587,7 +587,8 @@ def main(argv: list[str]) -> int:
     expected = {k: v for k, v in counters.items() if k.startswith("409")}
     lines = [
         "",
-        f"load benchmark: {os.cpu_count()} cores; gunicorn x{os.environ['WEB_CONCURRENCY']} sync, "
+        f"load benchmark: {os.cpu_count()} cores; "
+        f"gunicorn x{os.environ['WEB_CONCURRENCY']} uvicorn, "
         f"2 Celery workers (prefork x1, nice {args.worker_nice}), beat; {users} locust users for "
         f"{locust_seconds} s",
         "",

@@ -4,7 +4,7 @@
     make bench-play                       (or .venv/bin/python bench/play.py [--quick] [--json])
 
 One run, on the local PostgreSQL and Redis, with the cluster of deploy/cluster.py (gunicorn
-with two sync workers, two Celery workers of one pool process each, beat):
+with two uvicorn workers, two Celery workers of one pool process each, beat):
 
 1. **Bot matches per second.** The same matches (same seeds, same bots, best of 5) played
    twice: by the engine alone, in memory, in two processes; and end to end, each created by
@@ -229,7 +229,7 @@ class Timings:
 
 
 class Api:
-    """Real HTTP to the cluster's gunicorn, one connection per request (sync workers close)."""
+    """Real HTTP to the cluster's gunicorn, one connection per request."""
 
     def __init__(self, base: str, token: str) -> None:
         url = urlsplit(base)
@@ -414,7 +414,7 @@ def main(argv: list[str]) -> int:
         lines.append(
             f"play benchmark: {os.cpu_count()} cores; PostgreSQL {connection.pg_version // 10000} "
             f"({connection.settings_dict['NAME']}), Redis {os.environ['CELERY_BROKER_URL']}; "
-            f"Django {django.get_version()}; gunicorn x{os.environ['WEB_CONCURRENCY']} sync, "
+            f"Django {django.get_version()}; gunicorn x{os.environ['WEB_CONCURRENCY']} uvicorn, "
             f"{cluster.WORKERS} Celery workers (prefork x{cluster.CONCURRENCY}), beat"
         )
         lines.append("")

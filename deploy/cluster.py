@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Local multi-process launcher: gunicorn, two Celery workers and beat on loopback.
 
+gunicorn runs uvicorn workers on the ASGI app (deploy/gunicorn.conf.py): pages, the API and
+the live sockets. Every process shares REDIS_URL's channel layer, so a push published by a
+worker or by either web process reaches a socket held by any of them.
+
     python deploy/cluster.py start|stop|status      (or: make cluster / make cluster-stop)
 
 Runs against the local PostgreSQL and Redis, production-like (DEBUG off, static files
 collected, persistent connections). ``start`` creates the database if it is missing, migrates,
 collects static files, starts every process in its own session, waits until ``/api/health``
-answers 200 and every worker answers a ping, and prints where everything is. ``stop`` ends the
+answers 200, a socket handshake is served (``ws/games/0`` closes with 4404: no such game) and
+every worker answers a ping, and prints where everything is. ``stop`` ends the
 processes by the pids in their pidfiles. Integration tests and benchmarks use it.
 
 Environment (each with its default):
@@ -19,7 +24,7 @@ Environment (each with its default):
     CLUSTER_START_TIMEOUT 60             seconds to wait for health and pings
     DATABASE_URL       postgres://postgres@127.0.0.1:5432/ginrummy
     CELERY_BROKER_URL  redis://127.0.0.1:6379/0
-    REDIS_URL          redis://127.0.0.1:6379/1   (cache: throttling shared by web processes)
+    REDIS_URL          redis://127.0.0.1:6379/1   (cache and channel layer, shared by all)
     WEB_CONCURRENCY    2                 gunicorn workers
 
 Any other setting (SECRET_KEY, CELERY_VISIBILITY_TIMEOUT, ...) passes through to the processes.
@@ -238,6 +243,21 @@ def health() -> tuple[int, dict]:
         return 0, {"error": str(exc)}
 
 
+def socket_served() -> bool:
+    """Whether the web process serves the table socket (a missing game closes with 4404)."""
+    from websockets.exceptions import ConnectionClosed, WebSocketException
+    from websockets.sync.client import connect
+
+    try:
+        with connect(f"ws://{HOST}:{PORT}/ws/games/0", open_timeout=5, close_timeout=2) as ws:
+            ws.recv(timeout=5)
+    except ConnectionClosed as closed:
+        return closed.rcvd is not None and closed.rcvd.code == 4404
+    except (OSError, TimeoutError, WebSocketException):
+        return False
+    return False
+
+
 def ping_workers(names: list[str], timeout: float = 1.0) -> set[str]:
     """The workers among ``names`` that answer a broadcast ping."""
     from celery import Celery
@@ -288,7 +308,7 @@ def start() -> int:
         processes[name] = process
 
     deadline = time.monotonic() + START_TIMEOUT
-    status, answered = 0, set()
+    status, sockets, answered = 0, False, set()
     while time.monotonic() < deadline:
         # Our own children: poll() says whether each exited. (Reading /proc/PID/cmdline, as
         # running() does for a later `status` or `stop`, can catch a process while it retitles
@@ -302,16 +322,21 @@ def start() -> int:
             return _failed(f"{', '.join(dead)} exited during start-up")
         if status != 200:
             status, _ = health()
+        if status == 200 and not sockets:
+            sockets = socket_served()
         if answered != set(worker_names()):
             answered = ping_workers(worker_names(), timeout=0.5)
-        if status == 200 and answered == set(worker_names()):
+        if status == 200 and sockets and answered == set(worker_names()):
             print(
                 f"cluster up in {time.monotonic() - started:.1f} s: http://{HOST}:{PORT}/ "
                 f"(pids {running()}; logs in {CLUSTER_DIR})"
             )
             return 0
         time.sleep(0.2)
-    return _failed(f"not healthy after {START_TIMEOUT:.0f} s (health {status}, pings {answered})")
+    return _failed(
+        f"not healthy after {START_TIMEOUT:.0f} s "
+        f"(health {status}, sockets {'ok' if sockets else 'not served'}, pings {answered})"
+    )
 
 
 def _failed(reason: str) -> int:
@@ -365,7 +390,9 @@ def status() -> int:
         print(f"{name:8} {'running, pid ' + str(procs[name]) if name in procs else 'stopped'}")
     code, body = health()
     print(f"health   {code} {body}")
-    return 0 if len(procs) == len(process_names()) and code == 200 else 1
+    sockets = code == 200 and socket_served()
+    print(f"sockets  {'served' if sockets else 'not served'}")
+    return 0 if len(procs) == len(process_names()) and code == 200 and sockets else 1
 
 
 def main(argv: list[str]) -> int:

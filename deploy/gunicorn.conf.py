@@ -1,22 +1,40 @@
-"""gunicorn settings for the web process (`gunicorn -c deploy/gunicorn.conf.py config.wsgi`).
+"""gunicorn settings for the web process (`gunicorn -c deploy/gunicorn.conf.py`).
+
+gunicorn manages uvicorn workers (``uvicorn_worker.UvicornWorker``) serving the ASGI app,
+``config.asgi:application``: pages and the API over HTTP, the live sockets over WebSocket.
 
 Environment: GUNICORN_BIND (default 0.0.0.0:8000), WEB_CONCURRENCY (worker processes,
 default 2), GUNICORN_TIMEOUT (seconds, default 30), FORWARDED_ALLOW_IPS (proxies whose
-X-Forwarded-* headers are trusted, default 127.0.0.1).
+X-Forwarded-* headers are trusted, default 127.0.0.1), GUNICORN_LOG_LEVEL (default info).
 """
 
 import os
 
-wsgi_app = "config.wsgi:application"
+# uvicorn serves WebSockets only when the `websockets` package (or wsproto) imports; without
+# it every handshake is refused. Fail at start-up instead of serving pages without sockets.
+import websockets  # noqa: F401
+
+wsgi_app = "config.asgi:application"
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
-# Sync workers: the API is short requests against PostgreSQL. RELIABILITY.md measured 514-686
-# token-authenticated reads/s with two of them on two cores.
+# One event loop per worker process holds every socket it serves. Django runs the sync views
+# (the whole API) on one thread per process, one request at a time, as a sync worker does:
+# throughput still comes from processes, about two per core (RELIABILITY.md measured
+# 514-686 token-authenticated reads/s with two sync workers on two cores).
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-worker_class = "sync"
+worker_class = "uvicorn_worker.UvicornWorker"
+# The worker's event loop reports to the arbiter every timeout/2 s; a worker silent for
+# `timeout` s (a loop blocked by something synchronous) is killed and replaced. A slow view
+# runs on its thread and does not block the loop, so this no longer bounds a request.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+# On a restart or a recycle the worker stops taking connections, lets requests finish for
+# this long, then closes the remaining sockets (code 1012: clients reconnect elsewhere).
 graceful_timeout = 20
+# Idle HTTP keep-alive (uvicorn's timeout_keep_alive); sockets are kept alive by their
+# pings instead (uvicorn's every 20 s, the table socket's own every 5 s).
 keepalive = 5
-# Recycle workers now and then, so a slow leak cannot grow without bound.
+# Recycle workers now and then, so a slow leak cannot grow without bound. uvicorn counts
+# HTTP requests and socket handshakes alike; the jitter keeps the workers from recycling
+# (and dropping their sockets) at the same moment.
 max_requests = 2000
 max_requests_jitter = 200
 # No preload: each worker opens its own database connections after the fork.
