@@ -59,8 +59,43 @@ class TokenAuthMiddleware(BaseMiddleware):
             user = None
             if scheme.lower() == b"token" and token.strip():
                 user = await _user_for_token(token.strip())
-            scope = dict(scope, user=user or AnonymousUser(), auth_failed=user is None)
+            scope = dict(
+                scope, user=user or AnonymousUser(), auth_failed=user is None, token=token.strip()
+            )
         return await super().__call__(scope, receive, send)
+
+
+def still_signed_in(scope) -> bool:
+    """Whether the credential the socket opened with still holds (call from sync code).
+
+    A socket outlives the sign-in it was opened with: before each move the token (revoked?
+    expired?) or the session (signed out? expired?) is checked again, so signing out or a
+    revoked token also stops a socket that is already open.
+    """
+    user = scope.get("user")
+    if user is None or not user.is_authenticated:
+        return False
+    token = scope.get("token")
+    if token is not None:
+        from knox.auth import TokenAuthentication
+        from rest_framework.exceptions import AuthenticationFailed
+
+        try:
+            again, _ = TokenAuthentication().authenticate_credentials(token)
+        except AuthenticationFailed:
+            return False
+        return again.pk == user.pk
+    session = scope.get("session")
+    key = getattr(session, "session_key", None)
+    if not key:
+        return False
+    from importlib import import_module
+
+    from django.conf import settings as django_settings
+    from django.contrib.auth import SESSION_KEY
+
+    store = import_module(django_settings.SESSION_ENGINE).SessionStore(session_key=key)
+    return store.get(SESSION_KEY) == str(user.pk)
 
 
 class SameSiteOrigin(OriginValidator):

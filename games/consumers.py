@@ -27,7 +27,13 @@ from channels.db import database_sync_to_async
 from accounts.selectors import player_for_user
 from config.api import OUTAGE_ERRORS
 from config.live import dumps, stats
-from config.sockets import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, JsonSocket
+from config.sockets import (
+    CLOSE_FORBIDDEN,
+    CLOSE_NOT_FOUND,
+    CLOSE_UNAUTHENTICATED,
+    JsonSocket,
+    still_signed_in,
+)
 from games import live, selectors, services
 from games.engine.actions import Action as EngineAction
 from games.engine.errors import EngineError
@@ -70,10 +76,16 @@ def _current_view(game_id: int, player) -> tuple[int, str]:
     return game.seq, live.view_message(game, selectors.game_view(game=game, viewer=player))
 
 
-def _move(game_id: int, player, message: dict, lag_ms: int) -> dict:
+def _signed_out(message: dict) -> dict:
+    return _error(message.get("id"), "not_authenticated", "your sign-in has ended: sign in again")
+
+
+def _move(game_id: int, player, message: dict, lag_ms: int, scope) -> dict:
     """Validate and submit a move; the ``ack`` or ``error`` message that answers it."""
     from games.api import ActionSerializer
 
+    if not still_signed_in(scope):
+        return _signed_out(message)
     client_id = message.get("id")
     if not isinstance(client_id, str | int) or isinstance(client_id, bool) or client_id == "":
         return _error(None, "invalid", 'a move needs an "id" of your choosing (text, at most 64)')
@@ -122,12 +134,14 @@ def _game_ply(action: Action) -> int:
     return earlier.filter(deal__number__lt=action.deal.number).count() + action.ply
 
 
-def _continue(game_id: int, player) -> dict:
+def _continue(game_id: int, player, scope, message: dict) -> dict:
+    if not still_signed_in(scope):
+        return _signed_out(message)
     try:
         services.game_continue(game_id=game_id, player=player)
     except services.PlayError as error:
-        return _error(None, error.code, str(error), **error.extra)
-    return {"type": "ack", "id": None, "continued": True}
+        return _error(message.get("id"), error.code, str(error), **error.extra)
+    return {"type": "ack", "id": message.get("id"), "continued": True}
 
 
 def _error(client_id, code: str, detail: str, **extra) -> dict:
@@ -237,20 +251,27 @@ class GameConsumer(JsonSocket):
             return
         try:
             answer = await database_sync_to_async(_move)(
-                self.game_id, self.player, message, self.lag_ms
+                self.game_id, self.player, message, self.lag_ms, self.scope
             )
         except OUTAGE_ERRORS:
             answer = _error(message.get("id"), "service_unavailable", "try again shortly")
-        await self.send(text_data=dumps(answer))
+        await self._answer(answer)
 
     async def on_continue(self, message: dict) -> None:
         if not await self._is_player(message):
             return
         try:
-            answer = await database_sync_to_async(_continue)(self.game_id, self.player)
+            answer = await database_sync_to_async(_continue)(
+                self.game_id, self.player, self.scope, message
+            )
         except OUTAGE_ERRORS:
-            answer = _error(None, "service_unavailable", "try again shortly")
+            answer = _error(message.get("id"), "service_unavailable", "try again shortly")
+        await self._answer(answer)
+
+    async def _answer(self, answer: dict) -> None:
         await self.send(text_data=dumps(answer))
+        if answer.get("code") == "not_authenticated":
+            await self.close(code=CLOSE_UNAUTHENTICATED)
 
     async def _is_player(self, message: dict) -> bool:
         game = message.get("game")

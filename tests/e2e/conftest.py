@@ -1,16 +1,21 @@
 """Browser tests: Playwright for Python drives Debian's Chromium against a live server.
 
 The browser is Debian's ``chromium`` package (``make browsers`` installs it); Playwright's
-own browser downloads do not work here and are never used. The live server is
-pytest-django's, on a SQLite *file* database: every server thread gets its own connection,
-as in the embedded default (an in-memory database would be one connection shared by the
-server's threads and the test's). Run them with ``make test-e2e``.
+own browser downloads do not work here and are never used. The database is a SQLite *file*:
+every server thread gets its own connection, as in the embedded default (an in-memory
+database would be one connection shared by the server's threads and the test's). Run them
+with ``make test-e2e``.
+
+The live server is the ASGI application under uvicorn in a thread of the test process
+(:class:`AsgiLiveServer`), so the pages' sockets work as under ``make run``.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -88,12 +93,56 @@ def browser():
         browser.close()
 
 
+class AsgiLiveServer:
+    """The ASGI application (pages, API and sockets) served by uvicorn in a thread.
+
+    As ``make run`` serves it: one process, the in-memory channel layer, the embedded
+    worker's threads and clock sweep, here on the test database.
+    """
+
+    def __init__(self) -> None:
+        import socket
+
+        import uvicorn
+
+        from config.asgi import application
+
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind(("127.0.0.1", 0))
+        host, port = self.socket.getsockname()
+        self.url = f"http://{host}:{port}"
+        config = uvicorn.Config(application, lifespan="off", log_level="warning", ws="websockets")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True
+        )
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the ASGI live server did not start")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        server = AsgiLiveServer()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def live(live_server, transactional_db):
+def live(asgi_server, transactional_db):
     """The live server's base URL, with the database emptied after each test."""
     if connection.vendor == "sqlite" and connection.is_in_memory_db():
         pytest.skip("e2e tests need a file database: run them on their own (make test-e2e)")
-    return live_server.url
+    return asgi_server.url
 
 
 @pytest.fixture

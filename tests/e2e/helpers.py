@@ -16,6 +16,33 @@ def sign_in(context, live: str, user) -> None:
     context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": live}])
 
 
+def settle(timeout: float = 120) -> None:
+    """Until the embedded worker has done all it was given (set-ups that play bot matches)."""
+    from config.embedded import wait_idle
+
+    assert wait_idle(timeout), "the embedded worker is still busy"
+
+
+class SocketLog:
+    """What a page sends and receives on its table socket (attach before ``page.goto``)."""
+
+    def __init__(self, page) -> None:
+        self.sent: list[dict] = []
+        self.received: list[dict] = []
+        self.sockets = []
+        page.on("websocket", self._opened)
+
+    def _opened(self, socket) -> None:
+        import json
+
+        self.sockets.append(socket)
+        socket.on("framesent", lambda payload: self.sent.append(json.loads(payload)))
+        socket.on("framereceived", lambda payload: self.received.append(json.loads(payload)))
+
+    def sent_of(self, kind: str) -> list[dict]:
+        return [m for m in self.sent if m.get("type") == kind]
+
+
 def card_points(code: str) -> int:
     return POINTS.get(code[0]) or int(code[0])
 
@@ -25,10 +52,12 @@ def ply(page) -> int:
 
 
 def wait_for_my_turn(page) -> None:
-    """Until it is the player's turn at this table (or the game is over)."""
+    """Until it is the player's turn at this table (or the game is over, or a deal is and
+    the table waits for Continue)."""
     page.wait_for_function(
         "() => document.getElementById('table').dataset.yourTurn === 'true'"
         " || document.getElementById('table').dataset.status === 'finished'"
+        " || document.getElementById('continue') !== null"
     )
 
 

@@ -10,14 +10,15 @@ from django.db.models import Q
 from playwright.sync_api import expect
 
 from games.models import Match
-from tests.e2e.helpers import sign_in
+from tests.e2e.helpers import settle, sign_in
 from tests.factories import BotFactory, PlayerFactory
 from tournaments import services
 from tournaments.models import Event, Pairing
 
 
 def run_event(name: str, format: str, players, **options) -> Event:
-    """Create, fill and start an event; bot matches are played at once (embedded)."""
+    """Create, fill and start an event; its bot matches are played by the embedded worker,
+    waited for here."""
     event = services.event_create(
         name=name,
         format=format,
@@ -32,6 +33,7 @@ def run_event(name: str, format: str, players, **options) -> Event:
     for player in players:
         services.entry_add(event=event, player=player)
     services.event_start(event=event)
+    settle()
     event.refresh_from_db()
     return event
 

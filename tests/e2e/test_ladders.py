@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from ladders import services
 from ladders.models import Rating
-from tests.e2e.helpers import sign_in
+from tests.e2e.helpers import settle, sign_in
 from tests.factories import BotFactory, PlayerFactory
 
 
@@ -35,7 +35,8 @@ def rated_bots(ladder):
         for b in bots[i + 1 :]:
             seed += 1
             match = services.ladder_match_create(ladder=ladder, player_a=a, player_b=b, seed=seed)
-            services.ladder_match_start(match_id=match.pk)  # played at once (embedded)
+            services.ladder_match_start(match_id=match.pk)  # played by the embedded worker
+    settle()
     return bots
 
 

@@ -8,6 +8,7 @@ import re
 import time
 
 import pytest
+from django.contrib.sessions.models import Session
 from playwright.sync_api import expect
 
 from accounts.models import Player
@@ -15,6 +16,7 @@ from games import services
 from games.engine.actions import Action
 from games.models import Game, Match
 from tests.e2e.helpers import (
+    SocketLog,
     play_one_turn,
     ply,
     sign_in,
@@ -82,6 +84,23 @@ def test_a_new_player_signs_up_plays_a_bot_through_a_deal_and_sees_the_score(
     expect(scores.first).to_contain_text(f"{[game.score_a, game.score_b][1]} / 100 points")
     expect(scores.last).to_contain_text(f"{game.score_a} / 100 points")
     page.screenshot(path=str(screenshots / "table-deal-scored.png"), full_page=True)
+    if game.status != Game.Status.ACTIVE:
+        return  # the deal ended the game (100 points): no next deal to wait for
+
+    # The pause between deals: no clock runs while the result is read; Continue deals on.
+    expect(page.locator("#status")).to_contain_text("no clock runs meanwhile")
+    expect(page.locator("#pause-left")).to_have_text(re.compile(r"Next deal in 1?\d s"))
+    clocks = page.locator("[data-clock] .time")
+    shown = clocks.all_inner_texts()
+    page.wait_for_timeout(1500)
+    assert clocks.all_inner_texts() == shown, "a clock ran during the pause"
+    assert not page.locator("[data-clock].running").count()
+    page.get_by_role("button", name=re.compile("Continue to the next deal")).click()
+    expect(page.locator("#continue")).to_have_count(0)
+    expect(page.locator("#seat-bottom .hand .card")).to_have_count(10)
+    expect(page.locator("[data-clock].running")).to_have_count(1)
+    game.refresh_from_db()
+    assert not game.paused
 
 
 def test_an_illegal_card_explains_the_rule_and_refreshes_the_table(
@@ -89,28 +108,26 @@ def test_an_illegal_card_explains_the_rule_and_refreshes_the_table(
 ):
     game = start_match(alice, greta)
     sign_in(context, live, alice.user)
+    frames = SocketLog(page)
     page.goto(f"/games/{game.pk}")
+    expect(page.locator("#table")).to_have_attribute("data-live", "socket")
     wait_for_my_turn(page)
     if page.locator("#table").get_attribute("data-phase") == "discard":
         play_one_turn(page)  # discard, so that the next click comes at the draw
         wait_for_my_turn(page)
     posts = []
     page.on("request", lambda r: posts.append(r) if r.method == "POST" else None)
+    moves, syncs = len(frames.sent_of("move")), len(frames.sent_of("sync"))
 
-    def fresh_read(request) -> bool:
-        return (
-            request.method == "GET"
-            and "/api/games/" in request.url
-            and "if-none-match" not in request.headers
-        )
-
-    with page.expect_request(fresh_read):  # the table is fetched afresh after the refusal
-        page.locator("#seat-bottom .hand .card").first.click()
+    page.locator("#seat-bottom .hand .card").first.click()
 
     flash = page.locator("#flash")
     expect(flash).to_be_visible()
     expect(flash).to_have_text(re.compile(r"Draw first|take the upcard or pass"))
-    assert len(posts) == 1
+    # One move went out on the socket; the refusal made the table ask for the view afresh.
+    assert len(frames.sent_of("move")) == moves + 1 and not posts
+    page.wait_for_timeout(300)
+    assert len(frames.sent_of("sync")) == syncs + 1
     assert ply(page) == Game.objects.get(pk=game.pk).ply
 
 
@@ -119,17 +136,27 @@ def test_a_stale_button_says_the_table_changed_and_shows_the_new_table(
 ):
     game = start_match(alice, greta)
     sign_in(context, live, alice.user)
+    # Another tab of Alice's moves; this tab does not hear of it: its socket drops the pushes
+    # until the tab moves again.
+    deaf = {"on": False}
+
+    def relay(socket) -> None:
+        server = socket.connect_to_server()
+        server.on_message(
+            lambda m: None if deaf["on"] and '"type":"view"' in str(m) else socket.send(m)
+        )
+
+        def outgoing(m) -> None:
+            if '"type":"move"' in str(m):
+                deaf["on"] = False
+            server.send(m)
+
+        socket.on_message(outgoing)
+
+    page.route_web_socket(re.compile(r"/ws/games/\d+$"), relay)
     page.goto(f"/games/{game.pk}")
     wait_for_my_turn(page)
-    # Another tab of Alice's moves; this tab does not hear of it (its polls see no change).
-    page.route(
-        "**/api/games/*",
-        lambda route: (
-            route.fulfill(status=304)
-            if route.request.method == "GET" and "if-none-match" in route.request.headers
-            else route.continue_()
-        ),
-    )
+    deaf["on"] = True
     game.refresh_from_db()
     view_button = page.locator("#actions button").first
     action = view_button.get_attribute("data-action")
@@ -151,6 +178,7 @@ def test_a_stale_button_says_the_table_changed_and_shows_the_new_table(
 def test_a_double_click_on_a_card_sends_one_move(page, context, live, alice, greta):
     game = start_match(alice, greta)
     sign_in(context, live, alice.user)
+    frames = SocketLog(page)
     page.goto(f"/games/{game.pk}")
     wait_for_my_turn(page)
     while page.locator("#table").get_attribute("data-phase") != "discard":
@@ -158,12 +186,13 @@ def test_a_double_click_on_a_card_sends_one_move(page, context, live, alice, gre
         wait_for_my_turn(page)
     posts = []
     page.on("request", lambda r: posts.append(r.post_data) if r.method == "POST" else None)
+    moves = len(frames.sent_of("move"))
 
     page.locator("#seat-bottom .card.playable").first.dblclick()
 
     page.wait_for_function("() => !document.getElementById('table').classList.contains('busy')")
     page.wait_for_timeout(300)
-    assert len(posts) == 1, posts
+    assert len(posts) + len(frames.sent_of("move")) - moves == 1, (posts, frames.sent)
     expect(page.locator("#flash")).to_be_hidden()
 
 
@@ -175,6 +204,8 @@ def test_an_expired_session_goes_to_sign_in_and_back_to_the_table(
     page.goto(f"/games/{game.pk}")
     wait_for_my_turn(page)
 
+    # The session ends on the server (expired or signed out elsewhere) and in the browser.
+    Session.objects.all().delete()
     context.clear_cookies(name="sessionid")
     page.locator("#actions button").first.click()
 
@@ -311,6 +342,14 @@ def test_two_people_a_challenge_from_the_lobby_accepted_each_sees_the_others_mov
         game = Game.objects.get(match=match, status=Game.Status.ACTIVE)
         # Bob's waiting page opens the table by itself.
         expect(bob_page).to_have_url(re.compile(rf"/games/{game.pk}$"), timeout=6000)
+        # Both tables listen on their socket, and from now on neither polls the game.
+        polls = []
+        for page in (alice_page, bob_page):
+            expect(page.locator("#table")).to_have_attribute("data-live", "socket")
+            page.on(
+                "request",
+                lambda r: polls.append(r.url) if "/api/games/" in r.url else None,
+            )
 
         for _ in range(4):  # two turns each: the upcard offer, then draws and discards
             game.refresh_from_db()
@@ -323,6 +362,7 @@ def test_two_people_a_challenge_from_the_lobby_accepted_each_sees_the_others_mov
             wait_past(watcher, before)
             waited = time.monotonic() - started
             assert waited < 1.5, f"the move took {waited:.2f} s to show at the other table"
+        assert polls == [], f"the tables polled or posted instead of using the socket: {polls}"
     finally:
         for context in contexts:
             context.close()

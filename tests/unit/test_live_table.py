@@ -513,3 +513,25 @@ def test_no_lag_credit_without_lag_compensation(alice, bob):
         lag_ms=300,
     )
     assert Action.objects.get(deal__game=game, ply=0).lag_ms == 0
+
+
+def test_a_socket_whose_token_is_revoked_moves_no_more(table, alice, bob):
+    _, game = table
+    player = alice if game.to_act == 0 else bob
+
+    async def scenario():
+        token = await database_sync_to_async(token_for)(player)
+        s = await Socket.open(f"/ws/games/{game.pk}", token=token)
+        await s.receive("view")
+        from knox.models import AuthToken
+
+        await database_sync_to_async(lambda: AuthToken.objects.filter(user=player.user).delete())()
+        ply, action = await database_sync_to_async(legal_move)(game, player)
+        await s.send({"type": "move", "id": "late", "ply": ply, "action": action})
+        error = await s.receive("error")
+        assert error["code"] == "not_authenticated" and error["id"] == "late"
+        assert (await s.receive("closed"))["code"] == 4401
+
+    run(scenario)
+    game.refresh_from_db()
+    assert game.ply == 0

@@ -1,7 +1,10 @@
-// The live table. Polls GET /api/games/{id} with If-None-Match (an empty 304 until something
-// happens), counts both clocks down locally between views, and plays by POSTing
-// {ply, type, card} to /api/games/{id}/actions. The server is the only judge: a refused
-// move shows why and the table is fetched afresh.
+// The live table. Listens on the table socket (ws/games/{id}): the server pushes this
+// viewer's view after every change, numbered (seq), and takes moves ({type: "move", id, ply,
+// action}, answered ack or error). While the socket is down it polls GET /api/games/{id} with
+// If-None-Match (an empty 304 until something happens) and moves by POSTing to
+// /api/games/{id}/actions, and it reconnects with a growing delay. Both clocks count down
+// locally between views. The server is the only judge: a refused move shows why and the
+// table is fetched afresh.
 import { api, ApiError, el, flash, signInAgain } from "./api.js";
 import { cardBack, cardFace, cardLabel, cardList, cardText, cardsText } from "./cards.js";
 
@@ -29,7 +32,17 @@ const state = {
   stopped: false,
   zeroPolled: new Set(),
   status: "",
+  socket: null, // the table socket while it is open
+  retryMs: 1000, // the next reconnect's delay (doubles to RETRY_MAX_MS)
+  pending: new Map(), // move id -> {resolve, reject} until its ack or error
+  nextId: 1,
+  presence: null, // [{connected, away_since}] per player
+  lagMs: null,
 };
+const RETRY_MAX_MS = 15000;
+// A socket error's code as the HTTP status the REST API answers it with.
+const SOCKET_STATUS = { not_a_player: 403, not_authenticated: 401, invalid: 400, throttled: 429 };
+const MOVE_TIMEOUT_MS = 8000;
 
 const ACTIONS = {
   take_upcard: { key: "u", label: (v) => `Take the upcard ${cardText(pileTop(v))}` },
@@ -69,7 +82,8 @@ function legal(view, type) {
 }
 
 function version(view) {
-  return view.ply * 2 + (view.status === "finished" ? 1 : 0);
+  // The game's change number: one more with every change (a move, a pause, a clock).
+  return view.seq;
 }
 
 function formatClock(ms) {
@@ -101,6 +115,11 @@ function retryAfterMs(error) {
 
 async function poll({ fresh = false } = {}) {
   clearTimeout(state.timer);
+  if (state.socket) {
+    // Live: the socket pushes every change. Ask it for the view now instead of polling.
+    state.socket.send(JSON.stringify({ type: "sync" }));
+    return;
+  }
   let wait;
   try {
     const { status, data, etag } = await api(`/api/games/${gameId}`, {
@@ -126,7 +145,7 @@ async function poll({ fresh = false } = {}) {
 
 function schedule(wait) {
   clearTimeout(state.timer);
-  if (state.stopped) return;
+  if (state.stopped || state.socket) return;
   state.timer = setTimeout(poll, wait || (document.hidden ? HIDDEN_MS : POLL_MS));
 }
 
@@ -163,6 +182,114 @@ async function gameOver() {
   const match = state.match;
   // Nothing at this table changes any more: stop polling unless the next game is not dealt yet.
   if (match && (match.status !== "active" || match.current_game)) state.stopped = true;
+}
+
+// --- the socket --------------------------------------------------------------------------
+
+function connect() {
+  if (!("WebSocket" in window)) return;
+  const scheme = window.location.protocol === "https:" ? "wss" : "ws";
+  let socket;
+  try {
+    socket = new WebSocket(`${scheme}://${window.location.host}/ws/games/${gameId}`);
+  } catch {
+    return;
+  }
+  socket.addEventListener("open", () => {
+    state.socket = socket;
+    state.retryMs = 1000;
+    clearTimeout(state.timer); // no polling while the socket pushes
+    root.classList.remove("offline");
+    root.dataset.live = "socket";
+  });
+  socket.addEventListener("message", (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    onMessage(socket, message);
+  });
+  socket.addEventListener("close", (event) => {
+    if (state.socket === socket) state.socket = null;
+    state.presence = null;
+    renderPresence();
+    root.dataset.live = "polling";
+    for (const { reject } of state.pending.values()) reject(new Error("socket closed"));
+    state.pending.clear();
+    if (event.code === 4403 || event.code === 4404 || event.code === 4401) return; // polling tells
+    if (!state.stopped) schedule(50); // poll until the socket is back
+    setTimeout(connect, state.retryMs);
+    state.retryMs = Math.min(RETRY_MAX_MS, state.retryMs * 2);
+  });
+}
+
+function onMessage(socket, message) {
+  switch (message.type) {
+    case "view":
+      accept(message.view, null);
+      break;
+    case "ack":
+    case "error": {
+      const waiting = message.id != null ? state.pending.get(String(message.id)) : null;
+      if (waiting) {
+        state.pending.delete(String(message.id));
+        if (message.type === "ack") waiting.resolve(message);
+        else waiting.reject(new ApiError(SOCKET_STATUS[message.code] || 409, message));
+      } else if (message.type === "error" && message.code === "throttled") {
+        flash(flashBox, "Too many requests at once: wait a moment.");
+      }
+      break;
+    }
+    case "ping":
+      socket.send(JSON.stringify({ type: "pong", id: message.id }));
+      break;
+    case "lag":
+      state.lagMs = message.lag_ms;
+      break;
+    case "presence":
+      state.presence = message.players;
+      renderPresence();
+      break;
+    default:
+      break;
+  }
+}
+
+// Send a move (or a Continue) on the socket; resolves on its ack, rejects on its error.
+function sendOnSocket(message) {
+  const id = `${Date.now().toString(36)}-${state.nextId++}`;
+  return new Promise((resolve, reject) => {
+    state.pending.set(id, { resolve, reject });
+    state.socket.send(JSON.stringify({ ...message, id }));
+    setTimeout(() => {
+      if (state.pending.delete(id)) reject(new Error("no answer"));
+    }, MOVE_TIMEOUT_MS);
+  });
+}
+
+function renderPresence() {
+  const node = $("presence");
+  if (!node) return;
+  const presence = state.presence;
+  const opponent = 1 - you;
+  if (!presence || you === null || (state.view && state.view.players[opponent].kind === "bot")) {
+    node.hidden = true; // bots play from the server: always there
+    return;
+  }
+  const them = presence[opponent];
+  if (them.connected) {
+    node.textContent = `${state.view ? state.view.players[opponent].name : "Your opponent"} is at the table.`;
+    node.className = "presence here";
+  } else {
+    const since = them.away_since ? Date.parse(them.away_since) : null;
+    const seconds = since ? Math.max(0, Math.round((Date.now() - since) / 1000)) : null;
+    const name = state.view ? state.view.players[opponent].name : "Your opponent";
+    node.textContent = seconds === null ? `${name} has not opened the table yet.` : `${name} is disconnected (for ${seconds} s).`;
+    node.className = "presence away";
+  }
+  node.hidden = false;
 }
 
 // --- playing -----------------------------------------------------------------------------
@@ -219,15 +346,24 @@ async function submit(action, button) {
   const ply = button && button.dataset.ply !== undefined ? Number(button.dataset.ply) : state.view.ply;
   let refused = false;
   try {
-    const { data, etag } = await api(`/api/games/${gameId}/actions`, {
-      method: "POST",
-      body: { ply, ...action },
-    });
+    if (state.socket) {
+      // The ack says it counted; the new view arrives on the socket like the opponent's.
+      await sendOnSocket({ type: "move", ply, action });
+    } else {
+      const { data, etag } = await api(`/api/games/${gameId}/actions`, {
+        method: "POST",
+        body: { ply, ...action },
+      });
+      accept(data, etag);
+    }
     flash(flashBox, "");
     state.mode = null;
-    accept(data, etag);
   } catch (error) {
     refused = true;
+    if (error instanceof ApiError && error.code === "not_authenticated") {
+      signInAgain(); // the socket's sign-in has ended (signed out, or the session expired)
+      return;
+    }
     const text = error instanceof ApiError
       ? messageFor(error, action)
       : "The connection failed: your move may not have arrived. The table is refreshed.";
@@ -256,6 +392,10 @@ function onAction(event) {
   const button = event.currentTarget;
   if (event.detail > 1 || state.busy) return;
   const type = button.dataset.action;
+  if (type === "continue") {
+    continueDeal(button);
+    return;
+  }
   if (type === "knock" || type === "gin") {
     const choices = legal(state.view, type);
     if (choices.length === 1) {
@@ -269,6 +409,29 @@ function onAction(event) {
     return;
   }
   submit({ type }, button);
+}
+
+// Ready for the next deal (the pause between deals of a timed game).
+async function continueDeal(button) {
+  if (state.busy) return;
+  state.busy = true;
+  button.disabled = true;
+  try {
+    if (state.socket) {
+      await sendOnSocket({ type: "continue" });
+    } else {
+      const { data, etag } = await api(`/api/games/${gameId}/continue`, { method: "POST" });
+      accept(data, etag);
+    }
+  } catch (error) {
+    // The pause may have run out meanwhile: the next deal is on the table, nothing to say.
+    if (!(error instanceof ApiError && error.code === "not_paused")) {
+      flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: try again.");
+    }
+    poll({ fresh: true });
+  } finally {
+    state.busy = false;
+  }
 }
 
 // --- rendering ---------------------------------------------------------------------------
@@ -301,6 +464,7 @@ function render() {
   $("centre").replaceChildren(...centre(view));
   $("actions").replaceChildren(...actionButtons(view));
   renderReveal(view);
+  renderPresence();
   setStatus(statusText(view));
   renderClocks();
 
@@ -396,7 +560,10 @@ function handNode(view) {
 
 function centre(view) {
   const deal = view.deal;
-  if (!deal) return [el("p", { class: "empty" }, view.status === "finished" ? "The game is over." : "Dealing…")];
+  if (!deal) {
+    const text = view.status === "finished" ? "The game is over." : view.pause ? "The next deal is dealt face down until it starts." : "Dealing…";
+    return [el("p", { class: "empty" }, text)];
+  }
   const top = pileTop(view);
   const canStock = legal(view, "draw_stock").length > 0;
   const pileAction = legal(view, "draw_discard").length ? "draw_discard" : legal(view, "take_upcard").length ? "take_upcard" : null;
@@ -425,6 +592,17 @@ function centre(view) {
 
 function actionButtons(view) {
   const buttons = [];
+  if (view.pause && you !== null) {
+    const done = view.pause.continued[you];
+    const button = el("button", {
+      type: "button", class: "button primary action", id: "continue",
+      "aria-keyshortcuts": "C", disabled: done,
+      dataset: { action: "continue", shortcut: "c", focus: "act:continue" },
+    }, done ? "Waiting for your opponent…" : "Continue to the next deal", " ", el("kbd", { "aria-hidden": "true" }, "C"));
+    button.addEventListener("click", onAction);
+    buttons.push(button, el("span", { class: "hint pause-left", id: "pause-left" }, ""));
+    return buttons;
+  }
   if (!view.your_turn) return buttons;
   for (const [type, spec] of Object.entries(ACTIONS)) {
     const choices = legal(view, type);
@@ -455,6 +633,10 @@ function actionButtons(view) {
 
 function statusText(view) {
   if (view.status === "finished") return "The game is over.";
+  if (view.pause) {
+    const waiting = view.pause.continued.map((done, i) => (done ? null : who(view, i))).filter(Boolean);
+    return `The deal is over: read the result. The next deal starts when ${waiting.length === 2 ? "both players continue" : waiting[0] === "You" ? "you continue" : `${waiting[0]} continues`}, or when the pause runs out; no clock runs meanwhile.`;
+  }
   const deal = view.deal;
   if (!deal) return "Waiting for the deal…";
   const last = deal.history.length ? deal.history[deal.history.length - 1] : null;
@@ -489,8 +671,18 @@ function statusText(view) {
 
 function renderClocks() {
   const view = state.view;
-  if (!view || !view.clocks) return;
+  if (!view) return;
   const now = performance.now();
+  if (view.pause) {
+    const left = Math.max(0, view.pause.remaining_ms - (now - state.receivedAt));
+    const node = $("pause-left");
+    if (node) node.textContent = `Next deal in ${Math.ceil(left / 1000)} s`;
+    if (left <= 0 && !state.zeroPolled.has(`pause:${view.seq}`)) {
+      state.zeroPolled.add(`pause:${view.seq}`);
+      setTimeout(() => poll({ fresh: true }), 50);
+    }
+  }
+  if (!view.clocks) return;
   for (const node of root.querySelectorAll("[data-clock]")) {
     const index = Number(node.dataset.clock);
     const clock = view.clocks[index];
@@ -508,9 +700,9 @@ function renderClocks() {
     node.classList.toggle("running", running);
     node.classList.toggle("low", running && ms < 20000);
     node.classList.toggle("flagged", flagged);
-    if (running && ms <= 0 && !state.zeroPolled.has(view.ply)) {
+    if (running && ms <= 0 && !state.zeroPolled.has(view.seq)) {
       // The server settles the clock on the next read: ask at once.
-      state.zeroPolled.add(view.ply);
+      state.zeroPolled.add(view.seq);
       setTimeout(() => poll({ fresh: true }), 50);
     }
   }
@@ -678,4 +870,6 @@ if (resign) {
 }
 
 setInterval(renderClocks, CLOCK_TICK_MS);
+setInterval(renderPresence, 1000);
 poll();
+connect();
