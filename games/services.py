@@ -1051,22 +1051,29 @@ def match_play_bots(*, match_id: int) -> bool:
     Idempotent: a finished match is left alone; the match row lock makes a second delivery
     of the same task wait and then find the match finished. True if it played the match.
     """
+    done = (Match.Status.FINISHED, Match.Status.CANCELLED)
+    match = Match.objects.select_related("player_a", "player_b").get(pk=match_id)
+    if match.status in done:
+        return False
+    if not match.is_bot_match:
+        raise PlayError("only a match between two bots is played whole", code="not_bots")
+    # Played before the lock is taken: the result depends on the seed alone. Embedded, the
+    # lock is SQLite's one write lock, which a whole match (about a second) would hold while
+    # people's moves waited behind it.
+    engine = EngineMatch(match.seed, RuleSet.from_dict(match.rules))
+    bots = (
+        engine_bots.make_bot(match.player_a.bot_strategy, derive_seed(match.seed, "bot", 0)),
+        engine_bots.make_bot(match.player_b.bot_strategy, derive_seed(match.seed, "bot", 1)),
+    )
+    failure = engine_play_match(engine, bots)
     now = timezone.now()
     with transaction.atomic():
         match = _locked(match_id)
-        if match.status == Match.Status.FINISHED or match.status == Match.Status.CANCELLED:
-            return False
-        if not match.is_bot_match:
-            raise PlayError("only a match between two bots is played whole", code="not_bots")
+        if match.status in done:
+            return False  # another delivery wrote it meanwhile
         if match.status == Match.Status.SCHEDULED:
             match.status = Match.Status.ACTIVE
             match.started_at = now
-        engine = EngineMatch(match.seed, RuleSet.from_dict(match.rules))
-        bots = (
-            engine_bots.make_bot(match.player_a.bot_strategy, derive_seed(match.seed, "bot", 0)),
-            engine_bots.make_bot(match.player_b.bot_strategy, derive_seed(match.seed, "bot", 1)),
-        )
-        failure = engine_play_match(engine, bots)
         # Unique (match, number) on games backs the lock: the log cannot be written twice.
         _write_whole_match(match, engine, now)
         if failure is not None:
