@@ -58,9 +58,9 @@ def _load(game_id: int, user):
     game = game.first()
     if game is None:
         return None, None, CLOSE_NOT_FOUND
-    if not selectors.match_visible(match=game.match, viewer=None):
-        return None, None, CLOSE_FORBIDDEN
     player = player_for_user(user=user)
+    if not selectors.match_visible(match=game.match, viewer=player):
+        return None, None, CLOSE_FORBIDDEN
     return game, player, live.audience_of(game.match, None if player is None else player.pk)
 
 
@@ -180,16 +180,20 @@ class GameConsumer(JsonSocket):
         self.index = audience if isinstance(audience, int) else None
         # Join before reading the view: a change committed meanwhile arrives after it.
         self.groups_joined = [live.group(self.game_id, audience)]
-        for name in self.groups_joined:
-            await self.channel_layer.group_add(name, self.channel_name)
+        try:
+            for name in self.groups_joined:
+                await self.channel_layer.group_add(name, self.channel_name)
+        except OUTAGE_ERRORS:
+            await self.refuse_connection(1013)  # the channel layer is down: try again later
+            return
         await self.accept()
         await self._send_current()
         if self.index is not None:
             await presence_join(self.game_id, self.index, self.channel_name)
             await self._announce_presence()
-            self.pinger = asyncio.create_task(self._ping_loop())
         else:
             await self._send_presence(await presence_state(self.game_id))
+        self.pinger = asyncio.create_task(self._ping_loop())
 
     async def disconnect(self, code):
         for task in (self.pinger, self.gap_timer):
@@ -298,17 +302,24 @@ class GameConsumer(JsonSocket):
         return int(ordered[len(ordered) // 2] * 1000 / 2)
 
     async def _ping_loop(self) -> None:
+        """Every PING_SECONDS: ping a player (lag, presence); for every socket, join its
+        group again (a channel layer's Redis that lost its data forgets the groups, and the
+        next push then shows the gap and is repaired)."""
         number = 0
         while True:
-            number += 1
-            self.pings = {k: v for k, v in self.pings.items() if k > number - 3}
-            self.pings[number] = time.monotonic()
-            await self.send_json({"type": "ping", "id": number})
+            if self.index is not None:
+                number += 1
+                self.pings = {k: v for k, v in self.pings.items() if k > number - 3}
+                self.pings[number] = time.monotonic()
+                await self.send_json({"type": "ping", "id": number})
             await asyncio.sleep(PING_SECONDS)
             try:
-                await self._announce_presence(only_if_changed=True)
+                for name in self.groups_joined:
+                    await self.channel_layer.group_add(name, self.channel_name)
+                if self.index is not None:
+                    await self._announce_presence(only_if_changed=True)
             except Exception:
-                logger.debug("presence refresh failed", exc_info=True)
+                logger.debug("refreshing the socket's group or presence failed", exc_info=True)
 
     async def on_pong(self, message: dict) -> None:
         sent = self.pings.pop(message.get("id"), None) if self.index is not None else None

@@ -535,3 +535,63 @@ def test_a_socket_whose_token_is_revoked_moves_no_more(table, alice, bob):
     run(scenario)
     game.refresh_from_db()
     assert game.ply == 0
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_no_socket_message_names_a_card_its_viewer_may_not_know(alice, bob, seed):
+    """Random games between people, watched by both players and a spectator: after every
+    move each socket gets one view, and none names a hidden card (the hands' and the stock's)."""
+    import random
+
+    from games.engine.actions import Action as EngineAction
+    from games.selectors import game_view
+    from tests.play import pick
+    from tests.unit.test_security_hidden_info import cards_in, hidden_cards, leaked
+
+    match = services.match_create(player_a=alice, player_b=bob, seed=seed, best_of=1, target=50)
+    game = active_game(match)
+    players = {0: alice, 1: bob}
+    rng = random.Random(seed)
+
+    def move() -> bool:
+        game.refresh_from_db()
+        match.refresh_from_db()
+        if game.status != Game.Status.ACTIVE:
+            return False
+        player = players[game.to_act]
+        data = game_view(game=game, viewer=player)
+        action = EngineAction.from_json(pick(data["legal_actions"], rng, data["hand"]))
+        services.action_submit(game_id=game.pk, player=player, ply=game.ply, action=action)
+        return True
+
+    async def scenario():
+        sockets = {
+            0: await Socket.open(
+                f"/ws/games/{game.pk}", token=await database_sync_to_async(token_for)(alice)
+            ),
+            1: await Socket.open(
+                f"/ws/games/{game.pk}", token=await database_sync_to_async(token_for)(bob)
+            ),
+            None: await Socket.open(f"/ws/games/{game.pk}"),
+        }
+        for socket in sockets.values():
+            await socket.receive("view")
+        checked = 0
+        for _ in range(80):
+            if not await database_sync_to_async(move)():
+                break
+            for index, socket in sockets.items():
+                message = await socket.receive("view")
+                hidden = await database_sync_to_async(hidden_cards)(match, index)
+                body = {k: v for k, v in message["view"].items() if k != "last_deal"}
+                assert not leaked(json.dumps(body), hidden), (index, message["seq"])
+                checked += 1
+        assert checked >= 60
+        for socket in sockets.values():
+            # Nothing else a socket received (presence, pings, lag) names a card at all.
+            for other in socket.seen:
+                if other["type"] != "view":
+                    assert not cards_in(json.dumps(other)), other
+            await socket.close()
+
+    run(scenario)
