@@ -21,6 +21,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from accounts.live import player_tell
 from config.live import dumps, publish_on_commit
 from games.models import Game, Match
 
@@ -62,3 +63,48 @@ def game_changed(*, match: Match, game: Game, now: datetime | None = None) -> No
         publish_on_commit(
             group(game.pk, audience), {"type": "game.view", "seq": game.seq, "text": text}
         )
+
+
+# --- challenges, on the players' own sockets (``ws/me``, see accounts.live) -----------------
+
+
+def challenge_message(match: Match, status: str) -> dict:
+    """``challenge``: a challenge between two people and what became of it.
+
+    ``status`` is ``challenged`` (new), ``accepted`` (``game`` is the table to open),
+    ``declined``, ``withdrawn`` (by the challenger) or ``cancelled`` (by staff).
+    """
+    game = (
+        Game.objects.filter(match=match, status=Game.Status.ACTIVE)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    time_control = None
+    if match.is_timed:
+        time_control = {
+            "base_seconds": match.base_seconds,
+            "increment_seconds": match.increment_seconds,
+            "turn_limit_seconds": match.turn_limit_seconds,
+        }
+    return {
+        "type": "challenge",
+        "status": status,
+        "match": match.pk,
+        "game": game,
+        "challenger": _brief(match.player_a),
+        "opponent": _brief(match.player_b),
+        "best_of": match.best_of,
+        "target": match.target,
+        "time_control": time_control,
+    }
+
+
+def challenge_changed(*, match: Match, status: str, to: list[int]) -> None:
+    """Tell these players (ids) of the challenge on commit; nobody else hears of it."""
+    message = challenge_message(match, status)
+    for player_id in to:
+        player_tell(player_id, message)
+
+
+def _brief(player) -> dict:
+    return {"id": player.pk, "name": player.name, "kind": player.kind}

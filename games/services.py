@@ -37,7 +37,7 @@ from games.engine.match import Match as EngineMatch
 from games.engine.match import MatchTermination
 from games.engine.rules import RuleSet, RuleSetError
 from games.engine.views import view_for
-from games.live import game_changed
+from games.live import challenge_changed, game_changed
 from games.models import (
     IN_PROGRESS,
     Action,
@@ -209,7 +209,7 @@ def challenge_create(
             # A bot match starts at once: the same guard as an accepted challenge.
             _lock_players(challenger, opponent)
             _refuse_in_ranked_match(challenger, caller=challenger)
-        return match_create(
+        match = match_create(
             player_a=challenger,
             player_b=opponent,
             rules=rules,
@@ -219,6 +219,9 @@ def challenge_create(
             created_by=challenger,
             status=Match.Status.SCHEDULED if opponent.is_bot else Match.Status.CHALLENGED,
         )
+        if not opponent.is_bot:
+            challenge_changed(match=match, status="challenged", to=[opponent.pk])
+        return match
 
 
 def _lock_players(*players: Player) -> None:
@@ -303,6 +306,9 @@ def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
             match.status = Match.Status.DECLINED
             match.finished_at = timezone.now()
             match.save(update_fields=["status", "finished_at"])
+        # The challenger hears the answer (with the table to open) on their own socket.
+        status = "accepted" if accept else "declined"
+        challenge_changed(match=match, status=status, to=[match.player_a_id])
     return match
 
 
@@ -317,6 +323,16 @@ def match_cancel(*, match: Match, player: Player | None = None, reason: str = ""
             allowed |= set(IN_PROGRESS)
         if match.status not in allowed:
             raise Conflict(f"a match that is {match.status} cannot be cancelled", code="too_late")
+        if match.status == Match.Status.CHALLENGED:
+            # Withdrawn: the challenged player's offer goes; cancelled by staff: both hear.
+            to = (
+                [match.player_b_id]
+                if player is not None
+                else [match.player_a_id, match.player_b_id]
+            )
+            challenge_changed(
+                match=match, status="withdrawn" if player is not None else "cancelled", to=to
+            )
         match.status = Match.Status.CANCELLED
         match.end_detail = reason[:300]
         match.finished_at = timezone.now()

@@ -34,6 +34,7 @@ from games import services as games_services
 from games.engine import bots as engine_bots
 from games.models import IN_PROGRESS, Match, seed_commitment
 from ladders.bulk import bulk_insert, delete_ids, fetch_rows, gc_paused, lock_ids, stream_rows
+from ladders.live import pairing_tell
 from ladders.matchmaking import Seeker, WindowPolicy, pair
 from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
 from tournaments.ratings import MatchResult, Side, rate_match
@@ -420,6 +421,9 @@ def ladder_match_start(*, match_id: int) -> bool:
         if match is None or match.status != Match.Status.SCHEDULED:
             return False  # started already (a redelivered task) or cancelled
         games_services.match_start(match=match)
+        link = LadderMatch.objects.filter(match=match).select_related("ladder").first()
+        if link is not None:
+            pairing_tell(match=match, ladder=link.ladder)  # the table to open, on commit
         return True
 
 

@@ -350,15 +350,7 @@ class StandingsView(APIView):
 
     @extend_schema(responses={200: StandingsSerializer})
     def get(self, request: Request, pk: int) -> Response:
-        event = _event(request, pk)
-        return Response(
-            {
-                "event": event.pk,
-                "status": event.status,
-                "tiebreaks": ["match_points", *(event.tiebreaks or [])],
-                "rows": selectors.standings_for_event(event=event),
-            }
-        )
+        return Response(selectors.standings_view(event=_event(request, pk)))
 
 
 def _csv(name: str, columns: list[str], rows: list[dict]) -> HttpResponse:

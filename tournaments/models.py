@@ -123,6 +123,9 @@ class Event(models.Model):
     started_at = models.DateTimeField(null=True, blank=True, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True, editable=False)
     cancel_reason = models.CharField(max_length=300, blank=True, editable=False)
+    # One more with each committed change anyone watching the event would see (see
+    # tournaments.live): a socket's client tells a newer message from an older one.
+    seq = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["-id"]

@@ -143,6 +143,16 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
     return out
 
 
+def standings_view(*, event: Event) -> dict[str, Any]:
+    """What ``GET /api/events/{id}/standings`` answers: the columns and the rows."""
+    return {
+        "event": event.pk,
+        "status": event.status,
+        "tiebreaks": ["match_points", *(event.tiebreaks or [])],
+        "rows": standings_for_event(event=event),
+    }
+
+
 def bracket_for_event(*, event: Event) -> dict[str, Any]:
     """Rounds and their pairings: players, match, result, where the winner and loser go."""
     # Pairings first, then rounds: a round commits with (or before) its pairings, so every

@@ -39,6 +39,7 @@ from tournaments import webhooks
 from tournaments.formats import bracket as brackets
 from tournaments.formats import double_elim, round_robin, single_elim, swiss
 from tournaments.formats.standings import validate_tiebreaks
+from tournaments.live import event_changed, match_players_tell
 from tournaments.models import Entry, Event, EventLog, Format, Pairing, Round, Seeding
 from tournaments.rating_hook import DEFAULT_RATING, ratings_for
 from tournaments.signals import rated_match_finished
@@ -127,6 +128,7 @@ def event_create(
     event_validate(event)
     event.save()
     _log(event, "create", created_by)
+    event_changed(event)
     return event
 
 
@@ -186,6 +188,7 @@ def event_open_registration(
             event.registration_closes_at = None
         event.save(update_fields=["status", "registration_opens_at", "registration_closes_at"])
         _log(event, "open_registration", by)
+        event_changed(event)
     return event
 
 
@@ -201,6 +204,7 @@ def event_close_registration(
         event.registration_closes_at = now
         event.save(update_fields=["registration_closes_at"])
         _log(event, "close_registration", by)
+        event_changed(event)
     return event
 
 
@@ -263,6 +267,7 @@ def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admi
         entry.seed = (event.entries.aggregate(top=Max("seed"))["top"] or 0) + 1
     entry.save()
     _log(event, "add_entry" if admin else "register", by, entry=entry, player=player.pk)
+    event_changed(event)
     return entry
 
 
@@ -327,6 +332,7 @@ def entry_check_in(*, entry: Entry, now: datetime | None = None, by: User | None
         entry.checked_in_at = now
         entry.save(update_fields=["status", "checked_in_at"])
         _log(event, "check_in", by, entry=entry)
+        event_changed(event)
     return entry
 
 
@@ -375,6 +381,7 @@ def entry_withdraw(
                 )
                 pairing_record(match=match)  # in case a receiver failed; idempotent
             _advance(event, now)
+        event_changed(event)
     return entry
 
 
@@ -399,6 +406,7 @@ def entry_reinstate(*, entry: Entry, by: User | None = None) -> Entry:
         entry.withdrawn_at = None
         entry.save(update_fields=["status", "withdrawn_at"])
         _log(event, "reinstate", by, entry=entry)
+        event_changed(event)
     return entry
 
 
@@ -446,6 +454,7 @@ def event_seed(*, event: Event, by: User | None = None) -> list[Entry]:
         entries = list(event.entries.filter(status__in=Entry.ACTIVE).select_related("player"))
         order = _seed(event, entries)
         _log(event, "seed", by, method=event.seeding, seeding_seed=event.seeding_seed)
+        event_changed(event)
     return order
 
 
@@ -517,6 +526,7 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
         if event.is_elimination:
             _create_bracket(event)
         _advance(event, now)
+        event_changed(event)
     return event
 
 
@@ -573,6 +583,7 @@ def event_cancel(*, event: Event, by: User | None = None, reason: str = "") -> E
         event.cancel_reason = reason[:300]
         event.save(update_fields=["status", "finished_at", "cancel_reason"])
         _log(event, "cancel", by, reason)
+        event_changed(event)
     return event
 
 
@@ -811,6 +822,8 @@ def _pairing_start(
     pairing.match = match
     pairing.ready_a_at = pairing.ready_b_at = None
     pairing.status = Pairing.Status.PLAYING
+    if not bots:
+        match_players_tell(pairing=pairing, match=match)  # their match is waiting for them
 
 
 def _update_rounds(event: Event, pairings: Iterable[Any], now: datetime) -> None:
@@ -1017,6 +1030,9 @@ def pairing_record(*, match: Match) -> Pairing | None:
     pairing.save()
     _announce_result(event, pairing, match)
     _advance(event, now)
+    event_changed(event)
+    if not match.is_bot_match:
+        match_players_tell(pairing=pairing, match=match)
     return pairing
 
 
@@ -1094,6 +1110,7 @@ def pairing_override(
             match=match.pk if match else None,
         )
         _advance(event, now)
+        event_changed(event)
     return pairing
 
 
@@ -1134,6 +1151,7 @@ def pairing_rerun(*, pairing: Pairing, by: User | None = None) -> Pairing:
         pairing.save()
         _log(event, "rerun", by, pairing=pairing, match=match.pk)
         _advance(event, now)
+        event_changed(event)
         pairing.refresh_from_db()
     return pairing
 
@@ -1174,6 +1192,8 @@ def match_ready(*, match: Match, player: Player, now: datetime | None = None) ->
                     setattr(pairing, field, now)
                     pairing.save(update_fields=[field])
                 _start_if_ready(pairing, match, now)
+                event_changed(event)  # who is here; the match in play once both are
+                match_players_tell(pairing=pairing, match=match)
     if settled:
         raise Conflict("the grace period is over: the match was forfeited", code="too_late")
     if match.status not in IN_PROGRESS:
@@ -1214,6 +1234,8 @@ def _no_show_settle(event: Event, pairing: Pairing, match: Match, now: datetime)
         pairing.save()
         _announce_result(event, pairing, None)
         _advance(event, now)
+        event_changed(event)
+        match_players_tell(pairing=pairing, match=match)
         return True
     ended = play.match_forfeit(
         match=match,

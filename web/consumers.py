@@ -1,0 +1,128 @@
+"""The player's own socket, ``ws://HOST/ws/me`` (signed in only: anonymous closes 4401).
+
+On connect (and on ``{"type": "sync"}``) the server sends what is pending for the player
+right now::
+
+    {"type": "summary", "challenges": [<challenge>, ...], "match_ready": <match_ready>|null,
+     "active": {"match", "game", "source", "opponent"}|null}
+
+then pushes, as they happen (each rendered for this player by the service that made the
+change, and sent to this player's sockets only; see ``accounts.live``):
+
+- ``{"type": "challenge", "status", "match", "game", "challenger", "opponent", ...}``: a
+  challenge to them (``challenged``), their challenge ``accepted`` (``game``: the table to
+  open), ``declined``, ``withdrawn`` by its challenger, or ``cancelled`` by staff;
+- ``{"type": "pairing", "match", "game", "ladder", "opponent"}``: the ladder matchmaker
+  paired them and the match has started;
+- ``{"type": "match_ready", "status", "match", "game", "event", "round", "deadline",
+  "opponent", "you_ready", "opponent_ready"}``: their tournament match is waiting for them
+  (``scheduled``: show up by ``deadline`` or forfeit), has started (``active``, with the
+  game), or is over.
+
+Pushes carry no sequence number: the summary on every (re)connect is the resynchronisation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.db.models import Q
+
+from accounts.live import player_group
+from accounts.models import Player
+from accounts.selectors import player_for_user
+from config.api import OUTAGE_ERRORS
+from config.sockets import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED, JsonSocket
+from games.live import challenge_message
+from games.models import Game, Match
+from tournaments.live import match_ready_message
+from tournaments.models import Pairing
+
+
+def player_summary(*, player: Player) -> dict[str, Any]:
+    """What is pending for ``player`` now: open challenges to them, a tournament match
+    waiting for them (with its deadline), a match in play to return to."""
+    challenges = (
+        Match.objects.filter(status=Match.Status.CHALLENGED, player_b=player)
+        .select_related("player_a", "player_b")
+        .order_by("pk")
+    )
+    waiting = (
+        Pairing.objects.filter(
+            match__status=Match.Status.SCHEDULED, match__source=Match.Source.TOURNAMENT
+        )
+        .filter(Q(match__player_a=player) | Q(match__player_b=player))
+        .select_related(
+            "event", "round", "entry_a", "entry_b", "match__player_a", "match__player_b"
+        )
+        .order_by("match__start_deadline", "pk")
+        .first()
+    )
+    active = None
+    game = (
+        Game.objects.filter(status=Game.Status.ACTIVE, match__status=Match.Status.ACTIVE)
+        .filter(Q(match__player_a=player) | Q(match__player_b=player))
+        .select_related("match__player_a", "match__player_b")
+        .order_by("match_id")
+        .first()
+    )
+    if game is not None:
+        match = game.match
+        opponent = match.player_b if match.player_a_id == player.pk else match.player_a
+        active = {
+            "match": match.pk,
+            "game": game.pk,
+            "source": match.source,
+            "opponent": {"id": opponent.pk, "name": opponent.name, "kind": opponent.kind},
+        }
+    return {
+        "type": "summary",
+        "challenges": [challenge_message(m, "challenged") for m in challenges],
+        "match_ready": (
+            None
+            if waiting is None
+            else match_ready_message(pairing=waiting, match=waiting.match, player=player)
+        ),
+        "active": active,
+    }
+
+
+class MeConsumer(JsonSocket):
+    """One socket of a signed-in player: their own news."""
+
+    types = ("sync",)
+
+    async def connect(self):
+        self.group = None
+        if self.scope.get("auth_failed") or not self.user.is_authenticated:
+            await self.refuse_connection(CLOSE_UNAUTHENTICATED)
+            return
+        try:
+            self.player = await database_sync_to_async(player_for_user)(user=self.user)
+        except OUTAGE_ERRORS:
+            await self.refuse_connection(1013)  # try again later
+            return
+        if self.player is None:  # a staff account without a player has no news
+            await self.refuse_connection(CLOSE_FORBIDDEN)
+            return
+        # Join before reading the summary: news committed meanwhile arrives after it.
+        self.group = player_group(self.player.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self._send_summary()
+
+    async def disconnect(self, code):
+        if self.group is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def _send_summary(self) -> None:
+        try:
+            summary = await database_sync_to_async(player_summary)(player=self.player)
+        except OUTAGE_ERRORS:
+            await self.send_error("service_unavailable", "try again shortly")
+            return
+        await self.send_json(summary)
+
+    async def on_sync(self, message: dict) -> None:
+        await self._send_summary()
