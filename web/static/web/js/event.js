@@ -1,8 +1,10 @@
 // An event page: registration buttons, the bracket drawn as a bracket (elimination formats) or
 // the rounds' pairings (Swiss, round robin), and the standings with every tiebreak column.
-// While the event runs it is read again every few seconds, with live scores of the matches
-// in play.
+// The event socket (/ws/events/<id>) pushes the whole event after every change; while it is
+// not open the page reads the REST API again every few seconds instead. Live scores of the
+// matches in play are read from the API, at most every few seconds.
 import { api, ApiError, el, flash } from "./api.js";
+import { connect } from "./live.js";
 
 const root = document.getElementById("event");
 const eventId = root.dataset.event;
@@ -40,6 +42,9 @@ const STATUS_TEXT = {
 };
 
 let busy = false;
+let pollTimer = null;
+let seq = -1; // the newest event message shown
+let liveCache = { at: 0, ids: "", live: new Map() };
 
 function number(value) {
   if (value === null || value === undefined) return "–";
@@ -97,7 +102,7 @@ function command(path, label) {
         flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: try again.");
       }
       busy = false;
-      refresh();
+      if (!socket.isOpen) refresh(); // the socket pushes the change itself
     },
   }, label);
 }
@@ -226,8 +231,10 @@ function renderStandings(standings, format) {
 // --- refreshing ------------------------------------------------------------------------------
 
 async function liveScores(bracket) {
-  const live = new Map();
   const ids = bracket.rounds.flatMap((r) => r.pairings).filter((p) => p.match_status === "active").map((p) => p.match);
+  const key = ids.join(",");
+  if (key === liveCache.ids && Date.now() - liveCache.at < REFRESH_MS) return liveCache.live;
+  const live = new Map();
   await Promise.all(ids.slice(0, LIVE_MATCHES).map(async (id) => {
     try {
       const { data } = await api(`/api/matches/${id}`);
@@ -236,7 +243,26 @@ async function liveScores(bracket) {
       // a score we cannot read now shows on the next refresh
     }
   }));
+  liveCache = { at: Date.now(), ids: key, live };
   return live;
+}
+
+async function render(event, bracket, standings, shown = null) {
+  const live = await liveScores(bracket);
+  if (shown !== null && shown !== seq) return; // a newer message came meanwhile
+  renderEvent(event);
+  if (bracket.rounds.length) {
+    if (event.format === "single_elim" || event.format === "double_elim") renderBracket(bracket, live);
+    else renderRounds(bracket, live);
+  }
+  renderStandings(standings, event.format);
+  root.dataset.status = event.status;
+}
+
+// Polling: only while the socket is not open.
+function poll(ms) {
+  clearTimeout(pollTimer);
+  pollTimer = socket.isOpen ? null : setTimeout(refresh, ms);
 }
 
 async function refresh() {
@@ -247,27 +273,41 @@ async function refresh() {
     if (!(error instanceof ApiError && error.status === 429)) {
       flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: retrying.");
     }
-    setTimeout(refresh, REFRESH_MS * 2);
+    poll(REFRESH_MS * 2);
     return;
   }
-  renderEvent(event);
+  if (!socket.isOpen) renderEvent(event);
   try {
     const [{ data: bracket }, { data: standings }] = await Promise.all([
       api(`/api/events/${eventId}/bracket`),
       api(`/api/events/${eventId}/standings`),
     ]);
-    const live = await liveScores(bracket);
-    if (bracket.rounds.length) {
-      if (event.format === "single_elim" || event.format === "double_elim") renderBracket(bracket, live);
-      else renderRounds(bracket, live);
-    }
-    renderStandings(standings, event.format);
-    root.dataset.status = event.status;
+    if (!socket.isOpen) await render(event, bracket, standings); // else the socket's is newer
   } catch (error) {
     flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: retrying.");
   }
-  if (event.status === "running") setTimeout(refresh, REFRESH_MS);
-  else if (event.status === "registration") setTimeout(refresh, REFRESH_MS * 5);
+  if (event.status === "running") poll(REFRESH_MS);
+  else if (event.status === "registration") poll(REFRESH_MS * 5);
 }
+
+// --- the socket ------------------------------------------------------------------------------
+
+const socket = connect(`/ws/events/${eventId}`);
+socket.on("open", () => {
+  clearTimeout(pollTimer);
+  pollTimer = null;
+  root.dataset.live = "socket";
+});
+socket.on("close", () => {
+  root.dataset.live = "polling";
+  seq = -1; // the next connection sends the event afresh
+  if (!pollTimer) poll(REFRESH_MS);
+});
+socket.on("event", (message) => {
+  if (message.seq <= seq) return; // an older render than the one shown
+  seq = message.seq;
+  const { bracket, standings, ...event } = message.event;
+  render(event, bracket, standings, seq);
+});
 
 refresh();

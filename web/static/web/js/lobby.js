@@ -1,9 +1,16 @@
 // The lobby: challenge a bot (POST /api/matches, then to the table), answer challenges, and
-// join or leave a ladder queue, watching the wait until the matchmaker pairs us.
+// join or leave a ladder queue, watching the wait until the matchmaker pairs us. The player's
+// own socket (me.js, "rummy:me" events) shows a new challenge and a pairing at once; the
+// queue is polled as well, slowly while that socket is open.
 import { api, ApiError, el, flash } from "./api.js";
 
 const flashBox = document.getElementById("lobby-flash");
 const QUEUE_POLL_MS = 2000;
+const QUEUE_POLL_LIVE_MS = 10000;
+
+function socketOpen() {
+  return Boolean(window.rummyMe && window.rummyMe.isOpen);
+}
 
 function problem(error, what) {
   if (!(error instanceof ApiError)) return `${what}: the connection failed. Try again.`;
@@ -52,7 +59,7 @@ if (form) {
 
 // --- answer or withdraw challenges ------------------------------------------------------------
 
-for (const button of document.querySelectorAll("[data-command]")) {
+function commandButton(button) {
   button.addEventListener("click", async () => {
     if (button.disabled) return;
     button.disabled = true;
@@ -66,7 +73,47 @@ for (const button of document.querySelectorAll("[data-command]")) {
       button.disabled = false;
     }
   });
+  return button;
 }
+
+for (const button of document.querySelectorAll("[data-command]")) commandButton(button);
+
+function timeControlOf(message) {
+  const tc = message.time_control;
+  if (!tc) return "untimed";
+  return `${tc.base_seconds % 60 ? `${tc.base_seconds} s` : `${tc.base_seconds / 60} min`}${tc.increment_seconds ? ` + ${tc.increment_seconds} s` : ""}`;
+}
+
+// A challenge to me, pushed: listed with its buttons, as the page lists the others.
+function addIncoming(message) {
+  if (document.querySelector(`#incoming [data-match="${message.match}"], li[data-match="${message.match}"]`)) return;
+  let list = document.getElementById("incoming");
+  if (!list) {
+    const panel = document.getElementById("current-title").parentElement;
+    list = el("ul", { id: "incoming", class: "matches plain" });
+    panel.append(el("h3", {}, "Challenges to me"), list);
+  }
+  const button = (command, label) => commandButton(el("button", { type: "button", class: "button small", dataset: { command, match: String(message.match) } }, label));
+  list.append(el("li", { dataset: { match: String(message.match) } },
+    `${message.challenger.name} challenges you (${timeControlOf(message)}, best of ${message.best_of} to ${message.target}) `,
+    button("accept", "Accept"), " ", button("decline", "Decline")));
+}
+
+window.addEventListener("rummy:me", ({ detail: message }) => {
+  if (message.type === "summary") {
+    for (const c of message.challenges) addIncoming(c);
+  } else if (message.type === "challenge") {
+    if (message.status === "challenged") addIncoming(message);
+    else if (message.status === "accepted" && message.game) window.location.assign(`/games/${message.game}`);
+    else {
+      const item = document.querySelector(`li[data-match="${message.match}"]`);
+      if (item) item.remove();
+      if (message.status === "declined") flash(flashBox, `${message.opponent.name} declined your challenge.`, { kind: "warning" });
+    }
+  } else if (message.type === "pairing" && message.game) {
+    window.location.assign(`/games/${message.game}`);
+  }
+});
 
 // --- ladder queues -----------------------------------------------------------------------------
 
@@ -103,7 +150,7 @@ class QueueWidget {
     }
     this.render();
     if (this.status && this.status.status === "waiting") {
-      this.timer = setTimeout(() => this.refresh(), QUEUE_POLL_MS);
+      this.timer = setTimeout(() => this.refresh(), socketOpen() ? QUEUE_POLL_LIVE_MS : QUEUE_POLL_MS);
     }
     if (this.status && this.status.status === "paired" && this.status.match && this.status.match.current_game
         && this.wasWaiting) {

@@ -1,0 +1,163 @@
+// The signed-in player's own socket (/ws/me), opened on every page by base.html: a banner
+// (role=alert) with a countdown when their tournament match waits for them, and a notice with
+// a link when a challenge arrives or is answered or the ladder pairs them. Each message is
+// also dispatched on window as a "rummy:me" event (detail: the message), and the socket's
+// state as "rummy:me-open" / "rummy:me-close", for the page's own script (the lobby).
+import { api, ApiError, el } from "./api.js";
+import { connect } from "./live.js";
+
+const main = document.getElementById("content");
+const banner = el("div", { id: "match-banner", class: "banner", role: "alert", hidden: true });
+const notices = el("div", { id: "live-notices", class: "notices", role: "status", "aria-live": "polite" });
+main.prepend(banner, notices);
+
+const here = window.location.pathname;
+let countdown = null;
+let ready = null; // the match_ready message shown
+let showingUp = false; // the player asked for the table: open it once the match starts
+
+export const me = connect("/ws/me");
+me.state = { open: false };
+
+function tell(type, detail) {
+  window.dispatchEvent(new CustomEvent(type, { detail }));
+}
+
+function clock(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function notice(key, ...children) {
+  const old = notices.querySelector(`[data-key="${key}"]`);
+  const node = el("p", { class: "notice", dataset: { key } }, ...children,
+    el("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: () => node.remove() }, "×"));
+  if (old) old.replaceWith(node);
+  else notices.append(node);
+}
+
+function unnotice(key) {
+  const old = notices.querySelector(`[data-key="${key}"]`);
+  if (old) old.remove();
+}
+
+// --- the tournament match banner --------------------------------------------------------------
+
+async function showUp(link) {
+  if (link.getAttribute("aria-busy")) return;
+  link.setAttribute("aria-busy", "true");
+  try {
+    const { data } = await api(`/api/events/${ready.event.id}/matches/${ready.match}/ready`, { method: "POST" });
+    if (data.status === "active") {
+      const { data: match } = await api(`/api/matches/${ready.match}`);
+      if (match.current_game) {
+        window.location.assign(`/games/${match.current_game}`);
+        return;
+      }
+    }
+    showingUp = true;
+    link.textContent = "Waiting for your opponent…"; // their arrival is pushed: match_ready active
+  } catch (error) {
+    link.removeAttribute("aria-busy");
+    if (!(error instanceof ApiError)) return;
+    banner.querySelector(".problem").textContent = ` ${error.detail}`;
+  }
+}
+
+function renderBanner(message) {
+  clearInterval(countdown);
+  ready = message;
+  if (!message || (message.status !== "scheduled" && message.status !== "active")) {
+    banner.hidden = true;
+    banner.replaceChildren();
+    return;
+  }
+  const where = [el("a", { href: `/events/${message.event.id}` }, message.event.name), ` (${message.round})`];
+  if (message.status === "active") {
+    if (showingUp && message.game) {
+      window.location.assign(`/games/${message.game}`);
+      return;
+    }
+    if (message.game && here === `/games/${message.game}`) {
+      banner.hidden = true;
+      return;
+    }
+    banner.replaceChildren(
+      el("strong", {}, "Your tournament match has started. "), ...where, ` v ${message.opponent.name}. `,
+      el("a", { class: "button primary", href: message.game ? `/games/${message.game}` : `/matches/${message.match}` }, "Go to the table"));
+    banner.hidden = false;
+    return;
+  }
+  const left = el("span", { class: "countdown", "aria-label": "time left to show up" });
+  const link = el("a", {
+    class: "button primary",
+    href: `/matches/${message.match}`,
+    onclick: (event) => { event.preventDefault(); showUp(event.currentTarget); },
+  }, message.you_ready ? "Waiting for your opponent…" : "Go to the table");
+  banner.replaceChildren(
+    el("strong", {}, "Your tournament match is ready. "), ...where, ` v ${message.opponent.name}: show up within `,
+    left, " or forfeit. ", link, el("span", { class: "problem" }));
+  const deadline = message.deadline ? new Date(message.deadline).getTime() : null;
+  const tick = () => {
+    if (deadline === null) { left.textContent = "the grace period"; return; }
+    const ms = deadline - Date.now();
+    left.textContent = ms > 0 ? clock(ms) : "0:00 (time is up)";
+    if (ms <= 0) clearInterval(countdown);
+  };
+  tick();
+  if (deadline !== null) countdown = setInterval(tick, 1000);
+  banner.hidden = false;
+}
+
+// --- notices -----------------------------------------------------------------------------------
+
+function challenge(message) {
+  const key = `challenge-${message.match}`;
+  const onLobby = here === "/lobby"; // the lobby lists challenges itself
+  if (message.status === "challenged") {
+    if (!onLobby) notice(key, `${message.challenger.name} challenges you. `, el("a", { href: "/lobby" }, "Answer in the lobby"));
+  } else if (message.status === "accepted") {
+    notice(key, `${message.opponent.name} accepted your challenge. `,
+      el("a", { class: "button primary", href: message.game ? `/games/${message.game}` : `/matches/${message.match}` }, "Go to the table"));
+  } else if (message.status === "declined") {
+    notice(key, `${message.opponent.name} declined your challenge.`);
+  } else {
+    unnotice(key);
+    if (!onLobby) notice(key, `${message.challenger.name} withdrew their challenge.`);
+  }
+}
+
+function pairing(message) {
+  if (message.game && here === `/games/${message.game}`) return;
+  notice(`pairing-${message.match}`, `${message.ladder.name}: paired with ${message.opponent.name}. `,
+    el("a", { class: "button primary", href: message.game ? `/games/${message.game}` : `/matches/${message.match}` }, "Go to the table"));
+}
+
+function summary(message) {
+  renderBanner(message.match_ready);
+  const waiting = message.challenges.length;
+  if (waiting && here !== "/lobby") {
+    notice("challenges", `${waiting} challenge${waiting === 1 ? "" : "s"} waiting for you. `, el("a", { href: "/lobby" }, "Answer in the lobby"));
+  } else {
+    unnotice("challenges");
+  }
+  const active = message.active;
+  if (active && here !== `/games/${active.game}` && !message.match_ready) {
+    notice("active", `Your match v ${active.opponent.name} is in play. `, el("a", { href: `/games/${active.game}` }, "Return to the table"));
+  } else {
+    unnotice("active");
+  }
+}
+
+me.on("open", () => { me.state.open = true; tell("rummy:me-open"); });
+me.on("close", () => { me.state.open = false; tell("rummy:me-close"); });
+for (const type of ["summary", "challenge", "pairing", "match_ready"]) {
+  me.on(type, (message) => {
+    if (type === "summary") summary(message);
+    else if (type === "challenge") challenge(message);
+    else if (type === "pairing") pairing(message);
+    else renderBanner(message);
+    tell("rummy:me", message);
+  });
+}
+window.rummyMe = me;
