@@ -277,6 +277,10 @@ class Deal(models.Model):
     winner_index = models.PositiveSmallIntegerField(null=True, blank=True)
     points = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField(auto_now_add=True)
+    # Timed games: when the first turn's clock started (the deal's start, or the end of the
+    # pause after the deal before): with the moves' times and lag credits, the clocks replay
+    # from the log (games.selectors.clocks_from_log).
+    clock_started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -198,6 +198,41 @@ def _last_deal(game: Game) -> dict[str, Any] | None:
     }
 
 
+#: Moves after which the turn passes (a draw is followed by the same player's discard).
+TURN_ENDING = frozenset({"pass", "discard", "knock", "gin", "big_gin"})
+
+
+def clocks_from_log(*, game: Game) -> list[int] | None:
+    """Both players' clocks (ms) at the end of the game's log, recomputed from the log alone.
+
+    The rules of ``games.services``: each move charges its mover the time since their clock
+    was last charged, less the lag credited with it (``lag_ms``); a turn that passes adds the
+    increment; a deal's first turn starts at its ``clock_started_at`` (after the pause); a
+    move the clock's autoplay made, and a game lost on time, leave the clock at zero. None for
+    an untimed match.
+    """
+    match = game.match
+    if not match.is_timed:
+        return None
+    clocks = [match.base_seconds * 1000] * 2
+    increment = match.increment_seconds * 1000
+    for deal in game.deals.order_by("number"):
+        charged = deal.clock_started_at
+        for action in deal.actions.order_by("ply"):
+            index = match.index_of(action.player_id)
+            if action.auto:
+                clocks[index] = 0
+            else:
+                elapsed = int((action.created_at - charged).total_seconds() * 1000)
+                clocks[index] = max(0, clocks[index] - max(0, elapsed) + action.lag_ms)
+            charged = action.created_at
+            if action.kind in TURN_ENDING:
+                clocks[index] += increment
+    if game.forfeit_by is not None and "time" in game.forfeit_reason:
+        clocks[game.forfeit_by] = 0
+    return clocks
+
+
 def match_log(*, match: Match) -> dict[str, Any]:
     """The match as the engine's log JSON, built from the database rows alone.
 

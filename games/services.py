@@ -385,12 +385,16 @@ def _game_begin(match: Match, engine: EngineMatch, now: datetime) -> Game:
         game.clock_charged_at = game.turn_began_at = now
         game.turn_deadline = _deadline(match, game, game.to_act)
     game.save()
-    _deal_begin(game, g.deal_number, g.deal.seed, g.deal.dealer, g.deal_swap)
+    _deal_begin(game, g.deal_number, g.deal.seed, g.deal.dealer, g.deal_swap, now)
     return game
 
 
-def _deal_begin(game: Game, number: int, seed: int | None, dealer: int, swap: int) -> Deal:
-    return Deal.objects.create(game=game, number=number, seed=seed, dealer=dealer, swap=swap)
+def _deal_begin(
+    game: Game, number: int, seed: int | None, dealer: int, swap: int, now: datetime
+) -> Deal:
+    return Deal.objects.create(
+        game=game, number=number, seed=seed, dealer=dealer, swap=swap, clock_started_at=now
+    )
 
 
 # --- clocks -------------------------------------------------------------------------------
@@ -478,6 +482,7 @@ def _pause_end(match: Match, game: Game, at: datetime) -> None:
     game.continued = 0
     game.clock_charged_at = game.turn_began_at = at
     game.turn_deadline = _deadline(match, game, game.to_act)
+    Deal.objects.filter(game=game, status=Deal.Status.ACTIVE).update(clock_started_at=at)
 
 
 def game_continue(*, game_id: int, player: Player, now: datetime | None = None) -> Game:
@@ -678,7 +683,7 @@ def _apply(
             _pause_begin(match, following, now)
             following.save()
     elif record is not None:
-        _deal_begin(game, g.deal_number, g.deal.seed, g.deal.dealer, g.deal_swap)
+        _deal_begin(game, g.deal_number, g.deal.seed, g.deal.dealer, g.deal_swap, now)
         _pause_begin(match, game, now)
     game.to_act = next_to_act
 

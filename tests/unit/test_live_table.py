@@ -595,3 +595,57 @@ def test_no_socket_message_names_a_card_its_viewer_may_not_know(alice, bob, seed
             await socket.close()
 
     run(scenario)
+
+
+def test_the_clocks_replay_from_the_log_with_pauses_and_lag_credits(alice, bob):
+    """A timed match between people, moves at varied times and with varied lag, across
+    deals and their pauses: the clocks recomputed from the log equal the clocks kept."""
+    import random
+    from datetime import timedelta
+
+    from games.engine.actions import Action as EngineAction
+    from games.selectors import clocks_from_log, game_view
+    from tests.play import pick
+
+    match = services.match_create(
+        player_a=alice,
+        player_b=bob,
+        best_of=1,
+        target=60,
+        time_control=services.TimeControl(base_seconds=600, increment_seconds=2, pause_seconds=9),
+    )
+    players = {0: alice, 1: bob}
+    rng = random.Random(11)
+    now = active_game(match).clock_charged_at
+    checked = pauses = 0
+    for _ in range(400):
+        game = active_game(match)
+        now += timedelta(milliseconds=rng.randint(50, 4000))
+        if game.paused:
+            pauses += 1
+            if rng.random() < 0.5:  # both continue at once, or the pause runs out
+                for player in players.values():
+                    services.game_continue(game_id=game.pk, player=player, now=now)
+            else:
+                now = game.pause_deadline + timedelta(milliseconds=rng.randint(1, 900))
+                services.clocks_sweep(now=now)
+            continue
+        player = players[game.to_act]
+        data = game_view(game=game, viewer=player, now=now)
+        action = EngineAction.from_json(pick(data["legal_actions"], rng, data["hand"]))
+        services.action_submit(
+            game_id=game.pk,
+            player=player,
+            ply=game.ply,
+            action=action,
+            now=now,
+            lag_ms=rng.choice([0, 0, 40, 180, 900]),
+        )
+        game.refresh_from_db()
+        assert clocks_from_log(game=game) == [game.clock_a_ms, game.clock_b_ms]
+        checked += 1
+        match.refresh_from_db()
+        if match.status != "active":
+            break
+    assert checked > 50 and pauses >= 1
+    assert Action.objects.filter(deal__game__match=match, lag_ms__gt=0).exists()
