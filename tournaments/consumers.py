@@ -123,7 +123,10 @@ class _Feed:
                 self.rendered = max(seq, target)
                 self.cache = (seq, data)
                 for socket in list(self.sockets):
-                    await socket.send_event(seq, data, entries.get(socket.player_id))
+                    try:
+                        await socket.send_event(seq, data, entries.get(socket.player_id))
+                    except Exception:  # a socket closing now: the others still get it
+                        logger.debug("event %s: a send failed", self.event_id, exc_info=True)
         finally:
             self.task = None
 
