@@ -153,6 +153,14 @@ $(LOAD_STAMP): bench/requirements-load.txt
 bench-load: $(STAMP) $(LOAD_STAMP)
 	$(BIN)/python bench/load.py $(BENCH_ARGS)
 
+# Live benchmark (bench/live.py): 200 people in 100 games on the table socket beside the
+# polling it replaces (move to opponent, requests a second), then 1,800 spectators more:
+# 2,000 sockets held, push latency, memory a socket, every seq checked for gaps; on the
+# cluster (uvicorn workers) with PostgreSQL and Redis (~5 min). BENCH_ARGS=--quick: 20 people.
+.PHONY: bench-live
+bench-live: $(STAMP)
+	$(BIN)/python bench/live.py $(BENCH_ARGS)
+
 # Fault drills (bench/drills.py): PostgreSQL crashed and restarted, Redis crashed and restarted
 # empty, beat (and the workers) down for a minute, on the cluster with players playing over
 # HTTP; on a PostgreSQL and a Redis of the drills' own (var/drills/), never the shared ones.
