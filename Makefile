@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# Embedded default: SQLite in var/, tasks run in-process, DEBUG on.
+# Embedded default: SQLite in var/, tasks on the in-process worker's threads, DEBUG on.
 # uvicorn serves the ASGI app: pages, API and sockets on http://127.0.0.1:8000, restarting
 # when a .py file of the apps changes (uvicorn's own polling: no extra package).
 RELOAD_DIRS := config accounts games tournaments ladders web

@@ -168,6 +168,18 @@ else:
     # 218 vs 514+ requests/s without and with them).
     _database["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
     _database["CONN_HEALTH_CHECKS"] = True
+    # A pool per process (psycopg's), for the ASGI web processes (deploy/gunicorn.conf.py
+    # sets it): there every request and every socket's database call runs on a thread of its
+    # own, and persistent connections, one per thread, would run PostgreSQL out of them.
+    DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 0, minimum=0)
+    if DB_POOL_MAX_SIZE:
+        _database["CONN_MAX_AGE"] = 0  # the pool keeps the connections
+        _database["CONN_HEALTH_CHECKS"] = False  # the pool checks them
+        _database.setdefault("OPTIONS", {})["pool"] = {
+            "min_size": min(2, DB_POOL_MAX_SIZE),
+            "max_size": DB_POOL_MAX_SIZE,
+            "timeout": 10,  # then the request is a 503 (OperationalError), not a hang
+        }
 DATABASES = {"default": _database}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -222,6 +234,9 @@ else:
 # at most this many messages a second (more are answered "throttled").
 SOCKET_MAX_MESSAGE_BYTES = env_int("SOCKET_MAX_MESSAGE_BYTES", 16_384, minimum=256)
 SOCKET_RATE_PER_SECOND = env_int("SOCKET_RATE_PER_SECOND", 20, minimum=1)
+# Threads of a web process that do its sockets' database work (moves, views on connect).
+# 0: Channels' default, one thread.
+SOCKET_DB_THREADS = env_int("SOCKET_DB_THREADS", 4, minimum=0)
 
 # --- Auth -----------------------------------------------------------------------------------
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.auth import AuthMiddlewareStack
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.middleware import BaseMiddleware
 from channels.security.websocket import OriginValidator
@@ -30,6 +31,32 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
 from config.live import dumps
+
+_db_threads: ThreadPoolExecutor | None = None
+
+
+def socket_db(function):
+    """``function`` (sync, using the ORM) as a coroutine run on the sockets' thread pool.
+
+    Channels' default runs all the sockets' database work of a process on one thread, one
+    call at a time, so every socket's moves queued behind each other. ``SOCKET_DB_THREADS``
+    threads let them run side by side (the match row lock still orders one table's moves)
+    and bound the database connections the sockets hold. 0 keeps Channels' one thread (the
+    unit tests: their in-memory SQLite database cannot be written from several threads).
+    """
+
+    async def call(*args, **kwargs):
+        global _db_threads
+        threads = settings.SOCKET_DB_THREADS
+        if not threads:
+            return await database_sync_to_async(function)(*args, **kwargs)
+        if _db_threads is None:
+            _db_threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="socket-db")
+        runner = DatabaseSyncToAsync(function, thread_sensitive=False, executor=_db_threads)
+        return await runner(*args, **kwargs)
+
+    return call
+
 
 #: Close codes: 4401 a bad token, 4403 not yours to see, 4404 no such thing.
 CLOSE_UNAUTHENTICATED = 4401

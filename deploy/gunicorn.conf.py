@@ -5,7 +5,8 @@ gunicorn manages uvicorn workers (``uvicorn_worker.UvicornWorker``) serving the 
 
 Environment: GUNICORN_BIND (default 0.0.0.0:8000), WEB_CONCURRENCY (worker processes,
 default 2), GUNICORN_TIMEOUT (seconds, default 30), FORWARDED_ALLOW_IPS (proxies whose
-X-Forwarded-* headers are trusted, default 127.0.0.1), GUNICORN_LOG_LEVEL (default info).
+X-Forwarded-* headers are trusted, default 127.0.0.1), GUNICORN_LOG_LEVEL (default info),
+DB_POOL_MAX_SIZE (database connections per worker process, default 16 here).
 """
 
 import os
@@ -13,6 +14,11 @@ import os
 # uvicorn serves WebSockets only when the `websockets` package (or wsproto) imports; without
 # it every handshake is refused. Fail at start-up instead of serving pages without sockets.
 import websockets  # noqa: F401
+
+# A connection pool per web process (config/settings.py, DB_POOL_MAX_SIZE): under ASGI each
+# request runs on a thread of its own, and persistent connections (one per thread, kept a
+# minute) ran PostgreSQL out of connections under load. Workers and beat keep theirs.
+os.environ.setdefault("DB_POOL_MAX_SIZE", "16")
 
 wsgi_app = "config.asgi:application"
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")

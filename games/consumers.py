@@ -22,8 +22,6 @@ import json
 import logging
 import time
 
-from channels.db import database_sync_to_async
-
 from accounts.selectors import player_for_user
 from config.api import OUTAGE_ERRORS
 from config.live import dumps, stats
@@ -32,6 +30,7 @@ from config.sockets import (
     CLOSE_NOT_FOUND,
     CLOSE_UNAUTHENTICATED,
     JsonSocket,
+    socket_db,
     still_signed_in,
 )
 from games import live, selectors, services
@@ -168,9 +167,7 @@ class GameConsumer(JsonSocket):
             await self.refuse_connection(CLOSE_UNAUTHENTICATED)
             return
         try:
-            game, self.player, audience = await database_sync_to_async(_load)(
-                self.game_id, self.user
-            )
+            game, self.player, audience = await socket_db(_load)(self.game_id, self.user)
         except OUTAGE_ERRORS:
             await self.refuse_connection(1013)  # try again later
             return
@@ -211,7 +208,7 @@ class GameConsumer(JsonSocket):
     # --- views ---------------------------------------------------------------------------
 
     async def _send_current(self) -> None:
-        seq, text = await database_sync_to_async(_current_view)(self.game_id, self.player)
+        seq, text = await socket_db(_current_view)(self.game_id, self.player)
         if seq >= self.seq:
             self.seq = seq
             self.pending = {s: t for s, t in self.pending.items() if s > seq}
@@ -254,7 +251,7 @@ class GameConsumer(JsonSocket):
         if not await self._is_player(message):
             return
         try:
-            answer = await database_sync_to_async(_move)(
+            answer = await socket_db(_move)(
                 self.game_id, self.player, message, self.lag_ms, self.scope
             )
         except OUTAGE_ERRORS:
@@ -265,9 +262,7 @@ class GameConsumer(JsonSocket):
         if not await self._is_player(message):
             return
         try:
-            answer = await database_sync_to_async(_continue)(
-                self.game_id, self.player, self.scope, message
-            )
+            answer = await socket_db(_continue)(self.game_id, self.player, self.scope, message)
         except OUTAGE_ERRORS:
             answer = _error(message.get("id"), "service_unavailable", "try again shortly")
         await self._answer(answer)

@@ -58,8 +58,10 @@ def game_changed(*, match: Match, game: Game, now: datetime | None = None) -> No
     Game.objects.filter(pk=game.pk).update(seq=game.seq)
     game.match = match
     viewers = {0: match.player_a, 1: match.player_b, SPECTATORS: None}
+    shared: dict = {}  # the state decoded and the last deal read once for the three views
     for audience, viewer in viewers.items():
-        text = view_message(game, game_view(game=game, viewer=viewer, now=now))
+        view = game_view(game=game, viewer=viewer, now=now, shared=shared)
+        text = view_message(game, view)
         publish_on_commit(
             group(game.pk, audience), {"type": "game.view", "seq": game.seq, "text": text}
         )

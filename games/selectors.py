@@ -61,15 +61,24 @@ def _player_json(player: Player) -> dict[str, Any]:
     return {"id": player.pk, "name": player.name, "kind": player.kind}
 
 
-def game_view(*, game: Game, viewer: Player | None, now: datetime | None = None) -> dict:
+def game_view(
+    *, game: Game, viewer: Player | None, now: datetime | None = None, shared: dict | None = None
+) -> dict:
     """The viewer's view of a game: for a player their hand, for anyone else no hidden card.
 
-    Player-indexed throughout: index 0 is the match's player A, 1 is player B.
+    Player-indexed throughout: index 0 is the match's player A, 1 is player B. Views of the
+    same game at the same moment for several viewers may pass one ``shared`` dict: what does
+    not depend on the viewer (the decoded match state, the last deal) is then read once.
     """
     now = now or timezone.now()
     match = game.match
     me = None if viewer is None else match.index_of(viewer.pk)
-    engine = EngineMatch.from_snapshot(match.state) if match.state else None
+    shared = {} if shared is None else shared
+    if "engine" not in shared:
+        shared["engine"] = EngineMatch.from_snapshot(match.state) if match.state else None
+        shared["last_deal"] = _last_deal(game)
+        shared["next_game"] = _next_game(game)
+    engine = shared["engine"]
     in_play = (
         engine is not None
         and game.status == Game.Status.ACTIVE
@@ -107,9 +116,9 @@ def game_view(*, game: Game, viewer: Player | None, now: datetime | None = None)
         "deadwood_points": None,
         "opponent": None,
         "legal_actions": [],
-        "last_deal": _last_deal(game),
+        "last_deal": shared["last_deal"],
         "pause": None,
-        "next_game": _next_game(game),
+        "next_game": shared["next_game"],
     }
     if paused:
         data["pause"] = {

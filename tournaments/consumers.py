@@ -25,12 +25,16 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from channels.db import database_sync_to_async
-
 from accounts.selectors import player_for_user
 from config.api import OUTAGE_ERRORS
 from config.live import dumps, stats
-from config.sockets import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND, CLOSE_UNAUTHENTICATED, JsonSocket
+from config.sockets import (
+    CLOSE_FORBIDDEN,
+    CLOSE_NOT_FOUND,
+    CLOSE_UNAUTHENTICATED,
+    JsonSocket,
+    socket_db,
+)
 from tournaments import live, selectors
 from tournaments.models import Entry, Event
 
@@ -113,7 +117,7 @@ class _Feed:
                 self.last_at = time.monotonic()
                 viewers = {s.player_id for s in self.sockets if s.player_id is not None}
                 try:
-                    rendered = await database_sync_to_async(event_render)(self.event_id, viewers)
+                    rendered = await socket_db(event_render)(self.event_id, viewers)
                 except OUTAGE_ERRORS:
                     logger.warning("event %s: render failed", self.event_id, exc_info=True)
                     return  # the next notice (or the client's poll) tries again
@@ -160,9 +164,7 @@ class EventConsumer(JsonSocket):
             await self.refuse_connection(CLOSE_UNAUTHENTICATED)
             return
         try:
-            code, self.player_id, seq = await database_sync_to_async(_access)(
-                self.event_id, self.user
-            )
+            code, self.player_id, seq = await socket_db(_access)(self.event_id, self.user)
         except OUTAGE_ERRORS:
             await self.refuse_connection(1013)  # try again later
             return
@@ -178,7 +180,7 @@ class EventConsumer(JsonSocket):
         if feed.cache is not None and feed.cache[0] >= seq:
             entry = None
             if self.player_id is not None:
-                entry = await database_sync_to_async(_entry_of)(self.event_id, self.player_id)
+                entry = await socket_db(_entry_of)(self.event_id, self.player_id)
             await self.send_event(feed.cache[0], feed.cache[1], entry)
         else:
             await self._send_current()
@@ -195,7 +197,7 @@ class EventConsumer(JsonSocket):
                 del _feeds[self.event_id]
 
     async def _send_current(self) -> None:
-        rendered = await database_sync_to_async(event_render)(
+        rendered = await socket_db(event_render)(
             self.event_id, [self.player_id] if self.player_id else []
         )
         if rendered is None:

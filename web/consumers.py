@@ -26,14 +26,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.db.models import Q
 
 from accounts.live import player_group
 from accounts.models import Player
 from accounts.selectors import player_for_user
 from config.api import OUTAGE_ERRORS
-from config.sockets import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED, JsonSocket
+from config.sockets import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED, JsonSocket, socket_db
 from games.live import challenge_message
 from games.models import Game, Match
 from tournaments.live import match_ready_message
@@ -99,7 +98,7 @@ class MeConsumer(JsonSocket):
             await self.refuse_connection(CLOSE_UNAUTHENTICATED)
             return
         try:
-            self.player = await database_sync_to_async(player_for_user)(user=self.user)
+            self.player = await socket_db(player_for_user)(user=self.user)
         except OUTAGE_ERRORS:
             await self.refuse_connection(1013)  # try again later
             return
@@ -118,7 +117,7 @@ class MeConsumer(JsonSocket):
 
     async def _send_summary(self) -> None:
         try:
-            summary = await database_sync_to_async(player_summary)(player=self.player)
+            summary = await socket_db(player_summary)(player=self.player)
         except OUTAGE_ERRORS:
             await self.send_error("service_unavailable", "try again shortly")
             return

@@ -11,3 +11,10 @@ import pytest
 @pytest.fixture(autouse=True)
 def _embedded_tasks_inline(settings):
     settings.EMBEDDED_WORKER = "inline"
+
+
+@pytest.fixture(autouse=True)
+def _socket_database_work_on_the_test_thread(settings):
+    """Sockets' database work on Channels' one thread, which is the test's own here (the
+    in-memory SQLite database cannot be written from several threads)."""
+    settings.SOCKET_DB_THREADS = 0
