@@ -43,6 +43,8 @@ logger = logging.getLogger(__name__)
 
 #: How often the server pings a player's socket (lag estimate, presence refresh).
 PING_SECONDS = 5.0
+#: Every this many pings a socket joins its group again (see _ping_loop).
+REJOIN_EVERY = 6
 #: How long a push that arrived ahead of a missing one waits for it before a resync.
 GAP_WAIT_SECONDS = 0.3
 #: Round trips kept for the lag estimate (the median of these, halved).
@@ -297,10 +299,10 @@ class GameConsumer(JsonSocket):
         return int(ordered[len(ordered) // 2] * 1000 / 2)
 
     async def _ping_loop(self) -> None:
-        """Every PING_SECONDS: ping a player (lag, presence); for every socket, join its
-        group again (a channel layer's Redis that lost its data forgets the groups, and the
-        next push then shows the gap and is repaired)."""
-        number = 0
+        """Every PING_SECONDS: ping a player (lag, presence); every REJOIN_EVERY of those,
+        every socket joins its group again (a channel layer's Redis that lost its data
+        forgets the groups, and the next push then shows the gap and is repaired)."""
+        number = ticks = 0
         while True:
             if self.index is not None:
                 number += 1
@@ -308,9 +310,11 @@ class GameConsumer(JsonSocket):
                 self.pings[number] = time.monotonic()
                 await self.send_json({"type": "ping", "id": number})
             await asyncio.sleep(PING_SECONDS)
+            ticks += 1
             try:
-                for name in self.groups_joined:
-                    await self.channel_layer.group_add(name, self.channel_name)
+                if ticks % REJOIN_EVERY == 0:
+                    for name in self.groups_joined:
+                        await self.channel_layer.group_add(name, self.channel_name)
                 if self.index is not None:
                     await self._announce_presence(only_if_changed=True)
             except Exception:
