@@ -493,14 +493,8 @@ def game_continue(*, game_id: int, player: Player, now: datetime | None = None) 
     Continuing twice is harmless.
     """
     now = now or timezone.now()
-    game = Game.objects.only("match_id").get(pk=game_id)
     with transaction.atomic():
-        match = _locked(game.match_id)
-        index = match.index_of(player.pk)
-        if index is None:
-            raise NotAPlayer("you are not a player of this game")
-        settled = _settle(match, now)
-        game = Game.objects.get(pk=game_id)
+        match, index, game, settled = _player_locked(game_id, player, now)
         if game.status == Game.Status.ACTIVE and game.paused:
             if not game.continued & (1 << index):
                 game.continued |= 1 << index
@@ -565,16 +559,10 @@ def action_submit(
     ply), IllegalMove naming the rule (400).
     """
     now = now or timezone.now()
-    game = Game.objects.only("match_id").get(pk=game_id)
     with transaction.atomic():
-        match = _locked(game.match_id)
-        index = match.index_of(player.pk)
-        if index is None:
-            raise NotAPlayer("you are not a player of this game")
         # A clock that ran out is settled before the move is looked at. The settlement must
         # commit even though the move is then refused, so the refusal waits until after.
-        settled = _settle(match, now)
-        game = Game.objects.get(pk=game_id)
+        match, index, game, settled = _player_locked(game_id, player, now)
         if settled:
             _follow_up(match)
         else:
@@ -599,6 +587,19 @@ def action_submit(
         _check_turn(match, game, index, ply)
         raise Conflict("the clock ran out before this move", code="stale_ply", ply=game.ply)
     return game
+
+
+def _player_locked(game_id: int, player: Player, now: datetime) -> tuple[Match, int, Game, bool]:
+    """In a transaction: lock the game's match, check ``player`` plays it (NotAPlayer),
+    settle a deadline that has passed. Returns the match, the player's index, the game row
+    after the settlement and whether anything was settled."""
+    game = Game.objects.only("match_id").get(pk=game_id)
+    match = _locked(game.match_id)
+    index = match.index_of(player.pk)
+    if index is None:
+        raise NotAPlayer("you are not a player of this game")
+    settled = _settle(match, now)
+    return match, index, Game.objects.get(pk=game_id), settled
 
 
 def action_by_client_id(*, game_id: int, player: Player, client_id: str) -> Action | None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from urllib.parse import unquote, urlparse
 
+from asgiref.sync import async_to_sync
 from asgiref.testing import ApplicationCommunicator
+from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from knox.models import AuthToken
 
@@ -114,3 +116,14 @@ class Socket:
 def published() -> None:
     """Wait until this process's pushes have been handed to the channel layer."""
     assert wait_published(5)
+
+
+def run(scenario, *args):
+    """Run an async test scenario from a sync test (its database calls on this thread)."""
+    return async_to_sync(scenario)(*args)
+
+
+def fresh_layer() -> None:
+    """Empty the in-memory layer: each test's event loop gets no queue of an earlier loop's."""
+    layer = get_channel_layer()
+    layer.channels, layer.groups, layer._home = {}, {}, None

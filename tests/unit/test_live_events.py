@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 
 from config.live import stats
 from games import services as play
 from tests.factories import PlayerFactory, UserFactory
-from tests.live import Socket, published, token_for
+from tests.live import Socket, fresh_layer, published, run, token_for
 from tests.tournaments import by_seed, event_with, humans, pairing
 from tournaments import consumers, services
 from tournaments.models import Event, Pairing
@@ -21,15 +19,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def _fresh_layer(monkeypatch):
     """A layer with no queues of an earlier test's loop, and no render interval to wait."""
-    layer = get_channel_layer()
-    layer.channels, layer.groups, layer._home = {}, {}, None
+    fresh_layer()
     consumers._feeds.clear()
     monkeypatch.setattr(consumers, "RENDER_INTERVAL", 0.0)
     yield
-
-
-def run(scenario, *args):
-    return async_to_sync(scenario)(*args)
 
 
 db = database_sync_to_async

@@ -6,9 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from games import services as play
@@ -16,7 +14,7 @@ from games.models import Game, Match
 from ladders import services as ladder_services
 from tests.factories import BotFactory, UserFactory
 from tests.ladders import make_ladder
-from tests.live import Socket, published, token_for
+from tests.live import Socket, fresh_layer, published, run, token_for
 from tests.tournaments import event_with, pairing
 from tournaments import services as tournament_services
 
@@ -27,13 +25,7 @@ db = database_sync_to_async
 
 @pytest.fixture(autouse=True)
 def _fresh_layer():
-    layer = get_channel_layer()
-    layer.channels, layer.groups, layer._home = {}, {}, None
-    yield
-
-
-def run(scenario, *args):
-    return async_to_sync(scenario)(*args)
+    fresh_layer()
 
 
 async def me(player) -> Socket:

@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
 
 from games import services
 from games.models import Action, Game
-from tests.live import Socket, WebsocketCommunicator, token_for
+from tests.live import Socket, WebsocketCommunicator, fresh_layer, run, token_for
 from tests.play import active_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,14 +17,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture(autouse=True)
 def _fresh_layer():
-    """Each test's event loop gets a layer with no queues of an earlier loop."""
-    layer = get_channel_layer()
-    layer.channels, layer.groups, layer._home = {}, {}, None
-    yield
-
-
-def run(scenario, *args):
-    return async_to_sync(scenario)(*args)
+    fresh_layer()
 
 
 @pytest.fixture
