@@ -1072,27 +1072,26 @@ def match_play_bots(*, match_id: int) -> bool:
 
     Idempotent: a finished match is left alone; the match row lock makes a second delivery
     of the same task wait and then find the match finished. True if it played the match.
+
+    On SQLite (embedded) the match is played before the lock is taken and the lock only
+    covers the write: there a transaction's lock is the whole database's one write lock,
+    which a whole match (about a second) would hold while people's moves waited behind it.
+    A second delivery may then play the match too, but only one writes it (the result
+    depends on the seed alone). PostgreSQL locks the one row, and plays it once.
     """
     done = (Match.Status.FINISHED, Match.Status.CANCELLED)
-    match = Match.objects.select_related("player_a", "player_b").get(pk=match_id)
-    if match.status in done:
-        return False
-    if not match.is_bot_match:
-        raise PlayError("only a match between two bots is played whole", code="not_bots")
-    # Played before the lock is taken: the result depends on the seed alone. Embedded, the
-    # lock is SQLite's one write lock, which a whole match (about a second) would hold while
-    # people's moves waited behind it.
-    engine = EngineMatch(match.seed, RuleSet.from_dict(match.rules))
-    bots = (
-        engine_bots.make_bot(match.player_a.bot_strategy, derive_seed(match.seed, "bot", 0)),
-        engine_bots.make_bot(match.player_b.bot_strategy, derive_seed(match.seed, "bot", 1)),
-    )
-    failure = engine_play_match(engine, bots)
-    now = timezone.now()
+    played = None
+    if connection.vendor == "sqlite":
+        match = Match.objects.select_related("player_a", "player_b").get(pk=match_id)
+        if match.status in done:
+            return False
+        played = _play_bots(match)
     with transaction.atomic():
         match = _locked(match_id)
         if match.status in done:
             return False  # another delivery wrote it meanwhile
+        engine, failure = played or _play_bots(match)
+        now = timezone.now()
         if match.status == Match.Status.SCHEDULED:
             match.status = Match.Status.ACTIVE
             match.started_at = now
@@ -1105,6 +1104,18 @@ def match_play_bots(*, match_id: int) -> bool:
         match.state = engine.snapshot()
         _match_end(match, engine, now)
     return True
+
+
+def _play_bots(match: Match) -> tuple[EngineMatch, Any]:
+    """The match played in memory by its two bots: the engine, and a bot's failure or None."""
+    if not match.is_bot_match:
+        raise PlayError("only a match between two bots is played whole", code="not_bots")
+    engine = EngineMatch(match.seed, RuleSet.from_dict(match.rules))
+    bots = (
+        engine_bots.make_bot(match.player_a.bot_strategy, derive_seed(match.seed, "bot", 0)),
+        engine_bots.make_bot(match.player_b.bot_strategy, derive_seed(match.seed, "bot", 1)),
+    )
+    return engine, engine_play_match(engine, bots)
 
 
 def _write_whole_match(match: Match, engine: EngineMatch, now: datetime) -> None:
