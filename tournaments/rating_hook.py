@@ -1,4 +1,4 @@
-"""Where tournaments meet Elo ratings (issue 7's ``ladders`` app), from the tournaments side.
+"""Where tournaments meet Elo ratings (the ``ladders`` app), from the tournaments side.
 
 Reads: :func:`ratings_for` asks the ladders app, if it is installed, for the players' current
 ratings in the pool of rated events (seeding by rating, standings). Until it exists every
@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 logger = logging.getLogger(__name__)
 
-#: Rating of a player the pool has not rated yet, for seeding only (issue 7's initial rating).
+#: Rating of a player the pool has not rated yet, for seeding only (the ladders' initial rating).
 DEFAULT_RATING = 1500
 
 

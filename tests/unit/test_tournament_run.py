@@ -150,7 +150,7 @@ def test_the_command_refuses_an_unknown_format():
 
 
 def test_a_rated_event_is_rated_in_the_rated_events_pool_and_standings_show_it():
-    ladders = pytest.importorskip("ladders.models")  # issue 7's app fills the rating hook
+    ladders = pytest.importorskip("ladders.models")  # the ladders app fills the rating hook
     event = event_with(bots(4), "single_elim", rated=True)
     services.event_start(event=event)
     finished(event)
