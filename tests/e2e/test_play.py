@@ -155,6 +155,8 @@ def test_a_stale_button_says_the_table_changed_and_shows_the_new_table(
 
     page.route_web_socket(re.compile(r"/ws/games/\d+$"), relay)
     page.goto(f"/games/{game.pk}")
+    # Live before going deaf: a table still polling would see the other tab's move.
+    expect(page.locator("#table")).to_have_attribute("data-live", "socket")
     wait_for_my_turn(page)
     deaf["on"] = True
     game.refresh_from_db()
