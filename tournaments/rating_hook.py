@@ -24,7 +24,7 @@ def ratings_for(player_ids: Iterable[int]) -> dict[int, int | None]:
     ids = list(player_ids)
     ratings: dict[int, int | None] = dict.fromkeys(ids)
     try:
-        from ladders import selectors as ladder_selectors  # issue 7; may not be installed
+        from ladders import selectors as ladder_selectors  # the ladders app; may not be installed
     except ImportError:
         return ratings
     lookup = getattr(ladder_selectors, "ratings_for_players", None)

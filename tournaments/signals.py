@@ -1,4 +1,4 @@
-"""Signals tournaments sends: issue 7's ladders app listens (tournaments imports nothing of it).
+"""Signals tournaments sends: the ladders app listens (tournaments imports nothing of it).
 
 ``rated_match_finished`` is **the rating hook**: sent with ``event``, ``pairing`` and ``match``
 for every match of a rated event whose result is recorded, inside the transaction that records
