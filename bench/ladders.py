@@ -14,7 +14,7 @@ The data is built first, outside timing, with ``COPY``:
   matches spread over the last 60 days, so some players fall out of the 30-day eligibility;
 - then ``VACUUM ANALYZE``, as autovacuum would.
 
-Figures (targets from issue 7):
+Figures (and their targets):
 
 1. ``GET /api/ladders/{id}/leaderboard`` page 1 and page 500 (20 a page: ranks 1-20 and
    9,981-10,000) through Django's test client, the whole request: p50 under 20 ms each. The
