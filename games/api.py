@@ -477,6 +477,23 @@ class GameView(APIView):
         return _with_etag(Response(selectors.game_view(game=game, viewer=viewer)), etag)
 
 
+def _game_and_player(request: Request, pk: int) -> tuple[Game, Player | None]:
+    """The game and the caller's player, or None when the caller does not play it."""
+    game = _game(pk)
+    player = player_for_user(user=request.user)
+    if player is None or game.match.index_of(player.pk) is None:
+        return game, None
+    return game, player
+
+
+def _player_view(pk: int, player: Player) -> Response:
+    """A player's view of the game as it is now, with its validator."""
+    game = _game(pk)
+    return _with_etag(
+        Response(selectors.game_view(game=game, viewer=player)), _game_etag(game, player)
+    )
+
+
 class GameActionView(APIView):
     """Make a move: ``{ply, type, card?, melds?}``. Answers with your view after it."""
 
@@ -485,9 +502,8 @@ class GameActionView(APIView):
 
     @extend_schema(request=ActionSerializer, responses={200: GameViewSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        game = _game(pk)
-        player = player_for_user(user=request.user)
-        if player is None or game.match.index_of(player.pk) is None:
+        game, player = _game_and_player(request, pk)
+        if player is None:
             return refusal(services.NotAPlayer("you are not a player of this game"))
         serializer = ActionSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -502,10 +518,7 @@ class GameActionView(APIView):
             services.action_submit(game_id=game.pk, player=player, ply=data["ply"], action=action)
         except services.PlayError as error:
             return refusal(error)
-        game = _game(pk)
-        return _with_etag(
-            Response(selectors.game_view(game=game, viewer=player)), _game_etag(game, player)
-        )
+        return _player_view(pk, player)
 
 
 class GameContinueView(APIView):
@@ -520,18 +533,14 @@ class GameContinueView(APIView):
 
     @extend_schema(request=None, responses={200: GameViewSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        game = _game(pk)
-        player = player_for_user(user=request.user)
-        if player is None or game.match.index_of(player.pk) is None:
+        game, player = _game_and_player(request, pk)
+        if player is None:
             return refusal(services.NotAPlayer("you are not a player of this game"))
         try:
             services.game_continue(game_id=game.pk, player=player)
         except services.PlayError as error:
             return refusal(error)
-        game = _game(pk)
-        return _with_etag(
-            Response(selectors.game_view(game=game, viewer=player)), _game_etag(game, player)
-        )
+        return _player_view(pk, player)
 
 
 urlpatterns = [

@@ -16,6 +16,26 @@ def sign_in(context, live: str, user) -> None:
     context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": live}])
 
 
+def open_event(name: str, players, format: str = "single_elim", **options):
+    """An untimed event open for registration with ``players`` entered."""
+    from tournaments import services
+
+    event = services.event_create(
+        name=name,
+        format=format,
+        best_of=1,
+        target=100,
+        seeding="random",
+        seeding_seed=7,
+        base_seconds=None,
+        **options,
+    )
+    services.event_open_registration(event=event)
+    for player in players:
+        services.entry_add(event=event, player=player)
+    return event
+
+
 def settle(timeout: float = 120) -> None:
     """Until the embedded worker has done all it was given (set-ups that play bot matches)."""
     from config.embedded import wait_idle

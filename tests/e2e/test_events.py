@@ -10,7 +10,7 @@ from django.db.models import Q
 from playwright.sync_api import expect
 
 from games.models import Match
-from tests.e2e.helpers import settle, sign_in
+from tests.e2e.helpers import open_event, settle, sign_in
 from tests.factories import BotFactory, PlayerFactory
 from tournaments import services
 from tournaments.models import Event, Pairing
@@ -19,19 +19,7 @@ from tournaments.models import Event, Pairing
 def run_event(name: str, format: str, players, **options) -> Event:
     """Create, fill and start an event; its bot matches are played by the embedded worker,
     waited for here."""
-    event = services.event_create(
-        name=name,
-        format=format,
-        best_of=1,
-        target=100,
-        seeding="random",
-        seeding_seed=7,
-        base_seconds=None,
-        **options,
-    )
-    services.event_open_registration(event=event)
-    for player in players:
-        services.entry_add(event=event, player=player)
+    event = open_event(name, players, format, **options)
     services.event_start(event=event)
     settle()
     event.refresh_from_db()

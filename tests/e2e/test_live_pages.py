@@ -10,28 +10,10 @@ from playwright.sync_api import expect
 
 from games import services as play
 from games.models import Match
-from tests.e2e.helpers import sign_in
+from tests.e2e.helpers import open_event, sign_in
 from tests.factories import BotFactory, PlayerFactory
 from tournaments import services
-from tournaments.models import Event, Pairing
-
-
-def open_event(name: str, players, **options) -> Event:
-    """An untimed single-elimination event open for registration with ``players`` entered."""
-    event = services.event_create(
-        name=name,
-        format="single_elim",
-        best_of=1,
-        target=100,
-        seeding="random",
-        seeding_seed=7,
-        base_seconds=None,
-        **options,
-    )
-    services.event_open_registration(event=event)
-    for player in players:
-        services.entry_add(event=event, player=player)
-    return event
+from tournaments.models import Pairing
 
 
 def test_a_player_sees_the_banner_with_a_countdown_on_another_page_and_it_opens_the_table(
