@@ -486,8 +486,16 @@ def _game_and_player(request: Request, pk: int) -> tuple[Game, Player | None]:
     return game, player
 
 
-def _player_view(pk: int, player: Player) -> Response:
-    """A player's view of the game as it is now, with its validator."""
+def _player_view(pk: int, player: Player, changed: Game | None = None) -> Response:
+    """A player's view of the game as it is now, with its validator.
+
+    ``changed`` is the row a service just changed: the view it pushed to this player's
+    sockets then is the answer (the same view), so it is not read and rendered again.
+    """
+    pushed = getattr(changed, "pushed_views", None) if changed is not None else None
+    index = changed.match.index_of(player.pk) if pushed else None
+    if pushed and changed.pk == pk and index in pushed:
+        return _with_etag(Response(pushed[index]), _game_etag(changed, player))
     game = _game(pk)
     return _with_etag(
         Response(selectors.game_view(game=game, viewer=player)), _game_etag(game, player)
@@ -515,10 +523,12 @@ class GameActionView(APIView):
         except EngineError as error:
             return refusal(services.IllegalMove(str(error), code=error.rule))
         try:
-            services.action_submit(game_id=game.pk, player=player, ply=data["ply"], action=action)
+            changed = services.action_submit(
+                game_id=game.pk, player=player, ply=data["ply"], action=action
+            )
         except services.PlayError as error:
             return refusal(error)
-        return _player_view(pk, player)
+        return _player_view(pk, player, changed)
 
 
 class GameContinueView(APIView):
@@ -537,10 +547,10 @@ class GameContinueView(APIView):
         if player is None:
             return refusal(services.NotAPlayer("you are not a player of this game"))
         try:
-            services.game_continue(game_id=game.pk, player=player)
+            changed = services.game_continue(game_id=game.pk, player=player)
         except services.PlayError as error:
             return refusal(error)
-        return _player_view(pk, player)
+        return _player_view(pk, player, changed)
 
 
 urlpatterns = [

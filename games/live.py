@@ -45,22 +45,37 @@ def view_message(game: Game, view: dict) -> str:
     return dumps({"type": "view", "seq": game.seq, "view": view})
 
 
-def game_changed(*, match: Match, game: Game, now: datetime | None = None) -> None:
+def game_changed(
+    *, match: Match, game: Game, now: datetime | None = None, counted: bool = False
+) -> None:
     """Count a committed change of ``game`` and push each audience its view on commit.
 
     Call it once per transaction and game, after the rows are saved, with the match row
-    locked (the lock orders the changes, so ``seq`` follows the commit order).
+    locked (the lock orders the changes, so ``seq`` follows the commit order). ``counted``:
+    the caller raised ``game.seq`` already and saved it with the row.
+
+    The views rendered are kept on the row as ``game.pushed_views`` (by audience), so the
+    request that made the change can answer with its player's view without rendering it
+    again: it is the same view, at the same moment.
     """
     from games.selectors import game_view  # selectors import services, which import this
 
     now = now or timezone.now()
-    game.seq = (game.seq or 0) + 1
-    Game.objects.filter(pk=game.pk).update(seq=game.seq)
+    if not counted:
+        game.seq = (game.seq or 0) + 1
+        Game.objects.filter(pk=game.pk).update(seq=game.seq)
     game.match = match
     viewers = {0: match.player_a, 1: match.player_b, SPECTATORS: None}
-    shared: dict = {}  # the state decoded and the last deal read once for the three views
+    # The state decoded and the last deal read once for the three views; the engine match
+    # the state was just saved from, when the service left it on the row (see _save).
+    shared: dict = {}
+    saved = match.__dict__.get("_saved_engine")
+    if saved is not None and saved[0] is match.state:  # not if the state changed since
+        shared["engine"] = saved[1]
+    game.pushed_views = {}
     for audience, viewer in viewers.items():
         view = game_view(game=game, viewer=viewer, now=now, shared=shared)
+        game.pushed_views[audience] = view
         text = view_message(game, view)
         publish_on_commit(
             group(game.pk, audience), {"type": "game.view", "seq": game.seq, "text": text}

@@ -68,14 +68,17 @@ def game_view(
 
     Player-indexed throughout: index 0 is the match's player A, 1 is player B. Views of the
     same game at the same moment for several viewers may pass one ``shared`` dict: what does
-    not depend on the viewer (the decoded match state, the last deal) is then read once.
+    not depend on the viewer (the decoded match state, the last deal) is then read once. A
+    caller holding the engine match that ``match.state`` was saved from may put it in
+    ``shared["engine"]`` (it is only read).
     """
     now = now or timezone.now()
     match = game.match
     me = None if viewer is None else match.index_of(viewer.pk)
     shared = {} if shared is None else shared
-    if "engine" not in shared:
-        shared["engine"] = EngineMatch.from_snapshot(match.state) if match.state else None
+    if "last_deal" not in shared:
+        if "engine" not in shared:
+            shared["engine"] = EngineMatch.from_snapshot(match.state) if match.state else None
         shared["last_deal"] = _last_deal(game)
         shared["next_game"] = _next_game(game)
     engine = shared["engine"]

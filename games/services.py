@@ -500,8 +500,8 @@ def game_continue(*, game_id: int, player: Player, now: datetime | None = None) 
                 game.continued |= 1 << index
                 if game.continued == 3:
                     _pause_end(match, game, now)
-                game.save()
                 _touched(match, game)
+                game.save()
             _follow_up(match)
             return game
         if settled:
@@ -515,14 +515,24 @@ def game_continue(*, game_id: int, player: Player, now: datetime | None = None) 
 
 
 def _touched(match: Match, game: Game) -> None:
-    """Note that this transaction changed ``game`` (published by :func:`_publish`)."""
-    match.__dict__.setdefault("_touched_games", {})[game.pk] = game
+    """Note that this transaction changes ``game``: call it *before* the game's row is saved.
+
+    The first time in a transaction the game's change number (``seq``) goes up by one, so
+    the save that follows writes it with the rest of the row (no update of its own); the
+    change is pushed by :func:`_publish`.
+    """
+    touched = match.__dict__.setdefault("_touched_games", {})
+    if game.pk not in touched:
+        game.seq = (game.seq or 0) + 1
+    touched[game.pk] = game
 
 
-def _publish(match: Match) -> None:
-    """Push each game this transaction changed to its sockets, once, on commit."""
-    for game in match.__dict__.pop("_touched_games", {}).values():
-        game_changed(match=match, game=game)
+def _publish(match: Match) -> list[Game]:
+    """Push each game this transaction changed to its sockets, once, on commit. Returns them."""
+    games = list(match.__dict__.pop("_touched_games", {}).values())
+    for game in games:
+        game_changed(match=match, game=game, counted=True)
+    return games
 
 
 # --- moves ---------------------------------------------------------------------------------
@@ -593,13 +603,22 @@ def _player_locked(game_id: int, player: Player, now: datetime) -> tuple[Match, 
     """In a transaction: lock the game's match, check ``player`` plays it (NotAPlayer),
     settle a deadline that has passed. Returns the match, the player's index, the game row
     after the settlement and whether anything was settled."""
-    game = Game.objects.only("match_id").get(pk=game_id)
-    match = _locked(game.match_id)
+    # One query finds and locks the match (OF self: not the game row joined to find it).
+    match = (
+        Match.objects.select_for_update(of=("self",))
+        .select_related("player_a", "player_b")
+        .get(games__pk=game_id)
+    )
     index = match.index_of(player.pk)
     if index is None:
         raise NotAPlayer("you are not a player of this game")
-    settled = _settle(match, now)
-    return match, index, Game.objects.get(pk=game_id), settled
+    game = Game.objects.get(pk=game_id)  # read under the lock: the row as it is now
+    game.match = match
+    settled = _settle(match, now, game=game)
+    if settled:
+        game = Game.objects.get(pk=game_id)
+        game.match = match
+    return match, index, game, settled
 
 
 def action_by_client_id(*, game_id: int, player: Player, client_id: str) -> Action | None:
@@ -728,8 +747,8 @@ def _game_end(match: Match, game: Game, engine: EngineMatch, g: Any, now: dateti
     match.games_won_a, match.games_won_b = won
     match.margin_a = engine.margins[0]
     if not engine.is_over:
-        game.save()
         _touched(match, game)
+        game.save()
         return _game_begin(match, engine, now)
     return None
 
@@ -740,12 +759,14 @@ def _save(match: Match, game: Game, engine: EngineMatch, now: datetime) -> None:
     if game.status == Game.Status.ACTIVE:
         game.score_a, game.score_b = g.scores
         game.turn_deadline = _deadline(match, game, game.to_act)
-    game.save()
     _touched(match, game)
+    game.save()
     match.state = engine.snapshot()
     if engine.is_over:
         _match_end(match, engine, now)
     match.save()
+    # The views pushed on this change decode this state: hand them the engine instead.
+    match.__dict__["_saved_engine"] = (match.state, engine)
 
 
 def _match_end(match: Match, engine: EngineMatch, now: datetime) -> None:
@@ -788,10 +809,13 @@ def _follow_up(match: Match) -> None:
     countdown (to the deadline of the turn, or of the pause between deals)."""
     from games import tasks
 
-    _publish(match)
+    changed = _publish(match)
     if match.status != Match.Status.ACTIVE or match.is_bot_match:
         return
-    game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
+    # A match has one active game: when this change touched it, it is in hand already.
+    game = next((g for g in changed if g.status == Game.Status.ACTIVE), None)
+    if game is None:
+        game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
     if game is None or game.to_act is None:
         return
     to_act = match.player_a if game.to_act == 0 else match.player_b
@@ -834,18 +858,23 @@ def clock_settle_if_due(*, game: Game, now: datetime | None = None) -> bool:
     return clock_settle(match_id=game.match_id, now=now)
 
 
-def _settle(match: Match, now: datetime) -> bool:
+def _settle(match: Match, now: datetime, game: Game | None = None) -> bool:
     """With the match row locked: end a pause that ran out, apply the timeout policy to a
-    turn that did, while a deadline has passed."""
+    turn that did, while a deadline has passed.
+
+    ``game`` is a row of the match read under the lock, if the caller has one: when it is
+    the active game it is not read again.
+    """
     changed = False
     while match.status == Match.Status.ACTIVE and match.is_timed:
-        game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
+        if game is None or game.status != Game.Status.ACTIVE or changed:
+            game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
         if game is not None and game.pause_deadline is not None:
             if game.pause_deadline > now:
                 break
             _pause_end(match, game, game.pause_deadline)
-            game.save()
             _touched(match, game)
+            game.save()
             changed = True
             continue
         if game is None or game.turn_deadline is None or game.turn_deadline > now:

@@ -151,9 +151,13 @@ def test_the_bot_answers_a_humans_move(alice_client, alice, gus):
         data = move(alice_client, game, data["ply"], legal[0]).json()
         passing = [a for a in data["legal_actions"] if a["type"] == "discard"]
     ply = data["ply"]
-    after = move(alice_client, game, ply, passing[0]).json()
+    answer = move(alice_client, game, ply, passing[0]).json()
+    # The answer is alice's view just after her move (the bot replies on its own time);
+    # here the bot's task ran on commit, so the next look shows its reply.
+    assert answer["ply"] == ply + 1 and not answer["your_turn"]
+    after = view(alice_client, game)
     bot_moves = [h for h in (after["deal"] or {}).get("history", []) if h["player"] == 1]
-    assert after["ply"] >= ply + 2, "the bot replied before the answer came back"
+    assert after["ply"] >= ply + 2, "the bot has not replied"
     assert after["your_turn"] or after["status"] == "finished" or bot_moves
 
 
