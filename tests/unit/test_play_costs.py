@@ -1,0 +1,71 @@
+"""What a move costs the database, and that the cheap answer is the true one.
+
+The move's answer is the view the service pushed to the mover's sockets (rendered once under
+the lock), not a fresh read: it must equal what a GET answers just after.
+"""
+
+import random
+
+import pytest
+
+from games.models import Match
+from tests.play import active_game, move, pick, view
+
+#: Queries of one move over the API in a timed game between people: the token's sign-in (2),
+#: the game and the caller's player (2), the savepoint (2), the match locked, the game read
+#: under the lock, the deal, the action written, the game and the match saved, the last
+#: finished deal for the pushed views.
+MOVE_QUERIES = 13
+
+
+@pytest.fixture
+def timed_duel(alice_client, bob_client, bob):
+    created = alice_client.post(
+        "/api/matches",
+        {
+            "opponent": bob.pk,
+            "target": 100,
+            "best_of": 1,
+            "time_control": {"base_seconds": 600, "increment_seconds": 2},
+        },
+        format="json",
+    ).json()
+    bob_client.post(f"/api/matches/{created['id']}/accept")
+    return Match.objects.get(pk=created["id"]), {0: alice_client, 1: bob_client}
+
+
+def test_a_move_costs_a_bounded_number_of_queries(timed_duel, django_assert_max_num_queries):
+    match, clients = timed_duel
+    rng = random.Random(3)
+    for _ in range(12):
+        game = active_game(match)
+        mover = clients[game.to_act]
+        seen = view(mover, game)
+        action = pick(seen["legal_actions"], rng, seen["hand"])
+        with django_assert_max_num_queries(MOVE_QUERIES):
+            answer = move(mover, game, seen["ply"], action)
+        assert answer.status_code == 200, answer.content
+
+
+def test_the_answer_to_a_move_is_the_view_a_read_gives_after_it(timed_duel):
+    match, clients = timed_duel
+    rng = random.Random(4)
+    for _ in range(40):
+        game = active_game(match)
+        mover = clients[game.to_act]
+        seen = view(mover, game)
+        answer = move(mover, game, seen["ply"], pick(seen["legal_actions"], rng, seen["hand"]))
+        assert answer.status_code == 200, answer.content
+        after = mover.get(f"/api/games/{game.pk}")
+        assert answer["ETag"] == after["ETag"]
+        mine, read = answer.json(), after.json()
+        for data in (mine, read):  # the clocks count down between the two
+            for clock in data["clocks"]:
+                clock.pop("remaining_ms"), clock.pop("turn_remaining_ms")
+            if data["pause"]:
+                data["pause"].pop("remaining_ms")
+        assert mine == read
+        assert mine["seq"] == seen["seq"] + 1 and mine["ply"] == seen["ply"] + 1
+        if mine["pause"]:  # a deal ended: both read it, and the next one starts
+            for client in clients.values():
+                assert client.post(f"/api/games/{game.pk}/continue").status_code == 200
