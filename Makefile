@@ -37,9 +37,10 @@ run: $(STAMP)
 migrate: $(STAMP)
 	$(MANAGE) migrate --no-input
 
-# A Celery worker for whatever CELERY_BROKER_URL and DATABASE_URL say.
+# A Celery worker for whatever CELERY_BROKER_URL and DATABASE_URL say, on both queues
+# (interactive first). In production run each queue's workers apart (deploy/compose.yaml).
 worker: $(STAMP)
-	$(BIN)/celery -A config worker --loglevel INFO
+	$(BIN)/celery -A config worker --loglevel INFO --queues interactive,batch
 
 beat: $(STAMP)
 	$(BIN)/celery -A config beat --loglevel INFO --schedule var/celerybeat-schedule

@@ -16,6 +16,7 @@ Workers keep their database connection between tasks (``CELERY_DB_REUSE_MAX``) a
 Django does around each request, drop it when it is too old or broken.
 """
 
+import fnmatch
 import functools
 import logging
 import os
@@ -159,8 +160,28 @@ def _broker_redis():
     return redis.Redis.from_url(url)
 
 
+#: The two queues: work a person waits for, and work nobody waits for (settings.INTERACTIVE_TASKS).
+INTERACTIVE, BATCH = "interactive", "batch"
+
+
+def queue_of(task_name: str) -> str:
+    """The queue (and the embedded lane) of a task: interactive if INTERACTIVE_TASKS names it."""
+    from django.conf import settings
+
+    patterns = settings.INTERACTIVE_TASKS
+    if any(fnmatch.fnmatchcase(task_name, pattern) for pattern in patterns):
+        return INTERACTIVE
+    return BATCH
+
+
+def route_task(name, args, kwargs, options, task=None, **kw) -> dict:
+    """Celery router: every task to its queue (a queue named when sending still wins)."""
+    return {"queue": queue_of(name)}
+
+
 app = Celery("ginrummy", task_cls=Task)
 app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.task_routes = (route_task,)
 app.autodiscover_tasks()
 
 

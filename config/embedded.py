@@ -9,9 +9,9 @@ service runs embedded with ``EMBEDDED_WORKER=threads`` (the default). The caller
 request that queued it (ARCHITECTURE.md, principle 10). Two lanes of threads, so that work a
 person waits for is never stuck behind batch work (principle 9):
 
-- *interactive*: task names matching ``EMBEDDED_INTERACTIVE_TASKS`` (a bot's reply, a clock
-  countdown, pushes), ``EMBEDDED_INTERACTIVE_THREADS`` threads;
-- *batch*: everything else (whole bot matches, event advancement, webhooks, ladders),
+- *interactive*: task names matching ``INTERACTIVE_TASKS`` (a bot's reply, a clock
+  countdown, matchmaking, pushes), ``EMBEDDED_INTERACTIVE_THREADS`` threads;
+- *batch*: everything else (whole bot matches, event advancement, webhooks, ratings),
   ``EMBEDDED_BATCH_THREADS`` threads.
 
 Each run closes old database connections before and after (as Django does around a request)
@@ -36,7 +36,6 @@ rows locked by work in progress, so one thread per process is harmless.
 
 from __future__ import annotations
 
-import fnmatch
 import heapq
 import itertools
 import logging
@@ -56,7 +55,7 @@ from kombu import serialization
 
 logger = logging.getLogger(__name__)
 
-INTERACTIVE = "interactive"
+INTERACTIVE = "interactive"  # the lanes are named as the queues (config.celery)
 BATCH = "batch"
 
 _started = threading.Event()
@@ -124,11 +123,10 @@ def uses_threads() -> bool:
 
 
 def lane_of(task_name: str) -> str:
-    """The lane a task runs in: interactive if its name matches EMBEDDED_INTERACTIVE_TASKS."""
-    patterns = settings.EMBEDDED_INTERACTIVE_TASKS
-    if any(fnmatch.fnmatchcase(task_name, pattern) for pattern in patterns):
-        return INTERACTIVE
-    return BATCH
+    """The lane a task runs in: its queue's (interactive if INTERACTIVE_TASKS names it)."""
+    from config.celery import queue_of
+
+    return queue_of(task_name)
 
 
 class InProcessResult:

@@ -388,10 +388,25 @@ if EMBEDDED_WORKER not in ("threads", "inline"):
     raise ImproperlyConfigured(
         f"EMBEDDED_WORKER={EMBEDDED_WORKER!r} is not a worker kind: use threads or inline"
     )
-# Tasks a person waits for run in the interactive lane, never behind the batch lane's work
-# (whole bot matches, event advancement, webhooks, ladders). Names or fnmatch patterns.
-EMBEDDED_INTERACTIVE_TASKS = env_list(
-    "EMBEDDED_INTERACTIVE_TASKS", ["games.bot_move", "games.settle_clock", "*.push*", "live.*"]
+# Who waits for a task decides where it runs. *Interactive*: a person waits (a bot's reply to
+# them, a clock settled, matchmaking and ladder starts, pushes); *batch*: nobody does (whole
+# bot matches, event advancement, webhooks, rating replays). Names or fnmatch patterns; every
+# other task is batch. Embedded these are the in-process worker's two lanes; distributed, the
+# two Celery queues of the same names (config.celery.route_task), each with workers of its own
+# so batch work never holds up a person (deploy/cluster.py, deploy/compose.yaml).
+INTERACTIVE_TASKS = env_list(
+    "INTERACTIVE_TASKS",
+    [
+        "games.bot_move",
+        "games.settle_clock",
+        "games.sweep_clocks",
+        "ladders.matchmake",
+        "ladders.start_matches",
+        "ladders.sweep",
+        "health.*",
+        "*.push*",
+        "live.*",
+    ],
 )
 EMBEDDED_INTERACTIVE_THREADS = env_int("EMBEDDED_INTERACTIVE_THREADS", 2, minimum=1)
 EMBEDDED_BATCH_THREADS = env_int("EMBEDDED_BATCH_THREADS", 2, minimum=1)
@@ -402,6 +417,8 @@ CELERY_RESULT_BACKEND = (
     or None
 )
 CELERY_RESULT_EXPIRES = 3600
+# Tasks not named in INTERACTIVE_TASKS (and a client that names no queue) go to "batch".
+CELERY_TASK_DEFAULT_QUEUE = "batch"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
@@ -424,6 +441,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # after a crash would wait up to 100 s more for the dead worker's task. Look often.
     "unacked_restore_interval": max(1, min(10, CELERY_VISIBILITY_TIMEOUT // 4)),
     "unacked_restore_throttle": 1,
+    # A worker on both queues (-Q interactive,batch) always takes interactive work first;
+    # kombu's default takes from its queues in turn.
+    "queue_order_strategy": "priority",
 }
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
 if CELERY_TASK_SOFT_TIME_LIMIT > CELERY_TASK_TIME_LIMIT:

@@ -20,7 +20,11 @@ Environment (each with its default):
     CLUSTER_HOST       127.0.0.1
     CLUSTER_PORT       8100
     CLUSTER_WORKERS    2                 Celery worker processes (worker1, worker2, ...)
+    CLUSTER_BATCH_WORKERS 1 (0 with one worker)  how many of them (the last) take the batch
+                                         queue alone, niced; the others take the interactive
+                                         queue alone (with one worker: both, interactive first)
     CLUSTER_WORKER_CONCURRENCY 1         pool processes per worker (prefork)
+    CLUSTER_BATCH_NICE 10                the batch workers' nice value
     CLUSTER_START_TIMEOUT 60             seconds to wait for health and pings
     DATABASE_URL       postgres://postgres@127.0.0.1:5432/ginrummy
     CELERY_BROKER_URL  redis://127.0.0.1:6379/0
@@ -56,6 +60,13 @@ HOST = _env("CLUSTER_HOST", "127.0.0.1")
 PORT = int(_env("CLUSTER_PORT", "8100"))
 WORKERS = int(_env("CLUSTER_WORKERS", "2"))
 CONCURRENCY = int(_env("CLUSTER_WORKER_CONCURRENCY", "1"))
+BATCH_WORKERS = int(_env("CLUSTER_BATCH_WORKERS", "1" if WORKERS > 1 else "0"))
+BATCH_NICE = int(_env("CLUSTER_BATCH_NICE", "10"))
+if not 0 <= BATCH_WORKERS < WORKERS and not (WORKERS == 1 and BATCH_WORKERS == 0):
+    sys.exit(
+        f"CLUSTER_BATCH_WORKERS={BATCH_WORKERS} must leave at least one of the "
+        f"CLUSTER_WORKERS={WORKERS} for the interactive queue"
+    )
 START_TIMEOUT = float(_env("CLUSTER_START_TIMEOUT", "60"))
 DATABASE_URL = _env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ginrummy")
 BROKER_URL = _env("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
@@ -65,6 +76,20 @@ NODE = socket.gethostname()
 
 def worker_names() -> list[str]:
     return [f"worker{n}" for n in range(1, WORKERS + 1)]
+
+
+def worker_queues(name: str) -> str:
+    """The queues a worker takes (``--queues``): interactive work never waits behind batch.
+
+    A person waits for the interactive queue (a bot's reply, a clock, matchmaking, pushes);
+    nobody waits for the batch queue (bot-vs-bot matches, event advancement, webhooks,
+    ratings). Each has workers of its own, so a long batch task never holds a reply up; a
+    lone worker takes both, interactive first (the broker's ``queue_order_strategy``).
+    """
+    if BATCH_WORKERS == 0:
+        return "interactive,batch"
+    batch = worker_names()[WORKERS - BATCH_WORKERS :]
+    return "batch" if name in batch else "interactive"
 
 
 def process_names() -> list[str]:
@@ -125,11 +150,17 @@ def commands() -> dict[str, list[str]]:
         ]
     }
     for name in worker_names():
+        queues = worker_queues(name)
+        # Batch workers yield the CPU to the web processes and the interactive workers.
+        nice = ["nice", "-n", str(BATCH_NICE)] if queues == "batch" and BATCH_NICE else []
         result[name] = [
+            *nice,
             *celery,
             "worker",
             "--hostname",
             f"{name}@{NODE}",
+            "--queues",
+            queues,
             "--pool",
             "prefork",
             "--concurrency",
@@ -329,7 +360,9 @@ def start() -> int:
         if status == 200 and sockets and answered == set(worker_names()):
             print(
                 f"cluster up in {time.monotonic() - started:.1f} s: http://{HOST}:{PORT}/ "
-                f"(pids {running()}; logs in {CLUSTER_DIR})"
+                f"(pids {running()}; logs in {CLUSTER_DIR}; queues "
+                + ", ".join(f"{name} {worker_queues(name)}" for name in worker_names())
+                + ")"
             )
             return 0
         time.sleep(0.2)
@@ -387,7 +420,10 @@ def stop(timeout: float = 30.0) -> int:
 def status() -> int:
     procs = running()
     for name in process_names():
-        print(f"{name:8} {'running, pid ' + str(procs[name]) if name in procs else 'stopped'}")
+        state = f"running, pid {procs[name]}" if name in procs else "stopped"
+        if name in worker_names():
+            state += f" (queues {worker_queues(name)})"
+        print(f"{name:8} {state}")
     code, body = health()
     print(f"health   {code} {body}")
     sockets = code == 200 and socket_served()

@@ -181,7 +181,7 @@ def start_worker(
     log_dir: Path,
     pool: str = "solo",
     concurrency: int = 1,
-    queues: str = "celery",
+    queues: str = "interactive,batch",
     **env: str,
 ) -> Worker:
     """Start ``celery -A config worker`` on ``queues`` and wait until it answers a ping.

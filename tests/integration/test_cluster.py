@@ -73,7 +73,12 @@ def test_cluster_starts_healthy_runs_a_task_and_stops(django_db_setup, tmp_path,
         monkeypatch.setenv("CELERY_BROKER_URL", broker)
         client = Celery("cluster-test", broker=broker, backend=broker)
         try:
-            assert client.send_task("health.ping").get(timeout=20) == "pong"
+            # Each queue has its worker: worker1 the interactive queue, worker2 the batch one.
+            for queue in ("interactive", "batch"):
+                assert client.send_task("health.ping", queue=queue).get(timeout=20) == "pong"
+            active = client.control.inspect(timeout=5).active_queues() or {}
+            taken = {host.split("@")[0]: [q["name"] for q in qs] for host, qs in active.items()}
+            assert taken == {"worker1": ["interactive"], "worker2": ["batch"]}
         finally:
             client.close()
 

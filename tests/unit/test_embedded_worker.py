@@ -197,10 +197,11 @@ def test_interactive_tasks_are_named_by_the_setting(settings):
     assert embedded.lane_of("games.settle_clock") == embedded.INTERACTIVE
     assert embedded.lane_of("games.push_game") == embedded.INTERACTIVE
     assert embedded.lane_of("live.table_changed") == embedded.INTERACTIVE
-    for batch in ("games.play_match", "tournaments.deliver_webhook", "ladders.matchmake"):
-        assert embedded.lane_of(batch) == embedded.BATCH
-    settings.EMBEDDED_INTERACTIVE_TASKS = ["ladders.matchmake"]
     assert embedded.lane_of("ladders.matchmake") == embedded.INTERACTIVE
+    for batch in ("games.play_match", "tournaments.deliver_webhook", "ladders.rate_match"):
+        assert embedded.lane_of(batch) == embedded.BATCH
+    settings.INTERACTIVE_TASKS = ["games.play_match"]
+    assert embedded.lane_of("games.play_match") == embedded.INTERACTIVE
     assert embedded.lane_of("games.bot_move") == embedded.BATCH
 
 

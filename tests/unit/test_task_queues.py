@@ -1,0 +1,47 @@
+"""Every task runs in the queue of whoever waits for it: a person (interactive) or nobody (batch).
+
+The table names every task the project registers, so a new task cannot slip into a queue by
+accident: it fails here until someone decides who waits for it.
+"""
+
+from config.celery import BATCH, INTERACTIVE, app, queue_of, route_task
+
+#: Who waits: a person for a bot's reply, a clock, matchmaking and ladder starts, a health
+#: check; nobody for whole bot matches, event advancement, webhooks and rating updates.
+EXPECTED = {
+    "games.bot_move": INTERACTIVE,
+    "games.settle_clock": INTERACTIVE,
+    "games.sweep_clocks": INTERACTIVE,
+    "games.play_match": BATCH,
+    "ladders.matchmake": INTERACTIVE,
+    "ladders.start_matches": INTERACTIVE,
+    "ladders.sweep": INTERACTIVE,
+    "ladders.rate_match": BATCH,
+    "tournaments.sweep": BATCH,
+    "tournaments.deliver_webhook": BATCH,
+    "health.ping": INTERACTIVE,
+}
+
+
+def project_tasks() -> set[str]:
+    app.loader.import_default_modules()
+    return {name for name in app.tasks if not name.startswith(("celery.", "tests."))}
+
+
+def test_every_task_of_the_project_has_its_queue_decided():
+    assert project_tasks() == set(EXPECTED), "a task was added or removed: decide its queue"
+    assert {name: queue_of(name) for name in EXPECTED} == EXPECTED
+
+
+def test_the_router_sends_each_task_to_its_queue_and_a_named_queue_still_wins():
+    for name, queue in EXPECTED.items():
+        assert route_task(name, (), {}, {}) == {"queue": queue}
+    routed = app.amqp.router.route({"queue": "crash-child"}, "games.play_match", (), {})
+    assert routed["queue"].name == "crash-child"
+    assert app.amqp.router.route({}, "games.bot_move", (), {})["queue"].name == INTERACTIVE
+    assert app.amqp.router.route({}, "games.play_match", (), {})["queue"].name == BATCH
+
+
+def test_a_client_that_names_no_task_of_ours_lands_in_batch():
+    assert app.conf.task_default_queue == BATCH
+    assert queue_of("someone.elses_task") == BATCH
