@@ -20,6 +20,7 @@ import fnmatch
 import functools
 import logging
 import os
+import time
 from functools import cache
 
 from celery import Celery, signals
@@ -198,6 +199,34 @@ def _close_old_connections(sender=None, **kwargs):
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+_started: dict[str, float] = {}
+
+
+def _queue_of_request(task) -> str:
+    """The queue a task run came from (its routing key), or the one it is routed to."""
+    info = getattr(task.request, "delivery_info", None) or {}
+    return info.get("routing_key") or queue_of(task.name)
+
+
+@signals.task_prerun.connect
+def _task_started(task_id=None, **kwargs):
+    _started[task_id] = time.perf_counter()
+
+
+@signals.task_postrun.connect
+def _task_finished(task_id=None, task=None, state=None, **kwargs):
+    """Every task run timed by task and queue for /metrics (config.metrics); failures counted."""
+    from config.metrics import TASK_FAILURES, TASK_SECONDS
+
+    started = _started.pop(task_id, None)
+    if task is None or started is None:
+        return
+    queue = _queue_of_request(task)
+    TASK_SECONDS.labels(task.name, queue).observe(time.perf_counter() - started)
+    if state == "FAILURE":
+        TASK_FAILURES.labels(task.name, queue).inc()
 
 
 @app.task(name="health.ping")

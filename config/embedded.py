@@ -349,3 +349,8 @@ def wait_idle(timeout: float | None = None) -> bool:
 def outstanding() -> int:
     """How many tasks the in-process worker has queued, running or scheduled."""
     return _worker.outstanding
+
+
+def queued() -> dict[str, int]:
+    """Tasks waiting in each lane (not yet running), as the queues' lengths are reported."""
+    return {lane: jobs.qsize() for lane, jobs in _worker._queues.items()}

@@ -22,6 +22,7 @@ import asyncio
 import json
 import logging
 import threading
+import time
 from collections import Counter
 from typing import Any
 
@@ -149,9 +150,10 @@ def publish(group: str, message: dict) -> None:
     """Send ``message`` to every socket in ``group``, now, without waiting for it.
 
     Call it after the change has committed (see :func:`publish_on_commit`). Messages from
-    one process arrive in the order they were published.
+    one process arrive in the order they were published. Each carries ``at``, the time it
+    was published (seconds since the epoch), for the push latency the sockets report.
     """
-    _publisher.put(group, message)
+    _publisher.put(group, {**message, "at": time.time()})
 
 
 def publish_on_commit(group: str, message: dict) -> None:

@@ -8,6 +8,7 @@ listed, with its default, in the README's configuration table.
 A bad value stops start-up with a message that names the variable (see the ``env_*`` helpers).
 """
 
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -125,6 +126,8 @@ MIDDLEWARE = [
     # answer it in config.api.exception_handler).
     "config.api.OutageMiddleware",
 ]
+# Every request timed by its route for /metrics (config.metrics), outermost but for security.
+MIDDLEWARE.insert(1, "config.metrics.RequestMetricsMiddleware")
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -371,6 +374,19 @@ SPECTACULAR_SETTINGS = {
         "LadderKindEnum": "ladders.models.Ladder.Kind",
     },
 }
+
+# --- Metrics (config/metrics.py) -------------------------------------------------------------
+
+# /metrics answers these addresses or networks, and anyone with "Authorization: Bearer
+# <METRICS_TOKEN>" when that is set; everyone else gets a 404.
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", ["127.0.0.1", "::1"])
+try:
+    METRICS_ALLOWED_NETWORKS = [
+        ipaddress.ip_network(item, strict=False) for item in METRICS_ALLOWED_IPS
+    ]
+except ValueError as error:
+    raise ImproperlyConfigured(f"METRICS_ALLOWED_IPS: {error}") from None
+METRICS_TOKEN = env_str("METRICS_TOKEN")
 
 # --- Celery (see config/celery.py and RELIABILITY.md) ---------------------------------------
 

@@ -31,6 +31,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
 from config.live import dumps
+from config.metrics import SOCKETS_OPEN
 
 _db_threads: ThreadPoolExecutor | None = None
 
@@ -149,6 +150,8 @@ class JsonSocket(AsyncWebsocketConsumer):
 
     #: The message types a subclass answers, besides ping and pong.
     types: tuple[str, ...] = ()
+    #: The ``socket`` label of this kind of socket in ``ginrummy_sockets_open``.
+    metrics_name = "socket"
 
     async def websocket_connect(self, message):
         self._allowance = float(2 * settings.SOCKET_RATE_PER_SECOND)
@@ -158,6 +161,18 @@ class JsonSocket(AsyncWebsocketConsumer):
     @property
     def user(self):
         return self.scope.get("user") or AnonymousUser()
+
+    async def accept(self, subprotocol=None, headers=None):
+        await super().accept(subprotocol, headers)
+        if not getattr(self, "_counted_open", False):
+            self._counted_open = True
+            SOCKETS_OPEN.labels(self.metrics_name).inc()
+
+    async def websocket_disconnect(self, message):
+        if getattr(self, "_counted_open", False):
+            self._counted_open = False
+            SOCKETS_OPEN.labels(self.metrics_name).dec()
+        await super().websocket_disconnect(message)
 
     async def refuse_connection(self, code: int) -> None:
         """Accept only to close with ``code`` (a refused handshake cannot carry a code)."""

@@ -4,11 +4,12 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config import api, health
+from config import api, health, metrics
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/health", health.HealthView.as_view(), name="health"),
+    path("metrics", metrics.metrics_view, name="metrics"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/", include("accounts.api")),

@@ -16,7 +16,8 @@ processes by the pids in their pidfiles. Integration tests and benchmarks use it
 
 Environment (each with its default):
 
-    CLUSTER_DIR        var/cluster       pidfiles, logs, the generated SECRET_KEY, beat schedule
+    CLUSTER_DIR        var/cluster       pidfiles, logs, the generated SECRET_KEY, beat schedule,
+                                         metrics/ (every process's Prometheus samples)
     CLUSTER_HOST       127.0.0.1
     CLUSTER_PORT       8100
     CLUSTER_WORKERS    2                 Celery worker processes (worker1, worker2, ...)
@@ -118,6 +119,9 @@ def child_env() -> dict[str, str]:
         REDIS_URL=REDIS_URL,
         SECRET_KEY=secret_key(),
         PYTHONUNBUFFERED="1",
+        # Every process writes its metrics here; the web server empties it when it starts,
+        # and any web process answers /metrics for all of them (config/metrics.py).
+        PROMETHEUS_MULTIPROC_DIR=str(CLUSTER_DIR / "metrics"),
     )
     # Plain HTTP on loopback: no HTTPS redirect, no HSTS (a browser would pin it for localhost),
     # cookies over HTTP so the admin works. The caller's environment wins.
@@ -316,6 +320,11 @@ def start() -> int:
     if already := running():
         print(f"cluster already running: {already}; `deploy/cluster.py stop` first")
         return 1
+    # The processes' metrics start afresh: no samples of processes of an earlier run.
+    metrics = CLUSTER_DIR / "metrics"
+    metrics.mkdir(exist_ok=True)
+    for stale in metrics.glob("*.db"):
+        stale.unlink()
     started = time.monotonic()
     ensure_database()
     manage("migrate", "--no-input")

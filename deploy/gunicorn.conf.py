@@ -49,3 +49,13 @@ forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+
+
+# Metrics (config/metrics.py): with PROMETHEUS_MULTIPROC_DIR every process of the host writes
+# its samples there (whoever starts the host's processes empties it first: deploy/cluster.py,
+# the compose file's migrate step). A web worker that exits no longer counts in the live
+# gauges (sockets open).
+def child_exit(server, worker):
+    from config.metrics import mark_process_dead
+
+    mark_process_dead(worker.pid)

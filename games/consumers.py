@@ -25,6 +25,7 @@ import time
 from accounts.selectors import player_for_user
 from config.api import OUTAGE_ERRORS
 from config.live import dumps, stats
+from config.metrics import PUSH_SECONDS
 from config.sockets import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
@@ -152,6 +153,8 @@ def _error(client_id, code: str, detail: str, **extra) -> dict:
 class GameConsumer(JsonSocket):
     """One socket at one table: a player's or a spectator's."""
 
+    metrics_name = "game"
+
     types = ("move", "continue", "sync")
 
     async def connect(self):
@@ -224,6 +227,8 @@ class GameConsumer(JsonSocket):
             return  # the view sent on connect (or a resync) already covers it
         self.pending[seq] = event["text"]
         await self._flush()
+        if self.seq >= seq and event.get("at"):  # sent (now, or it filled a gap)
+            PUSH_SECONDS.observe(max(0.0, time.time() - event["at"]))
         if self.pending and self.gap_timer is None:
             self.gap_timer = asyncio.create_task(self._repair_gap())
 

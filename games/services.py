@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,6 +28,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from config.errors import ServiceError
+from config.metrics import CLOCK_LAG_SECONDS, MOVE_SECONDS
 from games.engine import bots as engine_bots
 from games.engine.actions import Action as EngineAction
 from games.engine.bots.runner import play_match as engine_play_match
@@ -569,6 +571,25 @@ def action_submit(
     ply), IllegalMove naming the rule (400).
     """
     now = now or timezone.now()
+    started = time.perf_counter()
+    outcome = "refused"
+    try:
+        game = _action_submit(game_id, player, ply, action, now, lag_ms, client_id)
+        outcome = "played"
+        return game
+    finally:
+        MOVE_SECONDS.labels(outcome).observe(time.perf_counter() - started)
+
+
+def _action_submit(
+    game_id: int,
+    player: Player,
+    ply: int,
+    action: EngineAction,
+    now: datetime,
+    lag_ms: int,
+    client_id: str,
+) -> Game:
     with transaction.atomic():
         # A clock that ran out is settled before the move is looked at. The settlement must
         # commit even though the move is then refused, so the refusal waits until after.
@@ -872,6 +893,7 @@ def _settle(match: Match, now: datetime, game: Game | None = None) -> bool:
         if game is not None and game.pause_deadline is not None:
             if game.pause_deadline > now:
                 break
+            CLOCK_LAG_SECONDS.observe((now - game.pause_deadline).total_seconds())
             _pause_end(match, game, game.pause_deadline)
             _touched(match, game)
             game.save()
@@ -879,6 +901,7 @@ def _settle(match: Match, now: datetime, game: Game | None = None) -> bool:
             continue
         if game is None or game.turn_deadline is None or game.turn_deadline > now:
             break
+        CLOCK_LAG_SECONDS.observe((now - game.turn_deadline).total_seconds())
         _timeout(match, game, game.turn_deadline)
         changed = True
     return changed

@@ -7,6 +7,7 @@ lock; a rating is written once per (match, player) by a unique constraint.
 
 from celery import shared_task
 
+from config.metrics import MATCHMAKER_PASS_SECONDS
 from games.models import Match
 from ladders import services
 
@@ -14,7 +15,8 @@ from ladders import services
 @shared_task(name="ladders.matchmake")
 def matchmake(ladder_id: int) -> int:
     """One matchmaker pass over a ladder's queue (queued on commit by every join)."""
-    return len(services.matchmaker_pass(ladder_id=ladder_id).matches)
+    with MATCHMAKER_PASS_SECONDS.time():
+        return len(services.matchmaker_pass(ladder_id=ladder_id).matches)
 
 
 @shared_task(name="ladders.start_matches")

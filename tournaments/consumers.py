@@ -153,6 +153,8 @@ def _feed(event_id: int) -> _Feed:
 class EventConsumer(JsonSocket):
     """One socket watching one event."""
 
+    metrics_name = "event"
+
     types = ("sync",)
 
     async def connect(self):

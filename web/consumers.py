@@ -90,6 +90,8 @@ def player_summary(*, player: Player) -> dict[str, Any]:
 class MeConsumer(JsonSocket):
     """One socket of a signed-in player: their own news."""
 
+    metrics_name = "me"
+
     types = ("sync",)
 
     async def connect(self):

@@ -82,6 +82,16 @@ def test_cluster_starts_healthy_runs_a_task_and_stops(django_db_setup, tmp_path,
         finally:
             client.close()
 
+        # /metrics answers for every process of the cluster: the pings the workers ran (by
+        # queue) and the health checks the web processes served.
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+            text = reply.read().decode()
+        for queue in ("interactive", "batch"):
+            series = "ginrummy_celery_task_duration_seconds_count"
+            ran = f'{series}{{queue="{queue}",task="health.ping"}}'
+            assert any(line.startswith(ran) for line in text.splitlines()), (queue, text)
+        assert 'route="api/health"' in text
+
         status = cluster("status", env)
         assert status.returncode == 0, status.stdout
     finally:
