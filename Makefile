@@ -170,6 +170,11 @@ bench-live: $(STAMP)
 drills: $(STAMP)
 	$(BIN)/python bench/drills.py $(BENCH_ARGS)
 
+# The backup drill alone (bench/drills.py restore): pg_dump under play, restore, serve, check.
+.PHONY: drill-restore
+drill-restore: $(STAMP)
+	$(BIN)/python bench/drills.py --only restore $(BENCH_ARGS)
+
 # API fuzzing, the long form (bench/fuzz.py): schemathesis against the cluster for 5 min
 # (BENCH_ARGS="--seconds N"); the bounded form is tests/unit/test_fuzz_api.py in make test.
 .PHONY: bench-fuzz

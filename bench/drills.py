@@ -21,6 +21,11 @@ Drills (each prints PASS or FAIL with its figures; the exit code is 0 only if al
   the lost bot replies and bot matches are redone by the sweeps, every match finishes once.
 - ``beat``: beat is stopped for a minute while timed games run out: the first read of each
   expired game settles it (lazy settlement), and nothing is settled twice once beat is back.
+- ``restore``: ``pg_dump`` while people play and a rated bot event runs, then the cluster is
+  stopped, Redis restarted empty, the dump restored into a new database and the cluster
+  started on it: every match replays from its log, every rating pool equals a replay of its
+  history, the event finishes and every person's unfinished game still takes a move
+  (``make drill-restore`` runs this one alone).
 
 The in-process kills (pool child, whole worker, at a deadline and in a bot match), the long
 countdown, the poison task, SIGTERM during a deploy and the deadlock race are integration
@@ -105,6 +110,15 @@ class Postgres:
         )  # fmt: skip
         if done.returncode:
             sys.exit(f"pg_ctl start failed: {done.stdout}{done.stderr}")
+
+    @property
+    def database(self) -> str:
+        return self.url.rsplit("/", 1)[1]
+
+    def run(self, *command: str) -> subprocess.CompletedProcess:
+        """A client program (pg_dump, createdb, ...) against this server, as postgres."""
+        where = ["-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres"]
+        return self._as_postgres(*command, *where)
 
     def crash(self) -> None:
         self._as_postgres(
@@ -235,7 +249,7 @@ class Players:
 # --- the cluster ---------------------------------------------------------------------------------
 
 
-def world(players: int, event_bots: int) -> dict:
+def world(players: int, event_bots: int, rated: bool = False) -> dict:
     from django.contrib.auth import get_user_model
     from knox.models import AuthToken
 
@@ -253,7 +267,12 @@ def world(players: int, event_bots: int) -> dict:
         kind=Player.Kind.BOT, name=f"Drill bot {suffix}", bot_strategy="greedy"
     )
     event = events.event_create(
-        name=f"Drill {suffix}", format="single_elim", base_seconds=None, best_of=3, target=100
+        name=f"Drill {suffix}",
+        format="single_elim",
+        base_seconds=None,
+        best_of=3,
+        target=100,
+        rated=rated,
     )
     events.event_open_registration(event=event)
     for i in range(event_bots):
@@ -413,6 +432,106 @@ def drill_beat(base: str, cluster, data: dict) -> dict:
     }
 
 
+def drill_restore(base: str, cluster, postgres: Postgres, redis_server) -> dict:
+    """Back up while people play and a rated bot event runs; restore; serve from the copy.
+
+    ``pg_dump -Fc`` of the live database (a consistent snapshot: pg_dump reads in one
+    repeatable-read transaction while play goes on), then the cluster is stopped, Redis is
+    restarted empty (a lost host loses its broker too), the dump is restored into a new
+    database and the cluster started on it. Passes when every match replays from its log to
+    its state and winner, every rating pool equals a replay of its rating history, the event
+    finishes, and every person's unfinished game still takes a move.
+    """
+    from django.db import close_old_connections, connections
+
+    from games.models import Match
+    from ladders.models import Ladder
+    from ladders.services import ratings_replay
+    from tournaments import services as events
+
+    data = world(4, 16, rated=True)
+    players = Players(base, data["tokens"], data["bot"])
+    players.start()
+    events.event_start(event=data["event"])
+    time.sleep(8)
+    dump = postgres.directory / "backup.dump"
+    began = time.monotonic()
+    done = postgres.run(str(PG_BIN / "pg_dump"), "-Fc", "-f", str(dump), postgres.database)
+    dump_seconds = time.monotonic() - began
+    if done.returncode:
+        return {"drill": "restore", "pass": False, "pg_dump": done.stderr}
+    time.sleep(3)  # play goes on after the backup: that work is what a restore loses
+    players.finish()
+    cluster.stop()
+    close_old_connections()
+    connections.close_all()
+    redis_server.crash()
+    redis_server.start()
+
+    restored = "ginrummy_restored"
+    postgres.run(str(PG_BIN / "dropdb"), "--if-exists", restored)
+    postgres.run(str(PG_BIN / "createdb"), restored)
+    began = time.monotonic()
+    done = postgres.run(str(PG_BIN / "pg_restore"), "-d", restored, "--no-owner", str(dump))
+    restore_seconds = time.monotonic() - began
+    if done.returncode:
+        return {"drill": "restore", "pass": False, "pg_restore": done.stderr}
+    url = postgres.url.rsplit("/", 1)[0] + f"/{restored}"
+    os.environ["DATABASE_URL"] = url
+    cluster.DATABASE_URL = url
+    if cluster.start() != 0:
+        return {"drill": "restore", "pass": False, "cluster": "did not start on the copy"}
+    from django.conf import settings
+
+    settings.DATABASES["default"]["NAME"] = restored
+    close_old_connections()
+    connections.close_all()
+
+    humans_open = list(
+        Match.objects.filter(status=Match.Status.ACTIVE, player_b_id=data["bot"]).values_list(
+            "pk", "player_a__user__username"
+        )
+    )
+    resumed = 0
+    for match_id, username in humans_open:
+        token = data["tokens"][int(username.rsplit("-", 1)[1])]
+        status, detail = call(base, "GET", f"/api/matches/{match_id}", token)
+        game = detail.get("current_game") if status == 200 else None
+        status, view = call(base, "GET", f"/api/games/{game}", token)
+        if status == 200 and view["your_turn"]:
+            status, _ = call(base, "POST", f"/api/games/{game}/actions", token, a_move(view))
+            resumed += status == 200
+        elif status == 200:
+            resumed += 1  # the bot is to reply: the sweep redoes the lost reply
+        call(base, "POST", f"/api/matches/{match_id}/resign", token)
+    left = settle_everything(data["event"])
+    checked, bad = verify_logs()
+    pools = []
+    for pool in Ladder.objects.all():
+        report = ratings_replay(pool=pool)
+        pools.append({"pool": pool.name, "changes": report.changes, "mismatches": report.mismatches,
+                      "drifted": report.drifted})  # fmt: skip
+    ok = (
+        not left
+        and not bad
+        and resumed == len(humans_open)
+        and any(p["changes"] for p in pools)
+        and all(p["mismatches"] == p["drifted"] == 0 for p in pools)
+    )
+    return {
+        "drill": "restore",
+        "pass": ok,
+        "dump_bytes": dump.stat().st_size,
+        "pg_dump_seconds": round(dump_seconds, 2),
+        "pg_restore_seconds": round(restore_seconds, 2),
+        "matches_checked": checked,
+        "log_mismatches": bad,
+        "unfinished_person_games_resumed": f"{resumed}/{len(humans_open)}",
+        "rating_pools": pools,
+        "still_in_play": left,
+    }
+
+
 def restart(cluster, name: str) -> None:
     """Start one cluster process again (as deploy/cluster.py does), with its pidfile."""
     with (RUN_DIR / "cluster" / f"{name}.log").open("ab") as log:
@@ -432,11 +551,12 @@ def restart(cluster, name: str) -> None:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", nargs="*", choices=["postgres", "redis", "beat"])
+    parser.add_argument("--only", nargs="*", choices=["postgres", "redis", "beat", "restore"])
     parser.add_argument("--players", type=int, default=8)
     parser.add_argument("--event-bots", type=int, default=16)
     args = parser.parse_args(argv)
-    chosen = args.only or ["postgres", "redis", "beat"]
+    # The restore drill comes last: it moves the cluster onto the restored copy.
+    chosen = args.only or ["postgres", "redis", "beat", "restore"]
     if not PG_BIN.exists() or not shutil.which("redis-server"):
         sys.exit("the drills need PostgreSQL's server binaries and redis-server on this machine")
     RUN_DIR.mkdir(parents=True, exist_ok=True)
@@ -472,6 +592,8 @@ def main(argv: list[str]) -> int:
             print(f"drill {name} ...", flush=True)
             if name == "beat":
                 result = drill_beat(base, cluster, world(args.players, 0))
+            elif name == "restore":
+                result = drill_restore(base, cluster, postgres, redis_server)
             else:
                 data = world(args.players, args.event_bots)
                 if name == "postgres":

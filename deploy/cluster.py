@@ -300,6 +300,8 @@ def ping_workers(names: list[str], timeout: float = 1.0) -> set[str]:
     probe = Celery("cluster-probe", broker=BROKER_URL)
     try:
         replies = probe.control.ping(destination=[f"{n}@{NODE}" for n in names], timeout=timeout)
+    except Exception:  # the broker restarted under the probe: nobody answered this time
+        return set()
     finally:
         probe.close()
     return {host.split("@")[0] for reply in replies for host in reply}
