@@ -35,6 +35,11 @@ TIEBREAKS: tuple[str, ...] = (
     GAMES_WON,
     MARGIN,
 )
+#: How unplayed rounds count in the opponents' tiebreaks (``tiebreak_unplayed``).
+FIDE_UNPLAYED = "fide"
+PLAIN_UNPLAYED = "plain"
+UNPLAYED_MODES: tuple[str, ...] = (FIDE_UNPLAYED, PLAIN_UNPLAYED)
+
 #: After match points: Buchholz, Sonneborn-Berger, games won, total margin.
 DEFAULT_TIEBREAKS: tuple[str, ...] = (BUCHHOLZ, SONNEBORN_BERGER, GAMES_WON, MARGIN)
 
