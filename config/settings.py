@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "ladders",
+    "bots",
     "web",
 ]
 
@@ -237,6 +238,11 @@ SOCKET_RATE_PER_SECOND = env_int("SOCKET_RATE_PER_SECOND", 20, minimum=1)
 # Threads of a web process that do its sockets' database work (moves, views on connect).
 # 0: Channels' default, one thread.
 SOCKET_DB_THREADS = env_int("SOCKET_DB_THREADS", 4, minimum=0)
+# Bot API streams (NDJSON): an empty line this often keeps each one alive; at most this many
+# open at once per bot (one more is a 429); a stream not seen for the stale time is gone.
+BOT_STREAM_KEEPALIVE_SECONDS = env_int("BOT_STREAM_KEEPALIVE_SECONDS", 5, minimum=1)
+BOT_STREAMS_MAX = env_int("BOT_STREAMS_MAX", 16, minimum=2)
+BOT_STREAM_STALE_SECONDS = 4 * BOT_STREAM_KEEPALIVE_SECONDS
 
 # --- Auth -----------------------------------------------------------------------------------
 
@@ -308,9 +314,14 @@ X_FRAME_OPTIONS = "DENY"
 
 # --- REST API -------------------------------------------------------------------------------
 
+# The largest request body read, in bytes: forms (Django) and the API's JSON (config.parsers,
+# which answers 413 over it). The API's bodies are a few hundred bytes.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", 64 * 1024, minimum=1024)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "knox.auth.TokenAuthentication",
+        # knox's tokens; an external bot's token only on the routes a bot may use.
+        "accounts.auth.TokenAuthentication",
         # The web pages added later sign in with sessions.
         "rest_framework.authentication.SessionAuthentication",
     ],
@@ -321,7 +332,8 @@ REST_FRAMEWORK = {
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
     # JSON bodies only: one format to validate and document (the pages send JSON too).
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Bounded size and nesting (config/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "config.api.PageNumberPagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 20, minimum=1),
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
@@ -347,7 +359,9 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Gin Rummy service API",
-    "DESCRIPTION": "Players, accounts, and (in later releases) play, tournaments and ladders.",
+    "DESCRIPTION": "Players and accounts, play (challenges, matches, moves, replays), "
+    "tournaments and ladders. Every error answers as `Error`; each operation lists the codes "
+    "it can give per status.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies get components of their own: read-only fields are not asked for, and
@@ -469,6 +483,14 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "options": {"expires": 10},
     },
 }
+
+# --- Webhooks -------------------------------------------------------------------------------
+
+# Webhooks go only to https URLs on public addresses (tournaments/webhooks.py). Plain http is
+# for local development; loopback and private addresses only for a receiver on this machine
+# (development and tests), never in production: they would let an organiser reach internals.
+WEBHOOK_ALLOW_HTTP = env_bool("WEBHOOK_ALLOW_HTTP", DEBUG)
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", False)
 
 # --- Logging --------------------------------------------------------------------------------
 
