@@ -21,5 +21,6 @@ urlpatterns = [
     path("", include("web.urls")),
 ]
 
+handler400 = "config.parsers.bad_request"
 handler404 = "config.api.page_not_found"
 handler500 = "config.api.server_error"
