@@ -104,6 +104,12 @@ class TimeControl:
     lag_compensation: bool = True
 
 
+#: The longest rule set name: a preset's, or a short label for a client's own options.
+RULES_NAME_MAX_LENGTH = 40
+#: The most options one rules object may give (the rule book has about twenty).
+RULES_MAX_OPTIONS = 30
+
+
 def rules_build(
     rules: RuleSet | dict[str, Any] | str | None = None,
     *,
@@ -122,7 +128,12 @@ def rules_build(
         elif isinstance(rules, str):
             built = RuleSet.preset(rules)
         else:
+            if isinstance(rules, dict) and len(rules) > RULES_MAX_OPTIONS:
+                raise RuleSetError(f"give at most {RULES_MAX_OPTIONS} rule options")
             built = RuleSet.from_dict(rules)
+        if len(built.name) > RULES_NAME_MAX_LENGTH:
+            # The name is stored on every match and served with it: a label, not a document.
+            raise RuleSetError(f"a rule set name is at most {RULES_NAME_MAX_LENGTH} characters")
         changes = {}
         if best_of is not None:
             changes["best_of"] = best_of
@@ -131,6 +142,22 @@ def rules_build(
         return built.replace(**changes) if changes else built
     except RuleSetError as error:
         raise PlayError(str(error), code="invalid_rules") from None
+
+
+def rules_check_players(rules: RuleSet, *players: Player) -> None:
+    """Refuse rules these players may not play with (PlayError ``duplicate_deals_need_bots``).
+
+    Duplicate deals play each seeded deal twice with the seats swapped. Whoever plays the
+    second deal of a pair at the same table has seen it from the other seat: both hands and
+    the stock order. That is fair only when no one can remember the first half, so until a
+    format plays the two halves at different tables the option is for bots only.
+    """
+    if rules.duplicate_deals and any(not player.is_bot for player in players):
+        raise PlayError(
+            "duplicate deals are for matches between house bots only: a person playing the second "
+            "deal of a pair would already know both hands and the stock from the first",
+            code="duplicate_deals_need_bots",
+        )
 
 
 def match_create(
@@ -160,6 +187,7 @@ def match_create(
                 code="unknown_bot",
             )
     built = rules_build(rules, best_of=best_of, target=target)
+    rules_check_players(built, player_a, player_b)
     if seed is None:
         seed = secrets.randbits(63)
     match = Match(

@@ -73,7 +73,15 @@ def ladder_create(*, name: str, slug: str | None = None, **fields: Any) -> Ladde
     The rule set must be one the engine accepts (LadderError ``invalid_rules`` otherwise).
     """
     ladder = Ladder(name=name, slug=slug or slugify(name), **fields)
-    games_services.rules_build(ladder.rules or None, best_of=ladder.best_of, target=ladder.target)
+    rules = games_services.rules_build(
+        ladder.rules or None, best_of=ladder.best_of, target=ladder.target
+    )
+    if rules.duplicate_deals:
+        # A ladder pairs people (see games.services.rules_check_players).
+        raise LadderError(
+            "a ladder cannot play duplicate deals: they are for house bots only",
+            code="duplicate_deals_need_bots",
+        )
     ladder.full_clean()
     ladder.save()
     return ladder

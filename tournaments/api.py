@@ -28,7 +28,7 @@ from accounts.models import Player
 from accounts.selectors import player_for_user
 from config.api import refusal
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
-from games.api import PlayerBriefSerializer
+from games.api import PlayerBriefSerializer, RulesField
 from games.models import Match, TimeoutPolicy
 from tournaments import selectors, services
 from tournaments.formats.standings import TIEBREAKS
@@ -152,7 +152,7 @@ class EventCreateSerializer(serializers.Serializer):
     name = StrictCharField(max_length=120)
     format = serializers.ChoiceField(choices=Format.choices)
     seeding = serializers.ChoiceField(choices=Seeding.choices, required=False)
-    rules = serializers.JSONField(required=False)
+    rules = RulesField(required=False)
     best_of = StrictIntegerField(min_value=1, max_value=9, required=False)
     target = StrictIntegerField(min_value=25, max_value=1000, required=False)
     duplicate_deals = StrictBooleanField(required=False)
@@ -169,7 +169,7 @@ class EventCreateSerializer(serializers.Serializer):
     registration_opens_at = serializers.DateTimeField(required=False, allow_null=True)
     registration_closes_at = serializers.DateTimeField(required=False, allow_null=True)
     check_in_opens_at = serializers.DateTimeField(required=False, allow_null=True)
-    capacity = StrictIntegerField(min_value=2, required=False, allow_null=True)
+    capacity = StrictIntegerField(min_value=2, max_value=4096, required=False, allow_null=True)
     late_registration = StrictBooleanField(required=False)
     third_place = StrictBooleanField(required=False)
     bracket_reset = StrictBooleanField(required=False)

@@ -244,6 +244,12 @@ def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admi
             f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
             code="unknown_bot",
         )
+    if event.duplicate_deals and not player.is_bot:
+        # See games.services.rules_check_players: a person would play both halves of a pair.
+        raise TournamentError(
+            "this event plays duplicate deals, which are for house bots only",
+            code="duplicate_deals_need_bots",
+        )
     running = event.status == Event.Status.RUNNING
     if running and not _late_registration_open(event):
         raise Conflict("the event has started", code="registration_closed")
