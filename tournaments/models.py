@@ -18,6 +18,7 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
@@ -356,6 +357,20 @@ class Webhook(models.Model):
 
     def __str__(self) -> str:
         return self.url
+
+    def clean(self) -> None:
+        """Refuse a URL the service must not call (see :func:`tournaments.webhooks.url_check`).
+
+        The admin's forms call this; deliveries check the URL again at every attempt.
+        """
+        from tournaments import webhooks
+
+        if not self.url:
+            return
+        try:
+            webhooks.url_check(self.url)
+        except webhooks.UnsafeWebhookURL as exc:
+            raise ValidationError({"url": ValidationError(str(exc), code=exc.code)}) from None
 
 
 class WebhookDelivery(models.Model):
