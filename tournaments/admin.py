@@ -627,11 +627,20 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         "error",
     ]
     list_filter = ["status", "event_type"]
-    readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+    # The receiver's answer only as a short excerpt, escaped (it is whatever they sent).
+    exclude = ["response_body"]
+    readonly_fields = [
+        "response_excerpt" if f.name == "response_body" else f.name
+        for f in WebhookDelivery._meta.fields
+    ]
     actions = ["deliver_again"]
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description="response (excerpt)")
+    def response_excerpt(self, delivery):
+        return webhooks.excerpt(delivery.response_body.encode())
 
     @admin.action(description="Deliver again")
     def deliver_again(self, request, queryset):
