@@ -6,6 +6,7 @@ explicitly; everything but the display name is read-only.
 
 import django_filters
 from django.contrib.auth import authenticate
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.urls import path
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -16,8 +17,9 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from accounts import selectors, services
+from accounts import names, selectors, services
 from accounts.models import NAME_MAX_LENGTH, Player
+from config.api import error_body
 from config.fields import StrictCharField
 
 # --- Serializers ----------------------------------------------------------------------------
@@ -81,6 +83,25 @@ def _token_response(request: Request, user, player: Player | None, status: int) 
     return Response(data, status=status)
 
 
+#: The refusals of a display name whose code the answer carries instead of ``invalid``.
+NAME_CODES = (names.MIXED_SCRIPT, names.CONFUSABLE, names.RESERVED)
+
+
+def name_refusal(error: DjangoValidationError) -> Response:
+    """A service's invalid input as a 400; a refused look-alike name's ``code`` names why.
+
+    The answer has the usual shape of invalid input (the messages per field), with ``code``
+    one of :data:`NAME_CODES` (``name_mixed_script``, ``name_confusable``, ``name_reserved``)
+    when the display name was refused for its look, else ``invalid``.
+    """
+    refused = error.error_dict.get("name", []) if hasattr(error, "error_dict") else []
+    code = next((e.code for e in refused if e.code in NAME_CODES), "invalid")
+    messages = (
+        error.message_dict if hasattr(error, "error_dict") else {"non_field_errors": error.messages}
+    )
+    return Response(error_body("Invalid input.", code, messages), status=400)
+
+
 # --- Sign-up, sign-in, sign-out -------------------------------------------------------------
 
 
@@ -95,7 +116,10 @@ class RegisterView(APIView):
     def post(self, request: Request) -> Response:
         serializer = RegisterSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        player = services.player_register(**serializer.validated_data)
+        try:
+            player = services.player_register(**serializer.validated_data)
+        except DjangoValidationError as error:
+            return name_refusal(error)
         return _token_response(request, player.user, player, status=201)
 
 
@@ -183,7 +207,10 @@ class PlayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         player = self.get_object()
         serializer = PlayerUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        player = services.player_update(player=player, **serializer.validated_data)
+        try:
+            player = services.player_update(player=player, **serializer.validated_data)
+        except DjangoValidationError as error:
+            return name_refusal(error)
         return Response(PlayerSerializer(player).data)
 
 
@@ -207,7 +234,10 @@ class MeView(generics.GenericAPIView):
         player = self.get_object()
         serializer = PlayerUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        player = services.player_update(player=player, **serializer.validated_data)
+        try:
+            player = services.player_update(player=player, **serializer.validated_data)
+        except DjangoValidationError as error:
+            return name_refusal(error)
         return Response(MeSerializer(player).data)
 
 

@@ -53,8 +53,9 @@ def player_register(*, username: str, password: str, name: str | None = None) ->
 
     Checks every field before writing and reports all problems at once: the username (valid,
     not taken ignoring case), the password (Django's password validators) and the display name
-    (valid, not taken ignoring case). A race with a concurrent registration of the same name
-    ends in the unique constraint and is reported the same way.
+    (normalised; valid, not taken ignoring case, not a look-alike: :func:`_name_errors`).
+    A race with a concurrent registration of the same name ends in the unique constraint and
+    is reported the same way.
     """
     User = get_user_model()
     username = User.normalize_username((username or "").strip())
