@@ -48,14 +48,21 @@ BENCH_DATABASE = "postgres://postgres@127.0.0.1:5432/ginrummy_bench_tournaments"
 
 
 def swiss_bench(players: int, rounds: int, seed: int = 2026) -> dict:
-    """Pair ``rounds`` rounds of ``players``; the time of each pairing alone."""
-    from tournaments.formats.swiss import SwissPlayer, pair
+    """Pair ``rounds`` rounds of ``players``; the time of each pairing alone.
+
+    On every state the first-completion search the pairing replaced is run too (untimed), and
+    both are measured: pairs across score groups and the sum of their score differences.
+    """
+    import swiss_first_completion as old
+
+    from tournaments.formats.swiss import SwissPlayer, pair, quality
 
     rng = random.Random(seed)
     score = dict.fromkeys(range(1, players + 1), 0.0)
     opponents: dict[int, set[int]] = {p: set() for p in score}
     byes: set[int] = set()
-    times, rematches = [], 0
+    times, rematches, proven = [], 0, 0
+    compare = {"new_cross": 0, "old_cross": 0, "new_difference": 0.0, "old_difference": 0.0}
     for _ in range(rounds):
         field = [SwissPlayer(p, score[p], p, frozenset(opponents[p]), p in byes) for p in score]
         started = time.perf_counter()
@@ -64,6 +71,16 @@ def swiss_bench(players: int, rounds: int, seed: int = 2026) -> dict:
         seated = [p for pair_ in pairing.pairs for p in pair_] + [pairing.bye] * bool(pairing.bye)
         assert sorted(seated) == sorted(score), "a player was left out"
         rematches += pairing.rematches
+        proven += pairing.optimal
+        before = old.pair(
+            [old.SwissPlayer(p.id, p.score, p.rank, p.opponents, p.had_bye) for p in field]
+        )
+        new_q = quality(field, pairing)
+        old_q = quality(field, before)  # type: ignore[arg-type]
+        compare["new_cross"] += new_q.cross_group
+        compare["old_cross"] += old_q.cross_group
+        compare["new_difference"] += new_q.score_difference
+        compare["old_difference"] += old_q.score_difference
         for a, b in pairing.pairs:
             opponents[a].add(b)
             opponents[b].add(a)
@@ -78,9 +95,30 @@ def swiss_bench(players: int, rounds: int, seed: int = 2026) -> dict:
         "max_round_seconds": round(max(times), 4),
         "total_seconds": round(sum(times), 4),
         "rematches": rematches,
+        "proven_optimal_rounds": proven,
+        **compare,
         "target_seconds": SWISS_TARGET_SECONDS,
         "met": max(times) < SWISS_TARGET_SECONDS and rematches == 0,
     }
+
+
+def swiss_compare(players: int, events: int, seed: int = 2026) -> dict:
+    """Simulated events of ``players`` (ceil(log2 N) rounds): new and old on the same states."""
+    from tournaments.formats.swiss import default_rounds
+
+    totals = {"new_cross": 0, "old_cross": 0, "new_difference": 0.0, "old_difference": 0.0}
+    for event in range(events):
+        one = swiss_bench(players, default_rounds(players), seed=seed + event)
+        for name in totals:
+            totals[name] += one[name]
+    return {"players": players, "events": events, **totals}
+
+
+def compare_line(label: str, row: dict) -> str:
+    return (
+        f"  {label:<30} cross-group pairs new {row['new_cross']:>4} old {row['old_cross']:>4}"
+        f"   score differences new {row['new_difference']:>6.0f} old {row['old_difference']:>6.0f}"
+    )
 
 
 # --- 2. A bot event from start to champion -----------------------------------------------------
@@ -201,6 +239,14 @@ def main(argv: list[str]) -> int:
         f" rematches {swiss['rematches']}: {'met' if swiss['met'] else 'NOT met'}"
         f" (target: every round under {SWISS_TARGET_SECONDS:.0f} s)"
     )
+    print(f"  proven optimal in {swiss['proven_optimal_rounds']} of {swiss_rounds} rounds")
+    print("Swiss pairing quality, new (optimal by score groups) against old (first completion):")
+    print(compare_line(f"{swiss_players} players x {swiss_rounds} rounds", swiss))
+    results["swiss_compare"] = []
+    for size, events in ((16, 50), (64, 50), (24, 50), (100, 20), (101, 20)):
+        row = swiss_compare(size, events)
+        results["swiss_compare"].append(row)
+        print(compare_line(f"{events} events of {size} players", row))
     print(f"{players}-bot single elimination, best of five to 250, greedy bots:")
     if not args.no_embedded:
         results["embedded"] = embedded_run(players)
