@@ -5,7 +5,7 @@ explicitly; everything but the display name is read-only.
 """
 
 import django_filters
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, user_logged_in, user_logged_out
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.urls import path
@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from accounts import names, selectors, services
+from accounts import lockout, names, selectors, services
 from accounts.models import NAME_MAX_LENGTH, Player
 from config.api import error_body
 from config.fields import StrictCharField
@@ -124,7 +124,12 @@ class RegisterView(APIView):
 
 
 class SignInView(APIView):
-    """Exchange a username and password for a token that expires (``Authorization: Token …``)."""
+    """Exchange a username and password for a token that expires (``Authorization: Token …``).
+
+    Wrong passwords count towards the sign-in lockout (``accounts.lockout``): past the limit,
+    for the username or from the address, the answer is 429 ``locked_out``, whatever the
+    password, until the cool-down is over.
+    """
 
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
@@ -134,11 +139,15 @@ class SignInView(APIView):
     def post(self, request: Request) -> Response:
         serializer = SignInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = authenticate(request=request, **serializer.validated_data)
+        # Django's request, not DRF's: the lockout marks it, and its middleware reads it.
+        user = authenticate(request=request._request, **serializer.validated_data)
+        if getattr(request._request, "axes_locked_out", False):
+            return lockout.lockout_json()
         if user is None:  # wrong password, unknown or inactive user; bots have no user at all
             raise serializers.ValidationError(
                 {"non_field_errors": ["Unable to sign in with the given username and password."]}
             )
+        user_logged_in.send(sender=user.__class__, request=request._request, user=user)
         return _token_response(request, user, selectors.player_for_user(user=user), status=200)
 
 
@@ -151,11 +160,13 @@ class SignOutView(LogoutView):
 
 
 class SignOutEverywhereView(LogoutAllView):
-    """Revoke every token of the caller."""
+    """Sign the caller out everywhere: every token revoked, every web session ended."""
 
     @extend_schema(request=None, responses={204: None})
     def post(self, request, format=None):
-        return super().post(request, format)
+        services.sign_out_everywhere(user=request.user)
+        user_logged_out.send(sender=request.user.__class__, request=request, user=request.user)
+        return self.get_post_response(request)
 
 
 # --- The caller -----------------------------------------------------------------------------

@@ -5,12 +5,15 @@ Services raise Django's ``ValidationError`` with messages per field; the API tur
 """
 
 import secrets
+from importlib import import_module
 
-from django.contrib.auth import get_user_model
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from knox.models import AuthToken
 
 from accounts import names
@@ -118,6 +121,25 @@ def bot_create(*, name: str, strategy: str) -> Player:
     if errors:
         raise ValidationError(errors)
     return Player.objects.create(kind=Player.Kind.BOT, name=name, bot_strategy=strategy.strip())
+
+
+def sign_out_everywhere(*, user: AbstractBaseUser) -> int:
+    """End every sign-in of the user: revoke all their tokens and end all their web sessions.
+
+    Returns how many web sessions were ended. The session store (the database, as
+    ``SESSION_ENGINE`` is Django's default) has no index by user, so every unexpired
+    session is decoded to find the user's; a socket signed in with one of them is refused at
+    its next move, as sockets check their session again before each.
+    """
+    AuthToken.objects.filter(user=user).delete()
+    Session = import_module(settings.SESSION_ENGINE).SessionStore.get_model_class()
+    ended = [
+        session.pk
+        for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
+        if session.get_decoded().get(SESSION_KEY) == str(user.pk)
+    ]
+    Session.objects.filter(pk__in=ended).delete()
+    return len(ended)
 
 
 def token_issue(*, user: AbstractBaseUser) -> tuple[AuthToken, str]:

@@ -111,6 +111,8 @@ INSTALLED_APPS = [
     "ladders",
     "bots",
     "web",
+    "axes",  # sign-in lockout
+    "csp",  # the Content-Security-Policy header
 ]
 
 MIDDLEWARE = [
@@ -125,6 +127,10 @@ MIDDLEWARE = [
     # A database or Redis outage outside DRF's views is a 503, not a 500 (DRF's own views
     # answer it in config.api.exception_handler).
     "config.api.OutageMiddleware",
+    # The Content-Security-Policy header on every answer (config/csp.py).
+    "config.csp.CSPMiddleware",
+    # Last: turns a sign-in refused for a lockout into the lockout answer (accounts/lockout.py).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -254,6 +260,25 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # Sign-in tokens (django-rest-knox): stored hashed, expire, revocable one by one or all at once.
+# Sign-in lockout (django-axes): after SIGN_IN_FAILURE_LIMIT wrong passwords for one username,
+# or from one client address, further sign-ins for it, or from it, are refused (429
+# locked_out) until SIGN_IN_COOLOFF_MINUTES have passed since the last counted failure: the web
+# sign-in, the admin's and the API's alike. Failures are rows in the database, in both modes;
+# a success does not wipe them (it would let one's own account reset an address's count).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("SIGN_IN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SIGN_IN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own
+AXES_RESET_ON_SUCCESS = False
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the cool-down is a fixed time
+AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"  # the throttles' (NUM_PROXIES)
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+AXES_DISABLE_ACCESS_LOG = True  # failures only, not a row for every successful sign-in
+AXES_VERBOSE = False
+
 REST_KNOX = {
     "TOKEN_TTL": timedelta(hours=env_int("TOKEN_TTL_HOURS", 10, minimum=1)),
     "TOKEN_LIMIT_PER_USER": None,
@@ -311,6 +336,23 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Scripts, styles, images and fonts from this site only, never inline (the pages' scripts are
+# files in web/static/web/js); API calls and sockets to this origin only (config/csp.py adds
+# ws:// and wss:// of the page's own host); no frames, plugins or foreign form targets.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # --- REST API -------------------------------------------------------------------------------
 
@@ -356,6 +398,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
+
+# The schema (/api/schema/) and the interactive docs (/api/docs/): public when set, else for
+# staff only (signed in to the admin, or with a staff user's token).
+API_DOCS_PUBLIC = env_bool("API_DOCS_PUBLIC", DEBUG)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Gin Rummy service API",

@@ -2,15 +2,15 @@
 
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config import api, health
+from config import api, docs, health
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/health", health.HealthView.as_view(), name="health"),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # Public when API_DOCS_PUBLIC is on, else for staff only (config/docs.py).
+    path("api/schema/", docs.SchemaView.as_view(), name="schema"),
+    path("api/docs/", docs.DocsView.as_view(url_name="schema"), name="docs"),
     path("api/", include("accounts.api")),
     path("api/", include("games.api")),
     path("api/", include("ladders.api")),
