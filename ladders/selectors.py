@@ -118,14 +118,7 @@ def rating_for(*, pool: Ladder, player: Player) -> Rating:
     """
     rating = Rating.objects.filter(ladder=pool, player=player).first()
     if rating is None:
-        rating = Rating(
-            ladder=pool,
-            player=player,
-            is_bot=player.is_bot,
-            rating=pool.initial_rating,
-            peak=pool.initial_rating,
-            provisional=pool.provisional_matches > 0,
-        )
+        rating = Rating(ladder=pool, player=player, is_bot=player.is_bot, **pool.newcomer())
     return rating
 
 
