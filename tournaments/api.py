@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import exceptions, generics, permissions, serializers, status
+from rest_framework import generics, permissions, serializers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,7 +26,7 @@ from rest_framework.views import APIView
 from accounts.api import require_player
 from accounts.models import Player
 from accounts.selectors import player_for_user
-from config.api import refusal
+from config.api import StaffModelPermissions, refusal
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from games.api import PlayerBriefSerializer, RulesField
 from games.models import Match, TimeoutPolicy
@@ -87,6 +87,7 @@ class EventSerializer(serializers.ModelSerializer):
     entries_count = serializers.IntegerField(read_only=True)
     registration_open = serializers.SerializerMethodField()
     your_entry = serializers.SerializerMethodField()
+    seeding_seed = serializers.SerializerMethodField()
 
     class Meta:
         model = Event
@@ -137,6 +138,11 @@ class EventSerializer(serializers.ModelSerializer):
 
     def get_registration_open(self, event: Event) -> bool:
         return services.registration_open(event)
+
+    def get_seeding_seed(self, event: Event) -> int | None:
+        """A random seeding's seed, published once the event started: before, it would give
+        the bracket away while entries may still come."""
+        return event.seeding_seed if event.started_at is not None else None
 
     def get_your_entry(self, event: Event) -> dict | None:
         request = self.context.get("request")
@@ -235,6 +241,7 @@ class EventListView(generics.ListAPIView):
     serializer_class = EventSerializer
     filterset_class = EventFilter
     content_negotiation_class = FormatIsAFilter
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, StaffModelPermissions]
 
     def get_queryset(self):
         events = selectors.event_list()
@@ -246,8 +253,6 @@ class EventListView(generics.ListAPIView):
         request=EventCreateSerializer, responses={201: EventSerializer, 400: ErrorSerializer}
     )
     def post(self, request: Request) -> Response:
-        if not _is_staff(request):
-            raise exceptions.PermissionDenied("Only staff create events.")
         serializer = EventCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)

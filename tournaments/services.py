@@ -419,8 +419,14 @@ def entry_reinstate(*, entry: Entry, by: User | None = None) -> Entry:
 # --- seeding and the start ----------------------------------------------------------------
 
 
-def _seed(event: Event, entries: list[Entry]) -> list[Entry]:
-    """Number ``entries`` 1..N by the event's seeding method (saved); others lose their seed."""
+def _seed(event: Event, entries: list[Entry], *, at_start: bool) -> list[Entry]:
+    """Number ``entries`` 1..N by the event's seeding method (saved); others lose their seed.
+
+    A random seeding is drawn at the start (``at_start``) and its seed recorded then: a seed
+    drawn while entries may still come would let anyone who learnt it compute the bracket.
+    Before the start it is provisional, from a seed that is thrown away, unless the organiser
+    fixed ``seeding_seed`` (a reproducible event).
+    """
     if event.seeding == Seeding.RATING:
         ratings = ratings_for(e.player_id for e in entries)
         for e in entries:
@@ -430,11 +436,14 @@ def _seed(event: Event, entries: list[Entry]) -> list[Entry]:
             key=lambda e: (-(e.rating if e.rating is not None else DEFAULT_RATING), e.pk),
         )
     elif event.seeding == Seeding.RANDOM:
-        if event.seeding_seed is None:
-            event.seeding_seed = secrets.randbits(62)
-            event.save(update_fields=["seeding_seed"])
+        seed = event.seeding_seed
+        if seed is None:
+            seed = secrets.randbits(62)
+            if at_start:
+                event.seeding_seed = seed
+                event.save(update_fields=["seeding_seed"])
         order = sorted(entries, key=lambda e: e.pk)
-        random.Random(event.seeding_seed).shuffle(order)
+        random.Random(seed).shuffle(order)
     elif event.seeding == Seeding.MANUAL:
         given = [e.seed for e in entries if e.seed is not None]
         twice = sorted({s for s in given if given.count(s) > 1})
@@ -452,13 +461,13 @@ def _seed(event: Event, entries: list[Entry]) -> list[Entry]:
 
 
 def event_seed(*, event: Event, by: User | None = None) -> list[Entry]:
-    """Seed the active entries now (the start seeds again, the same way)."""
+    """Seed the active entries now (the start seeds again; a random seeding draws anew)."""
     with transaction.atomic():
         event = _lock_event(event.pk)
         if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
             raise Conflict(f"the event is {event.status}", code="event_started")
         entries = list(event.entries.filter(status__in=Entry.ACTIVE).select_related("player"))
-        order = _seed(event, entries)
+        order = _seed(event, entries, at_start=False)
         _log(event, "seed", by, method=event.seeding, seeding_seed=event.seeding_seed)
         event_changed(event)
     return order
@@ -508,7 +517,7 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
                 raise TournamentError(
                     f"bot {entry.player.name!r} plays an unknown strategy", code="unknown_bot"
                 )
-        order = _seed(event, entries)
+        order = _seed(event, entries, at_start=True)
         n = len(order)
         event.status = Event.Status.RUNNING
         event.started_at = now
