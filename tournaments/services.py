@@ -564,20 +564,19 @@ def _create_bracket(event: Event) -> None:
                     round=rounds[number],
                     key=key,
                     table=table,
-                    winner_to=_target(node.winner_to, reset=key == "GF" and "GF2" in bracket.nodes),
-                    loser_to=_target(node.loser_to),
+                    winner_to=_target(bracket, node.winner_to),
+                    loser_to=_target(bracket, node.loser_to),
                 )
             )
     Pairing.objects.bulk_create(pairings)
 
 
-def _target(target: tuple[str, int] | None, *, reset: bool = False) -> str:
-    """Where a winner or loser goes, as shown: ``W2.1:a``; the grand final's reset note."""
-    if reset:
-        return "GF2 if b wins"
+def _target(bracket: brackets.Bracket, target: tuple[str, int] | None) -> str:
+    """Where a winner or loser goes, as shown: ``W2.1:a``; ``GF2:b if b wins`` for the reset."""
     if target is None:
         return ""
-    return f"{target[0]}:{'ab'[target[1]]}"
+    shown = f"{target[0]}:{'ab'[target[1]]}"
+    return f"{shown} if b wins" if bracket.nodes[target[0]].reset else shown
 
 
 def event_cancel(*, event: Event, by: User | None = None, reason: str = "") -> Event:

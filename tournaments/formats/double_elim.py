@@ -9,7 +9,8 @@ Its losers drop into the losers bracket, where a second loss ends a player's eve
 - odd losers rounds (3, 5, ...) pair the survivors among themselves;
 - the grand final is the winners-bracket champion (slot a) against the losers-bracket champion
   (slot b). With ``reset`` (the default), if the losers-bracket champion wins it, both have lost
-  once and the grand final is played again (``GF2``).
+  once and the grand final is played again (``GF2``, the grand final's ``winner_to`` and
+  ``loser_to``; they are followed only if the losers-bracket champion wins).
 
 Byes from the first round go on as byes into the losers bracket, where a player facing one
 advances without playing. With two entrants there is no losers bracket: the loser of the only
@@ -95,11 +96,9 @@ def build(entrants: int, *, reset: bool = True) -> Bracket:
         for n in nodes
     ]
     placed.sort(key=lambda n: (n.stage, index[n.key]))
+    # With a reset, the grand final's winner_to/loser_to name GF2 (b and a): where both play
+    # next when the losers-bracket champion wins it; otherwise the event is over.
     linked = link(placed)
-    if reset:
-        # The reset takes the grand final's players directly, not through winner/loser slots.
-        gf = linked["GF"]
-        linked["GF"] = Node(gf.key, gf.round, gf.stage, gf.feeds)
     return Bracket(
         format=DOUBLE_ELIM,
         entrants=entrants,

@@ -83,6 +83,7 @@ def test_a_player_listed_twice_is_refused():
         pair([SwissPlayer(1), SwissPlayer(1)])
 
 
+@settings(deadline=None)
 @given(st.integers(min_value=2, max_value=40), seeds)
 def test_every_eligible_player_is_paired_once_or_has_the_bye(n, rng):
     for players, pairing in simulate(n, default_rounds(n) + 1, rng):
@@ -93,6 +94,7 @@ def test_every_eligible_player_is_paired_once_or_has_the_bye(n, rng):
         assert (pairing.bye is not None) == (n % 2 == 1)
 
 
+@settings(deadline=None)
 @given(st.integers(min_value=3, max_value=40).filter(lambda n: n % 2), seeds)
 def test_nobody_has_two_byes_and_the_bye_is_the_lowest_ranked_eligible(n, rng):
     had = set()
@@ -107,7 +109,7 @@ def test_nobody_has_two_byes_and_the_bye_is_the_lowest_ranked_eligible(n, rng):
             assert not rematch_free_pairing_exists(players, lower)
 
 
-@settings(max_examples=60)
+@settings(max_examples=60, deadline=None)
 @given(st.integers(min_value=2, max_value=10), seeds)
 def test_no_rematch_while_one_can_be_avoided(n, rng):
     # Small fields and many rounds: rematches become forced, and brute force can tell.
@@ -119,7 +121,7 @@ def test_no_rematch_while_one_can_be_avoided(n, rng):
             assert not rematch_free_pairing_exists(players, pairing.bye)
 
 
-@settings(max_examples=30)
+@settings(max_examples=30, deadline=None)
 @given(st.integers(min_value=4, max_value=16), seeds)
 def test_pairing_by_score_groups_keeps_the_same_guarantees(n, rng):
     for players, pairing in simulate(n, n, rng, exact_limit=0):
@@ -130,6 +132,7 @@ def test_pairing_by_score_groups_keeps_the_same_guarantees(n, rng):
             assert not rematch_free_pairing_exists(players, pairing.bye)
 
 
+@settings(deadline=None)
 @given(
     st.lists(st.integers(min_value=0, max_value=4), min_size=2, max_size=80).filter(
         lambda scores: len(scores) % 2 == 0
