@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
@@ -85,6 +86,7 @@ class LadderSerializer(serializers.ModelSerializer):
 
     def get_rating_settings(self, ladder: Ladder) -> dict[str, Any]:
         return {
+            "system": ladder.rating_system,
             "initial": ladder.initial_rating,
             "k_provisional": ladder.k_provisional,
             "provisional_matches": ladder.provisional_matches,
@@ -94,6 +96,15 @@ class LadderSerializer(serializers.ModelSerializer):
             "floor": ladder.rating_floor,
             "scoring": ladder.scoring,
             "human_bot_factor": ladder.human_bot_factor,
+            "glicko2": {
+                "deviation": ladder.glicko_deviation,
+                "volatility": ladder.glicko_volatility,
+                "tau": ladder.glicko_tau,
+                "period_days": ladder.glicko_period_days,
+                "provisional_deviation": ladder.provisional_deviation,
+            }
+            if ladder.is_glicko
+            else None,
         }
 
     def get_leaderboard(self, ladder: Ladder) -> dict[str, int]:
@@ -108,6 +119,7 @@ class LadderSerializer(serializers.ModelSerializer):
             "window_step": ladder.window_step,
             "window_step_seconds": ladder.window_step_seconds,
             "window_max": ladder.window_max,
+            "window_deviation_factor": ladder.window_deviation_factor,
             "bot_pairs": ladder.bot_pairs,
             "bot_requeue_seconds": ladder.bot_requeue_seconds,
         }
@@ -116,6 +128,11 @@ class LadderSerializer(serializers.ModelSerializer):
 class RatingSerializer(serializers.ModelSerializer):
     player = PlayerBriefSerializer(read_only=True)
     rating = serializers.SerializerMethodField()
+    deviation = serializers.SerializerMethodField(
+        help_text="Glicko-2: the deviation as of now (it grows while the player is away); "
+        "null under Elo."
+    )
+    volatility = serializers.SerializerMethodField(help_text="Glicko-2; null under Elo.")
     peak = serializers.SerializerMethodField()
 
     class Meta:
@@ -123,6 +140,8 @@ class RatingSerializer(serializers.ModelSerializer):
         fields = [
             "player",
             "rating",
+            "deviation",
+            "volatility",
             "peak",
             "matches_played",
             "wins",
@@ -134,6 +153,12 @@ class RatingSerializer(serializers.ModelSerializer):
 
     def get_rating(self, rating: Rating) -> float:
         return _rating(rating.rating)
+
+    def get_deviation(self, rating: Rating) -> float | None:
+        return _rating(rating.deviation_now(timezone.now()))
+
+    def get_volatility(self, rating: Rating) -> float | None:
+        return None if rating.volatility is None else round(rating.volatility, 5)
 
     def get_peak(self, rating: Rating) -> float:
         return _rating(rating.peak)
@@ -176,6 +201,10 @@ class RatingChangeSerializer(serializers.ModelSerializer):
             "expected",
             "score",
             "k",
+            "deviation_before",
+            "deviation_after",
+            "volatility_before",
+            "volatility_after",
             "created_at",
         ]
         read_only_fields = fields
@@ -196,7 +225,9 @@ class LeaderboardQuerySerializer(serializers.Serializer):
         min_value=1, max_value=PageNumberPagination.max_page_size, required=False
     )
     hide_provisional = serializers.BooleanField(
-        default=False, help_text="Leave out players still in their provisional matches."
+        default=False,
+        help_text="Leave out provisional ratings: Elo, fewer rated matches than the ladder's "
+        "provisional count; Glicko-2, a deviation above its provisional threshold (110).",
     )
     active_days = serializers.IntegerField(
         min_value=1,

@@ -56,6 +56,8 @@ def eligible_ratings(
         last_active__gte=now - timedelta(days=days),
     )
     if filters.hide_provisional:
+        # As of each player's last rated match (under Glicko-2 the deviation then; the
+        # activity window keeps the growth since small).
         qs = qs.filter(provisional=False)
     if filters.kind is not None:
         qs = qs.filter(is_bot=filters.kind == Player.Kind.BOT)
@@ -94,6 +96,8 @@ def leaderboard_page(
         r.player_id: r
         for r in Rating.objects.filter(ladder=ladder, player_id__in=ids).select_related("player")
     }
+    for r in by_player.values():
+        r.ladder = ladder  # the deviation as of now needs the ladder's settings: no query a row
     rows = [(offset + i + 1, by_player[pid]) for i, pid in enumerate(ids) if pid in by_player]
     return BoardPage(rows, has_next)
 
