@@ -703,10 +703,13 @@ def _apply(
     match.ply += 1
     if record is not None:
         _deal_end(deal, record, now)
-    next_to_act = None if g.is_over else g.to_act_player
+    # Hollywood: a column can decide the match while the game's other columns are open; the
+    # game ends with the match then, and nothing more is dealt.
+    over = g.is_over or engine.is_over
+    next_to_act = None if over else g.to_act_player
     if record is not None or next_to_act != index:
         _turn_passes(match, game, index, now)
-    if g.is_over:
+    if over:
         following = _game_end(match, game, engine, g, now)
         if following is not None and record is not None:
             _pause_begin(match, following, now)
