@@ -31,6 +31,7 @@ on the same machine in development and tests; it is off by default.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import http.client
@@ -40,6 +41,7 @@ import logging
 import random
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,8 +57,10 @@ from tournaments.models import Event, Webhook, WebhookDelivery
 
 logger = logging.getLogger(__name__)
 
-#: Seconds to wait for a receiver's answer.
+#: Seconds to wait for the connection, and for each read of the receiver's answer.
 TIMEOUT = 5.0
+#: Seconds a whole attempt may take: a receiver that drips its answer is cut off.
+DEADLINE = 15.0
 #: Retries after the first attempt (6 attempts in all, over about 2.5 minutes).
 MAX_RETRIES = 5
 #: Bytes of a response body read from the receiver (the rest is never read).
@@ -138,6 +142,10 @@ def url_check(url: str) -> Target:
     host = parts.hostname
     if not host:
         raise UnsafeWebhookURL("The URL names no host.")
+    try:
+        host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise UnsafeWebhookURL(f"{host} is not a valid host name.") from None
     if parts.username is not None or parts.password is not None:
         raise UnsafeWebhookURL("The URL must not carry a user name or password.")
     port = port or (443 if scheme == "https" else 80)
@@ -212,16 +220,40 @@ def post(target: Target, body: bytes, headers: dict[str, str]) -> tuple[int, byt
     """POST ``body`` to ``target``'s checked address; the status and the start of the answer.
 
     Never follows a redirect (the 3xx comes back as it is) and reads at most
-    :data:`READ_LIMIT` bytes of the answer.
+    :data:`READ_LIMIT` bytes of the answer. An attempt that has no complete answer after
+    :data:`DEADLINE` seconds raises :class:`TimeoutError`.
     """
     kind = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection
     connection = kind(target, TIMEOUT)
+    # TIMEOUT bounds each read only; a receiver sending a byte every few seconds would hold
+    # the worker for as long as it liked. The timer shuts the socket at the deadline, which
+    # ends whichever read is waiting.
+    cut = threading.Event()
+    timer = threading.Timer(DEADLINE, _cut_off, args=(connection, cut))
+    timer.daemon = True
+    timer.start()
     try:
         connection.request("POST", target.path, body=body, headers=headers)
         response = connection.getresponse()
-        return response.status, response.read(READ_LIMIT)
+        answer = response.read(READ_LIMIT)
+    except (OSError, http.client.HTTPException):
+        if cut.is_set():
+            raise TimeoutError(f"No complete answer within {DEADLINE:g} s") from None
+        raise
     finally:
+        timer.cancel()
         connection.close()
+    if cut.is_set():
+        raise TimeoutError(f"No complete answer within {DEADLINE:g} s")
+    return response.status, answer
+
+
+def _cut_off(connection: http.client.HTTPConnection, cut: threading.Event) -> None:
+    cut.set()
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):  # closed already
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def sign(secret: str, timestamp: int, body: bytes) -> str:

@@ -338,6 +338,49 @@ def test_a_redirect_is_a_failed_delivery_and_is_not_followed(settings):
     assert delivery.error == "HTTP 302 (redirects are not followed)"
 
 
+def test_a_receiver_that_drips_its_answer_is_cut_off_at_the_deadline(settings, monkeypatch):
+    settings.WEBHOOK_ALLOW_HTTP = True
+    settings.WEBHOOK_ALLOW_PRIVATE = True
+    monkeypatch.setattr(webhooks, "DEADLINE", 0.5)
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def drip():
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n")
+            for _ in range(40):  # one byte every 0.1 s: 4 s in all, each read well in time
+                if stop.wait(0.1):
+                    return
+                try:
+                    conn.sendall(b"x")
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=drip, daemon=True)
+    thread.start()
+    try:
+        delivery = delivery_to(f"http://127.0.0.1:{listener.getsockname()[1]}/hook")
+        started = time.monotonic()
+        assert webhooks.deliver(delivery.pk) is False
+        elapsed = time.monotonic() - started
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
+    assert elapsed < 2.0
+    delivery.refresh_from_db()
+    assert delivery.error == "No complete answer within 0.5 s"
+    assert delivery.status == "pending" and delivery.response_status is None
+
+
+def test_an_international_host_name_is_resolved_in_its_ascii_form(dns):
+    dns.set("xn--bcher-kva.example.test", [PUBLIC])
+    target = webhooks.url_check("https://bücher.example.test/hook")
+    assert (target.host, target.address) == ("xn--bcher-kva.example.test", PUBLIC)
+
+
 # --- what is kept of the answer ----------------------------------------------------------------
 
 
