@@ -32,7 +32,7 @@ from games.api import PlayerBriefSerializer, RulesField
 from games.models import Match, TimeoutPolicy
 from tournaments import selectors, services
 from tournaments.formats.standings import TIEBREAKS
-from tournaments.models import Entry, Event, Format, Seeding
+from tournaments.models import Entry, Event, Format, Seeding, TiebreakUnplayed
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -117,6 +117,7 @@ class EventSerializer(serializers.ModelSerializer):
             "double_round_robin",
             "swiss_rounds",
             "tiebreaks",
+            "tiebreak_unplayed",
             "rounds_planned",
             "champion",
             "your_entry",
@@ -184,6 +185,7 @@ class EventCreateSerializer(serializers.Serializer):
     tiebreaks = serializers.ListField(
         child=serializers.ChoiceField(choices=TIEBREAKS), required=False, max_length=6
     )
+    tiebreak_unplayed = serializers.ChoiceField(choices=TiebreakUnplayed.choices, required=False)
 
 
 ErrorSerializer = inline_serializer(
@@ -207,7 +209,10 @@ StandingsSerializer = inline_serializer(
     {
         "event": serializers.IntegerField(),
         "status": serializers.CharField(),
+        "format": serializers.CharField(),
         "tiebreaks": serializers.ListField(child=serializers.CharField()),
+        "tiebreak_unplayed": serializers.CharField(),
+        "columns": serializers.ListField(child=serializers.CharField()),
         "rows": serializers.ListField(child=serializers.DictField()),
     },
 )
@@ -351,7 +356,7 @@ class BracketView(APIView):
 
 
 class StandingsView(APIView):
-    """Standings: rank, match points, every tiebreak column, the Elo rating when known."""
+    """Standings: rank, the columns that fit the format (``columns``), the rating when known."""
 
     @extend_schema(responses={200: StandingsSerializer})
     def get(self, request: Request, pk: int) -> Response:
@@ -377,13 +382,12 @@ class StandingsCsvView(APIView):
     @extend_schema(responses=CSV_RESPONSE)
     def get(self, request: Request, pk: int) -> HttpResponse:
         event = _event(request, pk)
+        standings = selectors.standings_for_event(event=event)
         rows = []
-        for row in selectors.standings_for_event(event=event):
+        for row in standings:
             rows.append({**row, "player": row["player"]["name"], "player_id": row["player"]["id"]})
-        columns = ["rank", "player", "player_id", "seed", "status", "rating"]
-        if event.is_elimination:
-            columns.append("reached")
-        columns += list(selectors.STANDINGS_COLUMNS)
+        columns = ["rank", "player", "player_id", "seed", "status"]
+        columns += selectors.standings_columns(event=event, rows=standings)
         return _csv(f"event-{event.pk}-standings.csv", columns, rows)
 
 

@@ -38,7 +38,7 @@ from games.models import IN_PROGRESS, Match
 from tournaments import webhooks
 from tournaments.formats import bracket as brackets
 from tournaments.formats import double_elim, round_robin, single_elim, swiss
-from tournaments.formats.standings import validate_tiebreaks
+from tournaments.formats.standings import UNPLAYED_MODES, validate_tiebreaks
 from tournaments.live import event_changed, match_players_tell
 from tournaments.models import Entry, Event, EventLog, Format, Pairing, Round, Seeding
 from tournaments.rating_hook import DEFAULT_RATING, ratings_for
@@ -84,6 +84,12 @@ def event_validate(event: Event) -> None:
         validate_tiebreaks(event.tiebreaks)
     except ValueError as error:
         raise TournamentError(str(error), code="invalid_tiebreaks") from None
+    if event.tiebreak_unplayed not in UNPLAYED_MODES:
+        raise TournamentError(
+            f"unknown tiebreak_unplayed {event.tiebreak_unplayed!r}; known: "
+            f"{', '.join(UNPLAYED_MODES)}",
+            code="invalid_tiebreaks",
+        )
     if event.best_of % 2 == 0:
         raise TournamentError("a match is best of an odd number of games", code="invalid_rules")
     try:

@@ -47,7 +47,7 @@ TIEBREAKS: tuple[str, ...] = (
     GAMES_WON,
     MARGIN,
 )
-#: How unplayed rounds count in the opponents' tiebreaks (``tiebreak_unplayed``).
+#: How a player's unplayed rounds count in their tiebreaks (``tiebreak_unplayed``).
 FIDE_UNPLAYED = "fide"
 PLAIN_UNPLAYED = "plain"
 UNPLAYED_MODES: tuple[str, ...] = (FIDE_UNPLAYED, PLAIN_UNPLAYED)
@@ -127,13 +127,13 @@ def standings(
     bye_points: float = 1.0,
     stages: Mapping[int, tuple[int, int]] | None = None,
     unplayed: str = FIDE_UNPLAYED,
-    rounds: int | None = None,
+    missed: Mapping[int, int] | None = None,
 ) -> list[Row]:
     """Every entrant ranked 1..N; ``stages`` (elimination) ranks by the stage reached first.
 
-    ``unplayed`` is ``"fide"`` or ``"plain"`` (see the module); ``rounds``, the rounds played
-    so far, lets ``"fide"`` count the rounds a player has no result for (withdrawn, or entered
-    late) as unplayed rounds too.
+    ``unplayed`` is ``"fide"`` or ``"plain"`` (see the module); ``missed`` counts, for each
+    player, the rounds played without them (withdrawn, or entered late): with ``"fide"``
+    those are unplayed rounds too.
     """
     validate_tiebreaks(tiebreaks)
     if unplayed not in UNPLAYED_MODES:
@@ -142,17 +142,14 @@ def standings(
     if len(rows) != len(entrants):
         raise ValueError("an entrant is listed twice")
     decided = list(results)
-    rounds_seen: dict[int, int] = dict.fromkeys(rows, 0)
     for r in decided:
         row_a = rows[r.a]
-        rounds_seen[r.a] += 1
         if r.b is None:
             row_a.byes += 1
             row_a.match_points += bye_points
             row_a.unplayed.append((None, bye_points))
             continue
         row_b = rows[r.b]
-        rounds_seen[r.b] += 1
         for row, other, games_for, games_against, margin in (
             (row_a, r.b, r.games_a, r.games_b, r.margin_a),
             (row_b, r.a, r.games_b, r.games_a, -r.margin_a),
@@ -173,7 +170,7 @@ def standings(
                 row.unplayed.append((other, 1.0 if won else 0.0))
     for row in rows.values():
         if unplayed == FIDE_UNPLAYED:
-            _fide_sums(row, rows, max(0, (rounds or 0) - rounds_seen[row.player]))
+            _fide_sums(row, rows, (missed or {}).get(row.player, 0))
         else:
             _plain_sums(row, rows)
         if stages is not None:

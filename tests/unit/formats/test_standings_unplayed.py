@@ -38,7 +38,7 @@ TIEBREAKS = ["buchholz", "sonneborn_berger"]
 
 
 def table(mode):
-    rows = standings(ENTRANTS, RESULTS, tiebreaks=TIEBREAKS, unplayed=mode, rounds=3)
+    rows = standings(ENTRANTS, RESULTS, tiebreaks=TIEBREAKS, unplayed=mode, missed={4: 1})
     return {r.player: r for r in rows}, [r.player for r in rows]
 
 
