@@ -242,6 +242,22 @@ def test_the_admin_refuses_a_webhook_to_loopback_with_a_form_error(admin_client,
     assert Webhook.objects.get().url == "https://hooks.example.test/hook"
 
 
+def test_the_events_webhook_inline_refuses_a_private_address_too(admin_client, dns):
+    from tests.unit.test_tournament_admin import EVENT_FORM
+
+    form = {
+        **EVENT_FORM,
+        "webhooks-TOTAL_FORMS": 1,
+        "webhooks-0-url": "https://10.0.0.1/hook",
+        "webhooks-0-events": '["event.started"]',
+        "webhooks-0-active": "on",
+    }
+    response = admin_client.post("/admin/tournaments/event/add/", form)
+    assert response.status_code == 200
+    assert "10.0.0.1, a private address" in response.content.decode()
+    assert not Webhook.objects.exists()
+
+
 # --- at delivery time --------------------------------------------------------------------------
 
 
