@@ -84,7 +84,7 @@ class RulesField(serializers.Field):
         "invalid": "Give a preset name or an object of rule options.",
         "name_too_long": f"A rule set name is at most {RULES_NAME_MAX_LENGTH} characters.",
         "too_many": f"Give at most {RULES_MAX_OPTIONS} rule options.",
-        "option": "Rule option {key!r} must be a short string, an integer or a boolean.",
+        "option": "Rule option {option!r} must be a short string, an integer or a boolean.",
     }
 
     def to_internal_value(self, data):
@@ -103,7 +103,7 @@ class RulesField(serializers.Field):
             else:
                 ok = short and isinstance(value, int | bool)
             if not ok:
-                self.fail("option", key=key[:RULES_NAME_MAX_LENGTH])
+                self.fail("option", option=key[:RULES_NAME_MAX_LENGTH])
         return data
 
     def to_representation(self, value):
