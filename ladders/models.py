@@ -130,6 +130,35 @@ class Ladder(models.Model):
         help_text="Glicko-2: the window widens by this times the deviation above the "
         "provisional threshold (uncertain ratings accept wider gaps).",
     )
+    # Seasons (ladders.seasons): divisions, promotion and relegation, the pull at a season's end.
+    season_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Closing a season opens the next, this many days long; empty: seasons are "
+        "opened by hand.",
+    )
+    season_pull = models.FloatField(
+        default=0,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="At a season's end each rating moves this share of the way to the initial "
+        "rating (0 keeps them, 1 resets everyone).",
+    )
+    divisions = models.PositiveSmallIntegerField(
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(20)],
+        help_text="Divisions of a season (1: one leaderboard).",
+    )
+    division_size = models.PositiveIntegerField(
+        default=50,
+        validators=[MinValueValidator(2)],
+        help_text="Players per division when a season places them by rating (the last division "
+        "takes the rest).",
+    )
+    promotion = models.PositiveSmallIntegerField(
+        default=2,
+        help_text="The top N of a division go up and the bottom N down at a season's end.",
+    )
     bot_pairs = models.BooleanField(
         default=False, help_text="Two bots may be paired (else bots wait for humans)."
     )
@@ -154,6 +183,10 @@ class Ladder(models.Model):
 
     def clean(self) -> None:
         super().clean()
+        if self.divisions > 1 and 2 * self.promotion > self.division_size:
+            raise ValidationError(
+                {"promotion": "More players would go up and down than a division holds."}
+            )
         if self.rating_system == self.System.GLICKO2 and self.scoring == Scoring.MARGIN:
             raise ValidationError(
                 {"scoring": "Glicko-2 has no K to weight by the margin: use match or games."}
@@ -345,6 +378,10 @@ class RatingChange(models.Model):
     deviation_after = models.FloatField(null=True, blank=True)
     volatility_before = models.FloatField(null=True, blank=True)
     volatility_after = models.FloatField(null=True, blank=True)
+    # The season the match counts in (none when the ladder was not in a season).
+    season = models.ForeignKey(
+        "Season", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -386,3 +423,72 @@ class QueueEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} waiting in {self.ladder_id}"
+
+
+class Season(models.Model):
+    """A season of a ladder: from ``starts_at`` to ``ends_at``; frozen once ``closed_at`` is set.
+
+    A rated match counts in the season open when it is rated (see ladders.seasons); closing
+    freezes the final standings in :class:`SeasonEntry` rows that never change afterwards.
+    """
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="seasons")
+    number = models.PositiveIntegerField()
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["ladder", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "number"], name="ladders_season_number"),
+            models.CheckConstraint(
+                condition=Q(ends_at__gt=models.F("starts_at")), name="ladders_season_span"
+            ),
+        ]
+        indexes = [
+            # The sweep's query: open seasons that are due.
+            models.Index(
+                fields=["ends_at"], name="ladders_season_due", condition=Q(closed_at__isnull=True)
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ladder_id} season {self.number}"
+
+    @property
+    def is_closed(self) -> bool:
+        return self.closed_at is not None
+
+
+class SeasonEntry(models.Model):
+    """A player in a season: their division, and once it closes their final standing."""
+
+    class Movement(models.TextChoices):
+        PROMOTED = "promoted", "Promoted"
+        RELEGATED = "relegated", "Relegated"
+        STAYED = "stayed", "Stayed"
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="entries")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="season_entries")
+    division = models.PositiveSmallIntegerField(default=1, help_text="1 is the top division.")
+    # The final standing, set when the season closes (empty while it is open).
+    rank = models.PositiveIntegerField(null=True, blank=True, help_text="In the division.")
+    rating = models.FloatField(null=True, blank=True)
+    deviation = models.FloatField(null=True, blank=True)
+    matches_played = models.PositiveIntegerField(default=0, help_text="Rated in the season.")
+    wins = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    movement = models.CharField(max_length=9, choices=Movement.choices, blank=True)
+
+    class Meta:
+        ordering = ["season", "division", "rank", "player_id"]
+        verbose_name_plural = "season entries"
+        constraints = [
+            models.UniqueConstraint(fields=["season", "player"], name="ladders_season_entry")
+        ]
+        indexes = [models.Index(fields=["player", "season"], name="ladders_season_player")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in {self.season}: division {self.division}"

@@ -36,7 +36,7 @@ from games.models import IN_PROGRESS, Match, seed_commitment
 from ladders.bulk import bulk_insert, delete_ids, fetch_rows, gc_paused, lock_ids, stream_rows
 from ladders.live import pairing_tell
 from ladders.matchmaking import Seeker, WindowPolicy, pair
-from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
+from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange, Season
 from ratings import glicko2
 from ratings.elo import MatchResult, RatingUpdate, Side, rate_match
 from ratings.glicko2 import GlickoSide, GlickoUpdate, deviation_after_absence
@@ -534,6 +534,8 @@ def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> 
     the changes already written and changes nothing. LadderError ``not_finished`` for a match
     without a result; Conflict ``other_pool`` if another pool rates this match.
     """
+    from ladders import seasons
+
     now = now or timezone.now()
     if match.status != Match.Status.FINISHED or match.winner_id is None:
         raise LadderError(f"match {match.pk} has no result to rate", code="not_finished")
@@ -549,6 +551,9 @@ def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> 
         players = Player.objects.in_bulk([match.player_a_id, match.player_b_id])
         for player in players.values():
             membership_ensure(ladder=pool, player=player)
+        # The season first (its row before the rating rows, as a season's close takes them):
+        # the match counts in the season open now, and a close waits for it (ladders.seasons).
+        season = seasons.season_for_rating(pool=pool, when=match.finished_at or now)
         # Lock both rows in player id order; a concurrent application of the same match waits
         # here and then finds the changes below. (NO KEY UPDATE: a join's queue entry points
         # at its rating row, and its foreign-key check need not wait for this.)
@@ -561,7 +566,12 @@ def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> 
         existing = list(RatingChange.objects.filter(match=match).order_by("pk"))
         if existing:
             return existing
-        return _rate(pool, match, locked[match.player_a_id], locked[match.player_b_id], now)
+        changes = _rate(
+            pool, match, locked[match.player_a_id], locked[match.player_b_id], now, season
+        )
+        if season is not None:
+            seasons.season_entries_ensure(season=season, pool=pool, player_ids=list(players))
+        return changes
 
 
 def farmed(pool: Ladder, a: Rating, b: Rating, now: datetime) -> bool:
@@ -631,7 +641,9 @@ def _standing(r: Rating) -> Standing:
     return Standing(r.rating, r.matches_played, r.is_bot, r.deviation, r.volatility, r.last_active)
 
 
-def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> list[RatingChange]:
+def _rate(
+    pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime, season: Season | None = None
+) -> list[RatingChange]:
     result = MatchResult(
         winner=0 if match.winner_id == match.player_a_id else 1,
         games_won=(match.games_won_a, match.games_won_b),
@@ -669,6 +681,7 @@ def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> li
                 expected=update.expected,
                 score=update.score,
                 k=update.k if counts else 0.0,
+                season=season,
                 # Uncounted, the deviation and volatility stay as stored too.
                 deviation_before=glicko and glicko.deviation_before,
                 deviation_after=glicko and (glicko.deviation_after if counts else rating.deviation),
@@ -765,15 +778,20 @@ class SweepResult:
     processed: int  # finished or cancelled matches rated / requeued by the sweep
     started: int  # ladder matches whose start task was lost
     paired: int  # players paired
+    closed: int = 0  # seasons closed (they were due)
 
 
 def ladders_sweep(*, now: datetime | None = None, limit: int = 200) -> SweepResult:
     """What Celery beat runs every second (and the embedded sweeper thread).
 
-    Catches up on finished ladder matches the receiver missed, starts ladder matches whose
-    start task was lost, and runs a matchmaker pass for every ladder with players waiting.
+    Closes the seasons that are due, catches up on finished ladder matches the receiver
+    missed, starts ladder matches whose start task was lost, and runs a matchmaker pass for
+    every ladder with players waiting.
     """
+    from ladders import seasons
+
     now = now or timezone.now()
+    closed = seasons.seasons_sweep(now=now)
     processed = 0
     pending = (
         LadderMatch.objects.filter(
@@ -802,7 +820,7 @@ def ladders_sweep(*, now: datetime | None = None, limit: int = 200) -> SweepResu
     )
     for ladder_id in list(ladder_ids):
         paired += matchmaker_pass(ladder_id=ladder_id, now=now).paired
-    return SweepResult(processed, started, paired)
+    return SweepResult(processed, started, paired, closed)
 
 
 # --- replaying the history ------------------------------------------------------------------

@@ -26,6 +26,7 @@ from accounts.models import NAME_MAX_LENGTH, Player
 from accounts.selectors import player_for_user
 from games import selectors as game_selectors
 from games.models import Game, Match
+from ladders import selectors as ladder_selectors
 from tournaments import selectors as event_selectors
 from tournaments.models import Event, Pairing
 from web.forms import SignUpForm
@@ -307,15 +308,16 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 
 
 def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """A player: ratings with their history as a chart (``player.js``), recent matches."""
+    """A player: ratings with their history as a chart (``player.js``), seasons, recent matches."""
     player = get_object_or_404(Player, pk=pk)
     recent = (
         game_selectors.match_list(viewer=None)
         .filter(Q(player_a=player) | Q(player_b=player), status=Match.Status.FINISHED)
         .order_by("-finished_at")[:20]
     )
+    seasons = ladder_selectors.seasons_of_player(player=player)
     return render(
         request,
         "web/player.html",
-        {"player": player, "recent": list(recent), "me": _me(request)},
+        {"player": player, "recent": list(recent), "seasons": seasons, "me": _me(request)},
     )
