@@ -1,5 +1,8 @@
+from axes import admin as axes_admin  # registers the lockouts' admin first, to replace it
+from axes.models import AccessAttempt
 from django import forms
 from django.contrib import admin
+from django.utils import timezone
 
 from accounts import names
 from accounts.models import Player
@@ -32,3 +35,20 @@ class PlayerAdmin(admin.ModelAdmin):
     search_fields = ["name", "user__username"]
     raw_id_fields = ["user"]
     readonly_fields = ["created_at"]
+
+
+class LockoutAdmin(axes_admin.AccessAttemptAdmin):
+    """django-axes' sign-in lockouts, whose clean-up needs the permission to delete them."""
+
+    @admin.action(
+        description=axes_admin.AccessAttemptAdmin.cleanup_expired_attempts.short_description,
+        permissions=["delete"],
+    )
+    def cleanup_expired_attempts(self, request, queryset):
+        # axes stamps this time on sign-in requests only, and its clean-up reads it.
+        request.axes_attempt_time = timezone.now()
+        return super().cleanup_expired_attempts(request, queryset)
+
+
+admin.site.unregister(AccessAttempt)
+admin.site.register(AccessAttempt, LockoutAdmin)
