@@ -128,8 +128,9 @@ bench-ladders: $(STAMP)
 bench-ratings: $(STAMP)
 	$(BIN)/python bench/ratings.py $(BENCH_ARGS)
 
-# Tournaments benchmark (bench/tournaments.py): Swiss pairing of 1,024 players x 10 rounds,
-# and a 256-bot single elimination (best of five to 250) from start to champion, embedded and
+# Tournaments benchmark (bench/tournaments.py): Swiss pairing of 1,024 players x 10 rounds
+# (and its quality beside the old pairing), the losers-bracket drop-in table, and a 256-bot
+# single elimination (best of five to 250) from start to champion, embedded and
 # on PostgreSQL + Redis with two workers (deploy/cluster.py). BENCH_ARGS=--quick: 64 bots.
 .PHONY: bench-tournaments
 bench-tournaments: $(STAMP)
