@@ -1,5 +1,7 @@
 """Players: the humans and bots that sit at a table."""
 
+from __future__ import annotations
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
@@ -108,6 +110,15 @@ class Player(models.Model):
     def is_external(self) -> bool:
         """True for an external bot: its owner's program plays it over the Bot API."""
         return self.kind == self.Kind.EXTERNAL
+
+    def accepts_at_once(self, challenger: Player) -> bool:
+        """Whether a challenge from ``challenger`` is accepted for this player at once: an
+        external bot's ``auto_accept``, from bots only or from anyone."""
+        if not self.is_external:
+            return False
+        if self.auto_accept == self.AutoAccept.ANYONE:
+            return True
+        return self.auto_accept == self.AutoAccept.BOTS and challenger.is_any_bot
 
     @property
     def is_any_bot(self) -> bool:

@@ -86,13 +86,13 @@ def _bot_for_token(token: str) -> tuple[Player | None, str | None]:
 
 async def _caller(request: HttpRequest) -> tuple[Player, str] | HttpResponse:
     """The bot and its token's key, or the refusal to answer with."""
-    if request.method != "GET":
-        return _refuse(405, f'Method "{request.method}" not allowed.', "method_not_allowed")
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "token" or not token.strip():
         return _refuse(
             401, "Send an external bot's token: Authorization: Token …", "not_authenticated"
         )
+    if request.method != "GET":
+        return _refuse(405, f'Method "{request.method}" not allowed.', "method_not_allowed")
     bot, key = await socket_db(_bot_for_token)(token.strip())
     if bot is None and key is None:
         return _refuse(401, "Invalid token.", "authentication_failed")

@@ -227,6 +227,9 @@ def challenge_create(
 ) -> Match:
     """Challenge a bot (the match starts at once) or a human (who accepts or declines).
 
+    An external bot answers like a person, unless its ``auto_accept`` accepts this
+    challenger at once (then as if it accepted now; a conflict leaves the challenge open).
+
     The challenger is player A. A bot challenge is refused with Conflict ``in_ranked_match``
     while the challenger has a ladder match in progress.
     """
@@ -248,6 +251,11 @@ def challenge_create(
             status=Match.Status.SCHEDULED if opponent.is_bot else Match.Status.CHALLENGED,
         )
         if not opponent.is_bot:
+            if opponent.accepts_at_once(challenger):
+                try:
+                    return challenge_answer(match=match, player=opponent, accept=True)
+                except Conflict:
+                    pass  # busy with a ranked match: the challenge waits for an answer
             challenge_changed(match=match, status="challenged", to=[opponent.pk])
         return match
 
@@ -336,7 +344,10 @@ def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
             match.save(update_fields=["status", "finished_at"])
         # The challenger hears the answer (with the table to open) on their own socket.
         status = "accepted" if accept else "declined"
-        challenge_changed(match=match, status=status, to=[match.player_a_id])
+        to = [match.player_a_id]
+        if accept and match.player_b.is_external:
+            to.append(match.player_b_id)  # the bot's event stream: its game starts
+        challenge_changed(match=match, status=status, to=to)
     return match
 
 

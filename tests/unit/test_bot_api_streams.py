@@ -368,3 +368,19 @@ def test_a_game_stream_repairs_a_lost_message_with_the_view_now(robo, token, bob
         await stream.close()
 
     run(scenario)
+
+
+def test_a_bot_that_accepts_a_challenge_hears_its_game_start_at_once(settings, robo, token, bob):
+    settings.BOT_STREAM_KEEPALIVE_SECONDS = 30  # no resync at a keep-alive to fall back on
+
+    async def scenario():
+        offer = await db(play.challenge_create)(challenger=bob, opponent=robo)
+        stream = await Stream.open("/api/bot/stream/event", token)
+        assert (await stream.event())["type"] == "challenge"
+        await db(play.challenge_answer)(match=offer, player=robo, accept=True)
+        await db(published)()
+        line = await stream.event(timeout=2)
+        assert line["type"] == "game_start" and line["match"] == offer.pk
+        await stream.close()
+
+    run(scenario)
