@@ -8,13 +8,15 @@ deviation, the season's record, promoted, relegated or stayed), pulls the rating
 initial rating by the ladder's ``season_pull``, and (with ``season_days``) opens the next one.
 
 Exactly one season per rated match: :func:`season_for_rating`, called by the rating service
-before it locks the two players' rating rows, takes the open season's row in share mode; a
-close takes it for update. So a close waits for the ratings in flight to commit (they count
-in the season being closed), and a rating that comes after the close sees it closed and
-counts in the next season. A rating whose match finished at or after the season's end closes
-the season first (the boundary is exact even between two sweeps). The same order (season
-row, then rating rows) on both paths means the two cannot deadlock. On SQLite (embedded)
-every write transaction takes the database's write lock up front: they run one at a time.
+before it locks the two players' rating rows, holds the open season in share mode (a
+PostgreSQL advisory lock on its id, until commit); a close takes it exclusively. So a close
+waits for the ratings in flight to commit (they count in the season being closed), and a
+rating that comes after the close sees it closed and counts in the next season (the one the
+close opened, even if the match finished a moment before the end). A rating whose match
+finished at or after the season's end closes the season first (the boundary is exact even
+between two sweeps). The same order (season, then rating rows) on both paths means the two
+cannot deadlock. On SQLite (embedded) every write transaction takes the database's write
+lock up front: they run one at a time.
 
 Closing twice changes nothing: the close claims the season under its row lock and returns
 early once ``closed_at`` is set; the frozen rows are never written again.
@@ -114,11 +116,9 @@ def season_for_rating(*, pool: Ladder, when: datetime) -> Season | None:
     """
     while True:
         season = (
-            Season.objects.filter(ladder=pool, closed_at__isnull=True, starts_at__lte=when)
-            .order_by("number")
-            .first()
+            Season.objects.filter(ladder=pool, closed_at__isnull=True).order_by("number").first()
         )
-        if season is None:
+        if season is None or (season.starts_at > when and not _follows_a_close(season)):
             return None
         if season.ends_at <= when:
             season_close(season_id=season.pk, now=when)
@@ -128,14 +128,39 @@ def season_for_rating(*, pool: Ladder, when: datetime) -> Season | None:
         return season
 
 
+def _follows_a_close(season: Season) -> bool:
+    """Whether the season was opened by its predecessor's close (it starts where that ended).
+
+    A match that finished just before the end but is rated just after the close (it waited
+    for the season's row) counts in this season, not in none.
+    """
+    previous = Season.objects.filter(ladder_id=season.ladder_id, number=season.number - 1).first()
+    return (
+        previous is not None
+        and previous.closed_at is not None
+        and previous.closed_at >= season.starts_at
+    )
+
+
+#: The namespace of the seasons' advisory locks (the other key is the season's id).
+LOCK_NAMESPACE = 0x5EA5
+
+
 def _share_lock(season: Season) -> bool:
-    """Take the season's row in share mode; False if it was closed meanwhile."""
+    """Hold the season in share mode until commit; False if it was closed meanwhile."""
     if connection.vendor != "postgresql":  # SQLite: one writer at a time already
         return True
+    _advisory_lock(season.pk, shared=True)
+    return Season.objects.filter(pk=season.pk, closed_at__isnull=True).exists()
+
+
+def _advisory_lock(season_id: int, *, shared: bool) -> None:
+    # An advisory lock, not the row's FOR SHARE: the lock manager queues a new share request
+    # behind a waiting close, where row share locks would let a busy ladder's stream of
+    # ratings starve the close for as long as matches keep finishing.
+    function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
     with connection.cursor() as cursor:
-        cursor.execute("SELECT closed_at FROM ladders_season WHERE id = %s FOR SHARE", [season.pk])
-        row = cursor.fetchone()
-    return row is not None and row[0] is None
+        cursor.execute(f"SELECT {function}(%s, %s)", [LOCK_NAMESPACE, season_id])
 
 
 def season_entries_ensure(*, season: Season, pool: Ladder, player_ids: list[int]) -> None:
@@ -154,6 +179,8 @@ def season_close(*, season_id: int, now: datetime | None = None) -> bool:
     """
     now = now or timezone.now()
     with transaction.atomic():
+        if connection.vendor == "postgresql":
+            _advisory_lock(season_id, shared=False)  # waits for the ratings in flight
         season = (
             Season.objects.select_for_update().select_related("ladder").filter(pk=season_id).first()
         )
