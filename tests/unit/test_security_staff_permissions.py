@@ -45,7 +45,7 @@ STAFF_OPERATIONS = {
     ("POST", "/api/ladders/{id}/seasons"): "ladders.add_season",
 }
 
-#: API reads where staff see more than a player: drafts (a read: view permission is enough).
+#: API reads where staff see more than a player: draft events (reads, for every staff user).
 STAFF_READS = {("GET", "/api/events"), ("GET", "/api/events/{id}")}
 
 #: Rows that a request writes whoever makes it (the session, the admin's own history).
