@@ -546,4 +546,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # django-axes logs every failed sign-in at INFO; its warnings (each lockout) are enough.
+    "loggers": {"axes": {"level": "WARNING"}},
 }
