@@ -123,8 +123,15 @@ bench-play: $(STAMP)
 bench-ladders: $(STAMP)
 	$(BIN)/python bench/ladders.py $(BENCH_ARGS)
 
-# Tournaments benchmark (bench/tournaments.py): Swiss pairing of 1,024 players x 10 rounds,
-# and a 256-bot single elimination (best of five to 250) from start to champion, embedded and
+# Ratings benchmark (bench/ratings.py): Elo and Glicko-2 side by side on a simulated population
+# of 2,000 players and on the bot calibration ladder's history: log-loss, Brier, convergence.
+.PHONY: bench-ratings
+bench-ratings: $(STAMP)
+	$(BIN)/python bench/ratings.py $(BENCH_ARGS)
+
+# Tournaments benchmark (bench/tournaments.py): Swiss pairing of 1,024 players x 10 rounds
+# (and its quality beside the old pairing), the losers-bracket drop-in table, and a 256-bot
+# single elimination (best of five to 250) from start to champion, embedded and
 # on PostgreSQL + Redis with two workers (deploy/cluster.py). BENCH_ARGS=--quick: 64 bots.
 .PHONY: bench-tournaments
 bench-tournaments: $(STAMP)

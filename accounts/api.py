@@ -5,7 +5,8 @@ explicitly; everything but the display name is read-only.
 """
 
 import django_filters
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, user_logged_in, user_logged_out
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.urls import path
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -16,8 +17,9 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from accounts import selectors, services
+from accounts import lockout, names, selectors, services
 from accounts.models import NAME_MAX_LENGTH, Player
+from config.api import error_body
 from config.fields import StrictCharField
 
 # --- Serializers ----------------------------------------------------------------------------
@@ -81,6 +83,25 @@ def _token_response(request: Request, user, player: Player | None, status: int) 
     return Response(data, status=status)
 
 
+#: The refusals of a display name whose code the answer carries instead of ``invalid``.
+NAME_CODES = (names.MIXED_SCRIPT, names.CONFUSABLE, names.RESERVED)
+
+
+def name_refusal(error: DjangoValidationError) -> Response:
+    """A service's invalid input as a 400; a refused look-alike name's ``code`` names why.
+
+    The answer has the usual shape of invalid input (the messages per field), with ``code``
+    one of :data:`NAME_CODES` (``name_mixed_script``, ``name_confusable``, ``name_reserved``)
+    when the display name was refused for its look, else ``invalid``.
+    """
+    refused = error.error_dict.get("name", []) if hasattr(error, "error_dict") else []
+    code = next((e.code for e in refused if e.code in NAME_CODES), "invalid")
+    messages = (
+        error.message_dict if hasattr(error, "error_dict") else {"non_field_errors": error.messages}
+    )
+    return Response(error_body("Invalid input.", code, messages), status=400)
+
+
 # --- Sign-up, sign-in, sign-out -------------------------------------------------------------
 
 
@@ -95,12 +116,20 @@ class RegisterView(APIView):
     def post(self, request: Request) -> Response:
         serializer = RegisterSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        player = services.player_register(**serializer.validated_data)
+        try:
+            player = services.player_register(**serializer.validated_data)
+        except DjangoValidationError as error:
+            return name_refusal(error)
         return _token_response(request, player.user, player, status=201)
 
 
 class SignInView(APIView):
-    """Exchange a username and password for a token that expires (``Authorization: Token …``)."""
+    """Exchange a username and password for a token that expires (``Authorization: Token …``).
+
+    Wrong passwords count towards the sign-in lockout (``accounts.lockout``): past the limit,
+    for the username or from the address, the answer is 429 ``locked_out``, whatever the
+    password, until the cool-down is over.
+    """
 
     authentication_classes: list = []
     permission_classes = [permissions.AllowAny]
@@ -110,11 +139,15 @@ class SignInView(APIView):
     def post(self, request: Request) -> Response:
         serializer = SignInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = authenticate(request=request, **serializer.validated_data)
+        # Django's request, not DRF's: the lockout marks it, and its middleware reads it.
+        user = authenticate(request=request._request, **serializer.validated_data)
+        if getattr(request._request, "axes_locked_out", False):
+            return lockout.lockout_json()
         if user is None:  # wrong password, unknown or inactive user; bots have no user at all
             raise serializers.ValidationError(
                 {"non_field_errors": ["Unable to sign in with the given username and password."]}
             )
+        user_logged_in.send(sender=user.__class__, request=request._request, user=user)
         return _token_response(request, user, selectors.player_for_user(user=user), status=200)
 
 
@@ -127,11 +160,13 @@ class SignOutView(LogoutView):
 
 
 class SignOutEverywhereView(LogoutAllView):
-    """Revoke every token of the caller."""
+    """Sign the caller out everywhere: every token revoked, every web session ended."""
 
     @extend_schema(request=None, responses={204: None})
     def post(self, request, format=None):
-        return super().post(request, format)
+        services.sign_out_everywhere(user=request.user)
+        user_logged_out.send(sender=request.user.__class__, request=request, user=request.user)
+        return self.get_post_response(request)
 
 
 # --- The caller -----------------------------------------------------------------------------
@@ -183,7 +218,10 @@ class PlayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         player = self.get_object()
         serializer = PlayerUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        player = services.player_update(player=player, **serializer.validated_data)
+        try:
+            player = services.player_update(player=player, **serializer.validated_data)
+        except DjangoValidationError as error:
+            return name_refusal(error)
         return Response(PlayerSerializer(player).data)
 
 
@@ -207,7 +245,10 @@ class MeView(generics.GenericAPIView):
         player = self.get_object()
         serializer = PlayerUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        player = services.player_update(player=player, **serializer.validated_data)
+        try:
+            player = services.player_update(player=player, **serializer.validated_data)
+        except DjangoValidationError as error:
+            return name_refusal(error)
         return Response(MeSerializer(player).data)
 
 

@@ -1,5 +1,7 @@
 """Players: the humans and bots that sit at a table."""
 
+from __future__ import annotations
+
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
@@ -14,16 +16,32 @@ name_validator = RegexValidator(
 )
 
 
-class Player(models.Model):
-    """A seat at the table: a human (signed in through a Django user) or a bot.
+DESCRIPTION_MAX_LENGTH = 300
 
-    A bot names the strategy that plays for it and has no user, so it cannot sign in.
+
+class Player(models.Model):
+    """A seat at the table: a human, a house bot, or an external bot.
+
+    - A human signs in through their Django user.
+    - A house bot names the strategy the server plays it with and has no user, so it cannot
+      sign in.
+    - An external bot is a program a person (its ``owner``) runs elsewhere; it plays over the
+      Bot API with tokens issued to its user, which has no usable password, so it cannot sign
+      in to the web pages. The server treats it as it treats a person: it answers challenges,
+      runs on the clock and continues after each deal itself.
+
     Display names are unique regardless of case ("Alice" blocks "alice").
     """
 
     class Kind(models.TextChoices):
         HUMAN = "human", "Human"
         BOT = "bot", "Bot"
+        EXTERNAL = "external", "External bot"
+
+    class AutoAccept(models.TextChoices):
+        NOBODY = "nobody", "Nobody (the bot answers each challenge)"
+        BOTS = "bots", "Challenges from bots"
+        ANYONE = "anyone", "Challenges from anyone"
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
     user = models.OneToOneField(
@@ -35,6 +53,21 @@ class Player(models.Model):
     )
     name = models.CharField(max_length=NAME_MAX_LENGTH, validators=[name_validator])
     bot_strategy = models.CharField(max_length=STRATEGY_MAX_LENGTH, blank=True, default="")
+    owner = models.ForeignKey(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="bots",
+        help_text="External bots: the person who runs it.",
+    )
+    description = models.CharField(max_length=DESCRIPTION_MAX_LENGTH, blank=True, default="")
+    auto_accept = models.CharField(
+        max_length=8,
+        choices=AutoAccept.choices,
+        default=AutoAccept.NOBODY,
+        help_text="External bots: which challenges the server accepts for it at once.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -45,15 +78,22 @@ class Player(models.Model):
                 name="accounts_player_name_ci_unique",
                 violation_error_message="A player with this name already exists.",
             ),
-            # The database, not only the forms, keeps the two kinds apart.
+            # The database, not only the forms, keeps the kinds apart.
             models.CheckConstraint(
                 condition=(
-                    models.Q(kind="human", user__isnull=False, bot_strategy="")
-                    | (models.Q(kind="bot", user__isnull=True) & ~models.Q(bot_strategy=""))
+                    models.Q(kind="human", user__isnull=False, bot_strategy="", owner__isnull=True)
+                    | (
+                        models.Q(kind="bot", user__isnull=True, owner__isnull=True)
+                        & ~models.Q(bot_strategy="")
+                    )
+                    | models.Q(
+                        kind="external", user__isnull=False, bot_strategy="", owner__isnull=False
+                    )
                 ),
                 name="accounts_player_kind_fields",
                 violation_error_message=(
-                    "A human has a user and no bot strategy; a bot has a strategy and no user."
+                    "A human has a user and no bot strategy; a house bot has a strategy and no "
+                    "user; an external bot has a user and an owner and no strategy."
                 ),
             ),
         ]
@@ -63,5 +103,47 @@ class Player(models.Model):
 
     @property
     def is_bot(self) -> bool:
-        """True for a bot player."""
+        """True for a house bot: the server plays it, at once, with its strategy."""
         return self.kind == self.Kind.BOT
+
+    @property
+    def is_external(self) -> bool:
+        """True for an external bot: its owner's program plays it over the Bot API."""
+        return self.kind == self.Kind.EXTERNAL
+
+    def accepts_at_once(self, challenger: Player) -> bool:
+        """Whether a challenge from ``challenger`` is accepted for this player at once: an
+        external bot's ``auto_accept``, from bots only or from anyone."""
+        if not self.is_external:
+            return False
+        if self.auto_accept == self.AutoAccept.ANYONE:
+            return True
+        return self.auto_accept == self.AutoAccept.BOTS and challenger.is_any_bot
+
+    @property
+    def is_any_bot(self) -> bool:
+        """True for a program, house or external (bot-only ladders and challenges)."""
+        return self.kind in (self.Kind.BOT, self.Kind.EXTERNAL)
+
+
+class BotStream(models.Model):
+    """One open Bot API stream of an external bot, wherever the web process serving it runs.
+
+    The streams are long-lived responses spread over several web processes, so the count
+    that caps them per bot lives here: a stream writes its row when it opens, touches
+    ``seen_at`` with every keep-alive and deletes the row when it ends. A row whose process
+    died stops being touched and no longer counts once it is stale
+    (``BOT_STREAM_STALE_SECONDS``).
+    """
+
+    bot = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=40, help_text="'event', or 'game.<id>' for a game.")
+    channel = models.CharField(max_length=200, help_text="The stream's channel-layer name.")
+    opened_at = models.DateTimeField()
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["bot", "seen_at"], name="accounts_botstream_seen_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} {self.key}"

@@ -24,3 +24,11 @@ def player_name_taken(*, name: str, exclude_id: int | None = None) -> bool:
     if exclude_id is not None:
         players = players.exclude(id=exclude_id)
     return players.exists()
+
+
+def player_names(*, exclude_id: int | None = None) -> list[str]:
+    """Every player's display name (but one), to compare a new name's look with."""
+    players = Player.objects.all()
+    if exclude_id is not None:
+        players = players.exclude(id=exclude_id)
+    return list(players.values_list("name", flat=True))

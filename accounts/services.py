@@ -4,28 +4,50 @@ Services raise Django's ``ValidationError`` with messages per field; the API tur
 400 in the error shape.
 """
 
-from django.contrib.auth import get_user_model
+import secrets
+from importlib import import_module
+
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from knox.models import AuthToken
 
+from accounts import names
 from accounts.models import Player
-from accounts.selectors import player_name_taken
+from accounts.selectors import player_name_taken, player_names
+from config.errors import ServiceError
 
 NAME_TAKEN = "A player with this name already exists."
 USERNAME_TAKEN = "A user with this username already exists."
 
 
-def _name_errors(name: str, *, exclude_id: int | None = None) -> list[str]:
+def _name_errors(
+    name: str, *, exclude_id: int | None = None, bot: bool = False
+) -> list[ValidationError]:
+    """What is wrong with a display name (given normalised), or nothing.
+
+    Beyond the field's own rules and uniqueness regardless of case, the look-alike rules of
+    :mod:`accounts.names`: one script, no skeleton equal to another player's name, and the
+    bot suffix form ("Ada (expert)") only for a house bot (``bot``). Each refusal carries the
+    code the API answers with.
+    """
     field = Player._meta.get_field("name")
     try:
         field.clean(name, None)
     except ValidationError as exc:
-        return list(exc.messages)
+        return exc.error_list
     if player_name_taken(name=name, exclude_id=exclude_id):
-        return [NAME_TAKEN]
+        return [ValidationError(NAME_TAKEN, code="unique")]
+    if names.is_mixed_script(name):
+        return [ValidationError(names.MIXED_SCRIPT_MESSAGE, code=names.MIXED_SCRIPT)]
+    if not bot and names.wears_bot_suffix(name):
+        return [ValidationError(names.RESERVED_MESSAGE, code=names.RESERVED)]
+    if names.lookalike(name, player_names(exclude_id=exclude_id)):
+        return [ValidationError(names.CONFUSABLE_MESSAGE, code=names.CONFUSABLE)]
     return []
 
 
@@ -34,13 +56,14 @@ def player_register(*, username: str, password: str, name: str | None = None) ->
 
     Checks every field before writing and reports all problems at once: the username (valid,
     not taken ignoring case), the password (Django's password validators) and the display name
-    (valid, not taken ignoring case). A race with a concurrent registration of the same name
-    ends in the unique constraint and is reported the same way.
+    (normalised; valid, not taken ignoring case, not a look-alike: :func:`_name_errors`).
+    A race with a concurrent registration of the same name ends in the unique constraint and
+    is reported the same way.
     """
     User = get_user_model()
     username = User.normalize_username((username or "").strip())
-    name = (name or "").strip() or username
-    errors: dict[str, list[str]] = {}
+    name = names.normalize(name) or username
+    errors: dict[str, list] = {}
 
     try:
         User._meta.get_field(User.USERNAME_FIELD).clean(username, None)
@@ -70,9 +93,12 @@ def player_register(*, username: str, password: str, name: str | None = None) ->
 
 
 def player_update(*, player: Player, name: str | None = None) -> Player:
-    """Change what a player may change about themselves: for now, the display name."""
+    """Change what a player may change about themselves: for now, the display name.
+
+    The new name is normalised and checked as at registration (:func:`_name_errors`).
+    """
     if name is not None:
-        name = name.strip()
+        name = names.normalize(name)
         if errors := _name_errors(name, exclude_id=player.id):
             raise ValidationError({"name": errors})
         player.name = name
@@ -86,8 +112,9 @@ def player_update(*, player: Player, name: str | None = None) -> Player:
 
 def bot_create(*, name: str, strategy: str) -> Player:
     """Create a bot player that plays with the named strategy. Bots have no user."""
-    errors: dict[str, list[str]] = {}
-    if name_errors := _name_errors(name):
+    name = names.normalize(name)
+    errors: dict[str, list] = {}
+    if name_errors := _name_errors(name, bot=True):
         errors["name"] = name_errors
     if not strategy.strip():
         errors["bot_strategy"] = ["A bot needs a strategy."]
@@ -96,9 +123,111 @@ def bot_create(*, name: str, strategy: str) -> Player:
     return Player.objects.create(kind=Player.Kind.BOT, name=name, bot_strategy=strategy.strip())
 
 
+def sign_out_everywhere(*, user: AbstractBaseUser) -> int:
+    """End every sign-in of the user: revoke all their tokens and end all their web sessions.
+
+    Returns how many web sessions were ended. The session store (the database, as
+    ``SESSION_ENGINE`` is Django's default) has no index by user, so every unexpired
+    session is decoded to find the user's; a socket signed in with one of them is refused at
+    its next move, as sockets check their session again before each.
+    """
+    AuthToken.objects.filter(user=user).delete()
+    Session = import_module(settings.SESSION_ENGINE).SessionStore.get_model_class()
+    ended = [
+        session.pk
+        for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
+        if session.get_decoded().get(SESSION_KEY) == str(user.pk)
+    ]
+    Session.objects.filter(pk__in=ended).delete()
+    return len(ended)
+
+
 def token_issue(*, user: AbstractBaseUser) -> tuple[AuthToken, str]:
     """A new sign-in token for the user: the stored record and the secret (shown only once).
 
     The token expires after ``REST_KNOX["TOKEN_TTL"]``; only its hash is stored.
     """
     return AuthToken.objects.create(user=user)
+
+
+# --- External bots --------------------------------------------------------------------------
+
+#: External bots one person may own.
+BOTS_PER_OWNER_MAX = 20
+
+
+class BotRefused(ServiceError):
+    """A bot request refused for who asked, not for what they sent."""
+
+    status = 403
+    code = "not_a_person"
+
+
+def bot_register(*, owner: Player, name: str, description: str = "") -> Player:
+    """Create an external bot owned by ``owner`` (a person), with a user of its own.
+
+    The user exists only to hold the bot's API tokens: its username starts with ``~``, which
+    no registration can choose, and it has no usable password, so nobody signs in to the web
+    pages as the bot. Refused with 403 ``not_a_person`` for an owner who is a bot, and 409
+    ``too_many_bots`` past :data:`BOTS_PER_OWNER_MAX`.
+    """
+    if owner.kind != Player.Kind.HUMAN:
+        raise BotRefused("only a person can own bots")
+    name = (name or "").strip()
+    description = (description or "").strip()
+    if name_errors := _name_errors(name):
+        raise ValidationError({"name": name_errors})
+    User = get_user_model()
+    try:
+        with transaction.atomic():
+            # The owner's row, locked: two creations at once cannot both pass the cap.
+            Player.objects.select_for_update().filter(pk=owner.pk).first()
+            if Player.objects.filter(owner=owner).count() >= BOTS_PER_OWNER_MAX:
+                raise BotRefused(
+                    f"you own {BOTS_PER_OWNER_MAX} bots already", code="too_many_bots", status=409
+                )
+            user = User(**{User.USERNAME_FIELD: f"~bot-{secrets.token_hex(8)}"})
+            user.set_unusable_password()
+            user.save()
+            return Player.objects.create(
+                kind=Player.Kind.EXTERNAL,
+                user=user,
+                owner=owner,
+                name=name,
+                description=description,
+            )
+    except IntegrityError:
+        raise ValidationError({"name": [NAME_TAKEN]}) from None
+
+
+def bot_update(
+    *, bot: Player, description: str | None = None, auto_accept: str | None = None
+) -> Player:
+    """Change an external bot's description or which challenges it accepts at once."""
+    fields = []
+    if description is not None:
+        bot.description = description.strip()
+        fields.append("description")
+    if auto_accept is not None:
+        bot.auto_accept = auto_accept
+        fields.append("auto_accept")
+    if fields:
+        bot.save(update_fields=fields)
+    return bot
+
+
+def bot_token_issue(*, bot: Player) -> tuple[AuthToken, str]:
+    """A new API token for an external bot: the stored record and the secret (shown once).
+
+    A bot's token does not expire (a program runs for weeks); its owner revokes it.
+    """
+    return AuthToken.objects.create(user=bot.user, expiry=None)
+
+
+def bot_token_revoke(*, bot: Player, token_key: str) -> bool:
+    """Revoke the bot's token whose key (its first characters) is ``token_key``.
+
+    Returns whether a token was revoked; streams open with it end at their next keep-alive.
+    """
+    deleted, _ = AuthToken.objects.filter(user=bot.user, token_key=token_key).delete()
+    return deleted > 0

@@ -10,7 +10,7 @@ The data is built first, outside timing, with ``COPY``:
 
 - 100,000 rated players (90% humans with accounts, 10% bots) in one ladder;
 - 500,000 finished ladder matches between them and their 1,000,000 rating changes, computed
-  by ``tournaments.ratings`` in order, so the history replays exactly to the ratings stored;
+  by ``ratings.elo`` in order, so the history replays exactly to the ratings stored;
   matches spread over the last 60 days, so some players fall out of the 30-day eligibility;
 - then ``VACUUM ANALYZE``, as autovacuum would.
 
@@ -154,7 +154,7 @@ def build(players: int, matches: int, seed: int = 20240601) -> int:
     from games.models import Match
     from ladders.models import LadderMatch, Rating, RatingChange
     from ladders.services import ladder_create
-    from tournaments.ratings import MatchResult, Side, rate_match
+    from ratings.elo import MatchResult, Side, rate_match
 
     rng = random.Random(seed)
     User = get_user_model()

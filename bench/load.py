@@ -21,11 +21,14 @@ Celery workers of one pool process each, beat) on the local PostgreSQL and Redis
      play (the spectator's view) and the leaderboards.
    Games are timed (90 s a player, 2 s increment) and short (one game to 25), so most end
    during the run; when the run ends, every player resigns the match it is in.
-3. Reports requests per second and p50/p95/p99 latency per endpoint, and every error (a 409
-   for a stale ply or a move out of turn is expected when a clock or a bot moved first; it
-   is counted apart), then waits for the event's champion and **replays every match** from
-   its log (``games.selectors.match_log`` through the engine): the replayed snapshot must
-   equal ``Match.state`` and every game of a finished match must be finished.
+3. Reports requests per second and p50/p95/p99 latency per endpoint, and every error (only
+   the conflicts a run expects are counted apart, by code: a move's ``stale_ply``,
+   ``not_your_turn`` or ``game_over`` when a clock or a bot moved first, an accept's
+   ``not_pending`` for a withdrawn challenge, ``too_late`` when resigning or withdrawing at
+   the end; any other 409 is an error), then waits for the event's champion and **replays
+   every match** from its log (``games.selectors.match_log`` through the engine): the
+   replayed snapshot must equal ``Match.state`` and every game of a finished match must be
+   finished.
 
 Think times are scaled to two cores: a player thinks 4-8 s before a move and polls every
 3 s while waiting, so 200 players offer about 40-50 requests a second on top of the event;
@@ -58,6 +61,11 @@ COUNTERS_FILE = RUN_DIR / "counters.json"
 #: Seconds a player thinks before a move, and waits between polls of a game or a list.
 THINK = (4.0, 8.0)
 POLL = 3.0
+#: The only conflicts a run expects, per request: a move that a clock or a bot's reply beat
+#: (the ply moved on, the turn passed, the game ended on time), and a challenge withdrawn
+#: before its answer. Any other 409 (on these or any other endpoint) is an error.
+MOVE_CONFLICTS = frozenset({"stale_ply", "not_your_turn", "game_over"})
+ACCEPT_CONFLICTS = frozenset({"not_pending"})
 #: Timed, short matches: one game to 25 (a deal or two), 90 s a player, 2 s increment.
 MATCH = {
     "best_of": 1,
@@ -83,6 +91,19 @@ COUNTERS: dict[str, int] = {}
 
 def count(name: str) -> None:
     COUNTERS[name] = COUNTERS.get(name, 0) + 1
+
+
+def expect_conflict(response, codes, name: str) -> None:
+    """A 409 whose code is one of ``codes`` counts apart as expected; any other fails."""
+    try:
+        code = response.json().get("code")
+    except ValueError:
+        code = None
+    if code in codes:
+        response.success()
+        count(f"409 {code} {name}")
+    else:
+        response.failure(f"409 {code}: {response.text[:200]}")
 
 
 if FastHttpUser is not None:
@@ -131,26 +152,32 @@ if FastHttpUser is not None:
                 if response.status_code != 409:
                     return
                 # Over already, or a challenge not yet answered: withdraw that instead.
-                response.success()
+                expect_conflict(response, {"too_late"}, "POST /api/matches/{id}/resign")
             with self.client.post(
                 f"/api/matches/{self.match_id}/cancel",
                 headers=self.headers,
                 name="POST /api/matches/{id}/cancel",
                 catch_response=True,
             ) as response:
-                response.success()  # 409 when the match is simply over
+                if response.status_code == 409:
+                    # The match is simply over.
+                    expect_conflict(response, {"too_late"}, "POST /api/matches/{id}/cancel")
+                elif response.status_code != 200:
+                    response.failure(f"{response.status_code}: {response.text[:200]}")
 
         # --- requests ---------------------------------------------------------------------
 
-        def _json(self, method: str, path: str, name: str, body=None, expect=(200, 201)):
-            """One request; a 409 counts apart as expected, anything unexpected as an error."""
+        def _json(
+            self, method: str, path: str, name: str, body=None, expect=(200, 201), conflicts=()
+        ):
+            """One request; a 409 with one of the ``conflicts`` codes counts apart as
+            expected, any other 409 and anything else unexpected as an error."""
             kwargs = {"headers": self.headers, "name": name, "catch_response": True}
             if body is not None:
                 kwargs["json"] = body
             with self.client.request(method, path, **kwargs) as response:
                 if response.status_code == 409:
-                    response.success()
-                    count(f"409 {name}")
+                    expect_conflict(response, conflicts, name)
                     return 409, response.json()
                 if response.status_code not in expect:
                     response.failure(f"{response.status_code}: {response.text[:200]}")
@@ -222,6 +249,7 @@ if FastHttpUser is not None:
                             "POST",
                             f"/api/matches/{match['id']}/accept",
                             "POST /api/matches/{id}/accept",
+                            conflicts=ACCEPT_CONFLICTS,
                         )
                         if status == 200:
                             self.begin(accepted)
@@ -252,6 +280,7 @@ if FastHttpUser is not None:
                 f"/api/games/{self.game_id}/actions",
                 "POST /api/games/{id}/actions",
                 a_move(view, self.rng),
+                conflicts=MOVE_CONFLICTS,
             )
             if status == 200:
                 self.view = after

@@ -6,7 +6,15 @@
 1. **Swiss pairing of 1,024 players for each of 10 rounds** (pure ``tournaments.formats.swiss``,
    in this process): every round is paired from the standings of the last (random results
    from a fixed seed), timed alone. Target: each round under 1 s. Also checks that no round
-   has a rematch and that every player is paired.
+   has a rematch and that every player is paired, and counts the rounds proven optimal. On
+   the same states the first-completion search it replaced (``bench/swiss_first_completion.py``,
+   kept for this comparison only) pairs too: pairs across score groups and the sum of score
+   differences, old against new; then the same over many events of 16, 24, 64, 100 and 101.
+1b. **Losers-bracket drop-in orders** for every number of entrants from 4 to 256: mean
+   losers-bracket rematches a bracket over 400 random result sets and the earliest losers
+   round with one, for the classic order, TL.net's (brackets-manager) and the chosen one
+   (a search at each bracket size; ``--write-drop-orders`` writes the table into
+   ``tournaments/formats/drop_orders.py``).
 2. **A 256-bot single-elimination event, best of five to 250** (greedy bots), from start to
    champion with one command, ``manage.py run_bot_event --players 256 --format single_elim``:
    a. **embedded**: a fresh SQLite database in a temporary ``VAR_DIR`` and no broker: the
@@ -19,7 +27,8 @@
    embedded line also gives the whole command's time (migrations and set-up included).
 
 Flags: ``--quick`` (64 bots, 4 Swiss rounds of 256 players), ``--players N``, ``--no-embedded``,
-``--no-cluster``, ``--json`` (also writes bench/results/tournaments.json).
+``--no-cluster``, ``--only-formats`` (parts 1 and 1b), ``--write-drop-orders``, ``--json``
+(also writes bench/results/tournaments.json).
 """
 
 from __future__ import annotations
@@ -48,14 +57,21 @@ BENCH_DATABASE = "postgres://postgres@127.0.0.1:5432/ginrummy_bench_tournaments"
 
 
 def swiss_bench(players: int, rounds: int, seed: int = 2026) -> dict:
-    """Pair ``rounds`` rounds of ``players``; the time of each pairing alone."""
-    from tournaments.formats.swiss import SwissPlayer, pair
+    """Pair ``rounds`` rounds of ``players``; the time of each pairing alone.
+
+    On every state the first-completion search the pairing replaced is run too (untimed), and
+    both are measured: pairs across score groups and the sum of their score differences.
+    """
+    import swiss_first_completion as old
+
+    from tournaments.formats.swiss import SwissPlayer, pair, quality
 
     rng = random.Random(seed)
     score = dict.fromkeys(range(1, players + 1), 0.0)
     opponents: dict[int, set[int]] = {p: set() for p in score}
     byes: set[int] = set()
-    times, rematches = [], 0
+    times, rematches, proven = [], 0, 0
+    compare = {"new_cross": 0, "old_cross": 0, "new_difference": 0.0, "old_difference": 0.0}
     for _ in range(rounds):
         field = [SwissPlayer(p, score[p], p, frozenset(opponents[p]), p in byes) for p in score]
         started = time.perf_counter()
@@ -64,6 +80,16 @@ def swiss_bench(players: int, rounds: int, seed: int = 2026) -> dict:
         seated = [p for pair_ in pairing.pairs for p in pair_] + [pairing.bye] * bool(pairing.bye)
         assert sorted(seated) == sorted(score), "a player was left out"
         rematches += pairing.rematches
+        proven += pairing.optimal
+        before = old.pair(
+            [old.SwissPlayer(p.id, p.score, p.rank, p.opponents, p.had_bye) for p in field]
+        )
+        new_q = quality(field, pairing)
+        old_q = quality(field, before)  # type: ignore[arg-type]
+        compare["new_cross"] += new_q.cross_group
+        compare["old_cross"] += old_q.cross_group
+        compare["new_difference"] += new_q.score_difference
+        compare["old_difference"] += old_q.score_difference
         for a, b in pairing.pairs:
             opponents[a].add(b)
             opponents[b].add(a)
@@ -78,9 +104,168 @@ def swiss_bench(players: int, rounds: int, seed: int = 2026) -> dict:
         "max_round_seconds": round(max(times), 4),
         "total_seconds": round(sum(times), 4),
         "rematches": rematches,
+        "proven_optimal_rounds": proven,
+        **compare,
         "target_seconds": SWISS_TARGET_SECONDS,
         "met": max(times) < SWISS_TARGET_SECONDS and rematches == 0,
     }
+
+
+def swiss_compare(players: int, events: int, seed: int = 2026) -> dict:
+    """Simulated events of ``players`` (ceil(log2 N) rounds): new and old on the same states."""
+    from tournaments.formats.swiss import default_rounds
+
+    totals = {"new_cross": 0, "old_cross": 0, "new_difference": 0.0, "old_difference": 0.0}
+    for event in range(events):
+        one = swiss_bench(players, default_rounds(players), seed=seed + event)
+        for name in totals:
+            totals[name] += one[name]
+    return {"players": players, "events": events, **totals}
+
+
+def compare_line(label: str, row: dict) -> str:
+    return (
+        f"  {label:<30} cross-group pairs new {row['new_cross']:>4} old {row['old_cross']:>4}"
+        f"   score differences new {row['new_difference']:>6.0f} old {row['old_difference']:>6.0f}"
+    )
+
+
+# --- 1b. Losers-bracket drop-in orders ---------------------------------------------------------
+
+LB_RESULT_SETS = 400
+LB_SEED = 2026
+
+
+def _profile_key(profile, baselines) -> tuple:
+    """Best first: no worse than every baseline, then fewest rematches, then latest."""
+    dominates = all(profile.no_worse_than(b) for b in baselines)
+    return (not dominates, profile.mean, -(profile.earliest or 99))
+
+
+def _search_orders(size: int, result_sets: int, baselines, starts) -> tuple[str, ...]:
+    """Coordinate descent over the drop-in order of each winners round, from ``starts``."""
+    from tournaments.formats.double_elim import ORDERINGS, rematch_profile
+
+    def key(orders):
+        profile = rematch_profile(size, orders, result_sets=result_sets, seed=LB_SEED)
+        return _profile_key(profile, baselines)
+
+    best_orders, best_key = None, None
+    for start in starts:
+        current, current_key = tuple(start), key(start)
+        for _ in range(2):
+            improved = False
+            for position in range(len(current)):
+                for name in ORDERINGS:
+                    if name == current[position]:
+                        continue
+                    trial = (*current[:position], name, *current[position + 1 :])
+                    trial_key = key(trial)
+                    if trial_key < current_key:
+                        current, current_key, improved = trial, trial_key, True
+            if not improved:
+                break
+        if best_key is None or current_key < best_key:
+            best_orders, best_key = current, current_key
+    assert best_orders is not None
+    return best_orders
+
+
+def losers_bracket_table(result_sets: int = LB_RESULT_SETS, sizes=range(4, 257)) -> list[dict]:
+    """For every number of entrants: the classic order, TL.net's and the chosen one, measured.
+
+    The chosen orders come from a search at each bracket size (a power of two); every number
+    of entrants then takes, among that search's result and the two baselines, the best that is
+    no worse than either baseline on mean rematches and on the earliest rematch round.
+    """
+    from tournaments.formats.bracket import bracket_size
+    from tournaments.formats.double_elim import TLNET_ORDERS, classic_orders, rematch_profile
+
+    searched: dict[int, tuple[str, ...]] = {}
+    rows = []
+    for n in sizes:
+        size = bracket_size(n)
+        rounds = size.bit_length() - 1
+        classic, tlnet = classic_orders(rounds), TLNET_ORDERS[size]
+
+        def measure(orders, n=n):
+            return rematch_profile(n, orders, result_sets=result_sets, seed=LB_SEED)
+
+        baselines = [measure(classic), measure(tlnet)]
+        if size not in searched:
+            full = [
+                rematch_profile(size, o, result_sets=result_sets, seed=LB_SEED)
+                for o in (classic, tlnet)
+            ]
+            searched[size] = _search_orders(size, result_sets, full, [tlnet, classic])
+        candidates = {searched[size], classic, tlnet}
+        scored = sorted(
+            ((_profile_key(measure(o), baselines), o) for o in candidates), key=lambda c: c[0]
+        )
+        chosen = scored[0][1]
+        profile = measure(chosen)
+        rows.append(
+            {
+                "entrants": n,
+                "classic": [baselines[0].mean, baselines[0].earliest],
+                "tlnet": [baselines[1].mean, baselines[1].earliest],
+                "chosen": [profile.mean, profile.earliest],
+                "orders": list(chosen),
+                "no_worse": all(profile.no_worse_than(b) for b in baselines),
+            }
+        )
+    return rows
+
+
+def write_drop_orders(rows: list[dict]) -> Path:
+    """Write tournaments/formats/drop_orders.py from the measured table (runs of sizes)."""
+    runs: list[list] = []  # [first, last, orders]
+    for row in rows:
+        orders = tuple(row["orders"])
+        if runs and runs[-1][2] == orders and runs[-1][1] == row["entrants"] - 1:
+            runs[-1][1] = row["entrants"]
+        else:
+            runs.append([row["entrants"], row["entrants"], orders])
+    lines = [
+        '"""The losers bracket\'s drop-in orders by number of entrants, as measured.',
+        "",
+        "Generated by ``bench/tournaments.py --write-drop-orders`` (the table printed by",
+        "``make bench-tournaments``): for each number of entrants, the orders with the fewest",
+        "losers-bracket rematches over random result sets, never worse than the classic order",
+        "or TL.net's on the mean or on the earliest round; see",
+        ":mod:`tournaments.formats.double_elim`. Each line: entrants from, to, and one order",
+        "per winners round.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "_RUNS: tuple[tuple[int, int, tuple[str, ...]], ...] = (",
+    ]
+    for first, last, orders in runs:
+        lines.append(f"    ({first}, {last}, {orders!r}),")
+    lines += [
+        ")",
+        "",
+        "DROP_ORDERS: dict[int, tuple[str, ...]] = {",
+        "    n: orders for first, last, orders in _RUNS for n in range(first, last + 1)",
+        "}",
+    ]
+    out = ROOT / "tournaments" / "formats" / "drop_orders.py"
+    out.write_text("\n".join(lines) + "\n")
+    subprocess.run([str(Path(PYTHON).parent / "ruff"), "format", str(out)], check=False)
+    return out
+
+
+def lb_line(row: dict) -> str:
+    def cell(pair):
+        mean, earliest = pair
+        return f"{mean:5.2f} L{earliest if earliest is not None else '-':<2}"
+
+    flag = "" if row["no_worse"] else "  (worse than a baseline)"
+    return (
+        f"  {row['entrants']:>4}  classic {cell(row['classic'])}  TL.net {cell(row['tlnet'])}"
+        f"  chosen {cell(row['chosen'])}  {' '.join(row['orders'])}{flag}"
+    )
 
 
 # --- 2. A bot event from start to champion -----------------------------------------------------
@@ -186,6 +371,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-embedded", action="store_true")
     parser.add_argument("--no-cluster", action="store_true")
     parser.add_argument("--json", action="store_true", help="also write bench/results/…json")
+    parser.add_argument(
+        "--write-drop-orders", action="store_true", help="write the measured table to the code"
+    )
+    parser.add_argument(
+        "--only-formats", action="store_true", help="Swiss and losers brackets, no bot event"
+    )
     args = parser.parse_args(argv)
     players = args.players or (64 if args.quick else 256)
     swiss_players, swiss_rounds = (256, 4) if args.quick else (1024, 10)
@@ -201,11 +392,31 @@ def main(argv: list[str]) -> int:
         f" rematches {swiss['rematches']}: {'met' if swiss['met'] else 'NOT met'}"
         f" (target: every round under {SWISS_TARGET_SECONDS:.0f} s)"
     )
-    print(f"{players}-bot single elimination, best of five to 250, greedy bots:")
-    if not args.no_embedded:
+    print(f"  proven optimal in {swiss['proven_optimal_rounds']} of {swiss_rounds} rounds")
+    print("Swiss pairing quality, new (optimal by score groups) against old (first completion):")
+    print(compare_line(f"{swiss_players} players x {swiss_rounds} rounds", swiss))
+    results["swiss_compare"] = []
+    for size, events in ((16, 50), (64, 50), (24, 50), (100, 20), (101, 20)):
+        row = swiss_compare(size, events)
+        results["swiss_compare"].append(row)
+        print(compare_line(f"{events} events of {size} players", row))
+    print(
+        "Losers-bracket rematches a bracket (mean over "
+        f"{LB_RESULT_SETS} random result sets) and the earliest losers round with one:"
+    )
+    lb_sizes = range(4, 65) if args.quick else range(4, 257)
+    table = losers_bracket_table(sizes=lb_sizes)
+    results["losers_bracket"] = table
+    for row in table:
+        print(lb_line(row))
+    if args.write_drop_orders:
+        print(f"wrote {write_drop_orders(table).relative_to(ROOT)}")
+    if not args.only_formats:
+        print(f"{players}-bot single elimination, best of five to 250, greedy bots:")
+    if not args.no_embedded and not args.only_formats:
         results["embedded"] = embedded_run(players)
         print(event_line("embedded (SQLite, in-process)", results["embedded"]))
-    if not args.no_cluster:
+    if not args.no_cluster and not args.only_formats:
         results["cluster"] = cluster_run(players)
         print(event_line("PostgreSQL + Redis, two workers", results["cluster"]))
     if args.json:
@@ -213,7 +424,7 @@ def main(argv: list[str]) -> int:
         out.parent.mkdir(exist_ok=True)
         out.write_text(json.dumps(results, indent=2) + "\n")
         print(f"wrote {out.relative_to(ROOT)}")
-    return 0 if swiss["met"] else 1
+    return 0 if swiss["met"] and all(row["no_worse"] for row in table) else 1
 
 
 if __name__ == "__main__":

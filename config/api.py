@@ -1,4 +1,4 @@
-"""API conventions shared by every endpoint: the error shape and pagination.
+"""API conventions shared by every endpoint: the error shape, staff permissions, pagination.
 
 Kept free of views: DRF imports this module while it loads its own generic views.
 
@@ -20,7 +20,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework import exceptions, pagination
+from rest_framework import exceptions, pagination, permissions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -187,6 +187,28 @@ def refusal(error: Exception) -> Response:
     body = error_body(str(error), getattr(error, "code", "invalid"))
     body.update(getattr(error, "extra", {}))
     return Response(body, status=getattr(error, "status", 400))
+
+
+# --- Permissions ----------------------------------------------------------------------------
+
+
+class StaffModelPermissions(permissions.DjangoModelPermissions):
+    """Reads as the view allows them; a write needs a staff user holding the model permission
+    Django's admin asks for (``POST``: ``add``, ``PUT``/``PATCH``: ``change``, ``DELETE``:
+    ``delete``), so a staff member who may only view changes nothing through the API either.
+
+    Refused: 403 ``permission_denied``. Put it after ``IsAuthenticatedOrReadOnly`` so that an
+    anonymous write is told to sign in (401) first.
+    """
+
+    authenticated_users_only = False
+    message = "Only staff with the permission to change this may do it."
+
+    def has_permission(self, request, view) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        user = request.user
+        return bool(user and user.is_staff) and super().has_permission(request, view)
 
 
 # --- Pagination -----------------------------------------------------------------------------

@@ -37,3 +37,19 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid")
         return data
+
+
+#: The largest id a database column holds (a signed 64-bit integer).
+ID_MAX = 2**63 - 1
+
+
+class StrictPrimaryKeyRelatedField(serializers.PrimaryKeyRelatedField):
+    """An object's id as a JSON integer (not ``"23"``, ``23.5`` or ``true``)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("incorrect_type", data_type=type(data).__name__)
+        if not 1 <= data <= ID_MAX:
+            # No row has it, and a database cannot even compare a larger integer.
+            self.fail("does_not_exist", pk_value=data)
+        return super().to_internal_value(data)

@@ -1,11 +1,13 @@
-"""OpenAPI post-processing: document the error answers every endpoint can give.
+"""OpenAPI post-processing: document the error answers every endpoint can give, and their codes.
 
 drf-spectacular documents the success answers each view declares. The project's error shape
 (``config.api.error_body``) comes from shared machinery instead: authentication, permissions,
 throttling, validation, unknown objects, a database outage. This hook adds those answers to
 every operation that can give them, so a client (or a fuzzer such as schemathesis) finds
 every status code it can receive in the schema, including the web server's 414 for an
-over-long URL.
+over-long URL. Each error answer's description names every ``code`` it can carry (also as
+the extension ``x-error-codes``): the common ones (:data:`COMMON_CODES`) and the operation's
+own (:data:`OPERATION_CODES`).
 
 Two more corrections make the schema say what the server does:
 
@@ -43,6 +45,7 @@ DESCRIPTIONS = {
     "404": "No such object, or one you may not see; or a page past the end.",
     "415": "The body is not JSON (the API reads `application/json` only).",
     "409": "The request does not fit the current state (stale ply, already done, ...).",
+    "413": "The body is larger than the server reads (`DATA_UPLOAD_MAX_MEMORY_SIZE`).",
     "429": "Too many requests: see `Retry-After`.",
     "503": "The database or Redis does not answer: try again after `Retry-After`.",
 }
@@ -54,6 +57,139 @@ URI_TOO_LONG = {
 }
 
 UNSAFE = {"post", "put", "patch", "delete"}
+
+#: The codes the shared machinery answers with, by status: validation and parsing, sign-in,
+#: permissions, unknown objects, the body's size and type, throttling, an outage.
+COMMON_CODES: dict[str, list[str]] = {
+    "400": ["invalid"],
+    "401": ["not_authenticated", "authentication_failed"],
+    "403": ["permission_denied", "bot_token_forbidden"],
+    "404": ["not_found"],
+    "413": ["request_too_large"],
+    "415": ["unsupported_media_type"],
+    "429": ["throttled"],
+    "503": ["service_unavailable"],
+}
+#: Only where a body is read: malformed or too deeply nested JSON.
+BODY_CODES = {"400": ["parse_error"]}
+
+#: A refused move names the rule it broke (the engine's ``rule`` of the error).
+MOVE_RULES = [
+    "big_gin_needs_eleven_melded",
+    "card_not_in_hand",
+    "card_required",
+    "deal_over",
+    "discard_of_taken_card",
+    "gin_needs_no_deadwood",
+    "illegal_action",
+    "invalid_action",
+    "invalid_card",
+    "invalid_melds",
+    "knock_limit",
+    "straight_gin_no_knock",
+    "upcard_offer",
+    "wrong_phase",
+]
+
+#: The codes of each operation's own refusals (its service's), by status, beside the common
+#: ones. ``tests/unit/test_api_contract.py`` checks that every code the code base can answer
+#: with is named here or in the common codes.
+OPERATION_CODES: dict[str, dict[str, list[str]]] = {
+    "POST /api/auth/register": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
+    "POST /api/auth/login": {"429": ["locked_out"]},
+    "PATCH /api/me": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
+    "PATCH /api/players/{id}": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
+    "POST /api/matches": {
+        "400": [
+            "invalid_rules",
+            "same_player",
+            "unknown_bot",
+            "bot_challenger",
+            "duplicate_deals_need_bots",
+        ],
+        "409": ["in_ranked_match"],
+    },
+    "POST /api/matches/{id}/accept": {
+        "403": ["not_a_player"],
+        "409": ["not_pending", "in_ranked_match", "not_scheduled"],
+    },
+    "POST /api/matches/{id}/decline": {"403": ["not_a_player"], "409": ["not_pending"]},
+    "POST /api/matches/{id}/cancel": {"403": ["not_a_player"], "409": ["too_late"]},
+    "POST /api/matches/{id}/resign": {"403": ["not_a_player"], "409": ["too_late"]},
+    "GET /api/matches/{id}/replay": {"409": ["not_finished"]},
+    "POST /api/games/{id}/actions": {
+        "400": MOVE_RULES,
+        "403": ["not_a_player"],
+        "409": ["stale_ply", "not_your_turn", "game_over", "paused"],
+    },
+    "POST /api/games/{id}/continue": {"403": ["not_a_player"], "409": ["game_over", "not_paused"]},
+    "POST /api/events": {
+        "400": [
+            "unknown_format",
+            "unknown_seeding",
+            "invalid_rules",
+            "invalid_tiebreaks",
+            "invalid_registration_window",
+            "capacity",
+        ],
+    },
+    "POST /api/events/{id}/register": {
+        "400": ["unknown_bot", "duplicate_deals_need_bots"],
+        "409": [
+            "already_registered",
+            "disqualified",
+            "event_full",
+            "event_over",
+            "registration_closed",
+        ],
+    },
+    "POST /api/events/{id}/withdraw": {
+        "409": ["not_registered", "already_withdrawn", "event_over"],
+    },
+    "POST /api/events/{id}/check-in": {
+        "409": ["not_registered", "check_in_closed", "no_check_in"],
+    },
+    "POST /api/events/{id}/matches/{match_id}/ready": {
+        "403": ["not_a_player"],
+        "409": ["match_over", "too_late"],
+    },
+    "POST /api/ladders/{id}/queue": {
+        "400": ["unknown_bot"],
+        "409": [
+            "already_queued",
+            "queued_elsewhere",
+            "in_match",
+            "match_in_progress",
+            "ladder_closed",
+            "not_a_ladder",
+        ],
+    },
+    "DELETE /api/ladders/{id}/queue": {"409": ["not_queued"]},
+    "POST /api/ladders/{id}/seasons": {"400": ["invalid_season"], "409": ["season_open"]},
+    "POST /api/bots": {
+        "400": ["name_mixed_script", "name_confusable", "name_reserved"],
+        "403": ["not_a_person"],
+        "409": ["too_many_bots"],
+    },
+    "PATCH /api/bots/{id}": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
+    "GET /api/bot/account": {"403": ["not_a_bot"]},
+}
+
+
+def operation_codes(path: str, method: str, operation: dict[str, Any]) -> dict[str, list[str]]:
+    """Every code the operation can answer with, by status (common ones and its own)."""
+    statuses = _codes(path, method, operation)
+    if operation.get("requestBody"):
+        statuses.add("413")
+    codes: dict[str, list[str]] = {}
+    for status in sorted(statuses):
+        codes[status] = list(COMMON_CODES.get(status, []))
+        if operation.get("requestBody"):
+            codes[status] += BODY_CODES.get(status, [])
+    for status, own in OPERATION_CODES.get(f"{method.upper()} {path}", {}).items():
+        codes.setdefault(status, [])
+        codes[status] += [code for code in own if code not in codes[status]]
+    return {status: found for status, found in codes.items() if found}
 
 
 def _codes(path: str, method: str, operation: dict[str, Any]) -> set[str]:
@@ -95,9 +231,14 @@ def document_errors(result: dict[str, Any], generator, request, public) -> dict[
             if method not in {"get", "post", "put", "patch", "delete"}:
                 continue
             responses = operation.setdefault("responses", {})
-            for code in sorted(_codes(path, method, operation)):
+            for code, names in operation_codes(path, method, operation).items():
                 if code not in responses:
                     responses[code] = {"content": reference, "description": DESCRIPTIONS[code]}
+                response = responses[code]
+                listed = ", ".join(f"`{name}`" for name in names)
+                description = response.get("description") or DESCRIPTIONS.get(code, "")
+                response["description"] = f"{description} Codes: {listed}.".strip()
+                response["x-error-codes"] = names
             responses.setdefault("414", URI_TOO_LONG)
             for code, response in responses.items():
                 # An error a view declared by its description only answers in the error shape.

@@ -110,7 +110,10 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "ladders",
+    "bots",
     "web",
+    "axes",  # sign-in lockout
+    "csp",  # the Content-Security-Policy header
 ]
 
 MIDDLEWARE = [
@@ -125,6 +128,10 @@ MIDDLEWARE = [
     # A database or Redis outage outside DRF's views is a 503, not a 500 (DRF's own views
     # answer it in config.api.exception_handler).
     "config.api.OutageMiddleware",
+    # The Content-Security-Policy header on every answer (config/csp.py).
+    "config.csp.CSPMiddleware",
+    # Last: turns a sign-in refused for a lockout into the lockout answer (accounts/lockout.py).
+    "axes.middleware.AxesMiddleware",
 ]
 # Every request timed by its route for /metrics (config.metrics), outermost but for security.
 MIDDLEWARE.insert(1, "config.metrics.RequestMetricsMiddleware")
@@ -240,6 +247,11 @@ SOCKET_RATE_PER_SECOND = env_int("SOCKET_RATE_PER_SECOND", 20, minimum=1)
 # Threads of a web process that do its sockets' database work (moves, views on connect).
 # 0: Channels' default, one thread.
 SOCKET_DB_THREADS = env_int("SOCKET_DB_THREADS", 4, minimum=0)
+# Bot API streams (NDJSON): an empty line this often keeps each one alive; at most this many
+# open at once per bot (one more is a 429); a stream not seen for the stale time is gone.
+BOT_STREAM_KEEPALIVE_SECONDS = env_int("BOT_STREAM_KEEPALIVE_SECONDS", 5, minimum=1)
+BOT_STREAMS_MAX = env_int("BOT_STREAMS_MAX", 16, minimum=2)
+BOT_STREAM_STALE_SECONDS = 4 * BOT_STREAM_KEEPALIVE_SECONDS
 
 # --- Auth -----------------------------------------------------------------------------------
 
@@ -251,6 +263,25 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # Sign-in tokens (django-rest-knox): stored hashed, expire, revocable one by one or all at once.
+# Sign-in lockout (django-axes): after SIGN_IN_FAILURE_LIMIT wrong passwords for one username,
+# or from one client address, further sign-ins for it, or from it, are refused (429
+# locked_out) until SIGN_IN_COOLOFF_MINUTES have passed since the last counted failure: the web
+# sign-in, the admin's and the API's alike. Failures are rows in the database, in both modes;
+# a success does not wipe them (it would let one's own account reset an address's count).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("SIGN_IN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SIGN_IN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own
+AXES_RESET_ON_SUCCESS = False
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the cool-down is a fixed time
+AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"  # the throttles' (NUM_PROXIES)
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+AXES_DISABLE_ACCESS_LOG = True  # failures only, not a row for every successful sign-in
+AXES_VERBOSE = False
+
 REST_KNOX = {
     "TOKEN_TTL": timedelta(hours=env_int("TOKEN_TTL_HOURS", 10, minimum=1)),
     "TOKEN_LIMIT_PER_USER": None,
@@ -308,12 +339,34 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Scripts, styles, images and fonts from this site only, never inline (the pages' scripts are
+# files in web/static/web/js); API calls and sockets to this origin only (config/csp.py adds
+# ws:// and wss:// of the page's own host); no frames, plugins or foreign form targets.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 # --- REST API -------------------------------------------------------------------------------
 
+# The largest request body read, in bytes: forms (Django) and the API's JSON (config.parsers,
+# which answers 413 over it). The API's bodies are a few hundred bytes.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", 64 * 1024, minimum=1024)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "knox.auth.TokenAuthentication",
+        # knox's tokens; an external bot's token only on the routes a bot may use.
+        "accounts.auth.TokenAuthentication",
         # The web pages added later sign in with sessions.
         "rest_framework.authentication.SessionAuthentication",
     ],
@@ -324,7 +377,8 @@ REST_FRAMEWORK = {
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
     # JSON bodies only: one format to validate and document (the pages send JSON too).
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Bounded size and nesting (config/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "config.api.PageNumberPagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 20, minimum=1),
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
@@ -348,9 +402,15 @@ REST_FRAMEWORK = {
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
+# The schema (/api/schema/) and the interactive docs (/api/docs/): public when set, else for
+# staff only (signed in to the admin, or with a staff user's token).
+API_DOCS_PUBLIC = env_bool("API_DOCS_PUBLIC", DEBUG)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Gin Rummy service API",
-    "DESCRIPTION": "Players, accounts, and (in later releases) play, tournaments and ladders.",
+    "DESCRIPTION": "Players and accounts, play (challenges, matches, moves, replays), "
+    "tournaments and ladders. Every error answers as `Error`; each operation lists the codes "
+    "it can give per status.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies get components of their own: read-only fields are not asked for, and
@@ -506,6 +566,14 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     },
 }
 
+# --- Webhooks -------------------------------------------------------------------------------
+
+# Webhooks go only to https URLs on public addresses (tournaments/webhooks.py). Plain http is
+# for local development; loopback and private addresses only for a receiver on this machine
+# (development and tests), never in production: they would let an organiser reach internals.
+WEBHOOK_ALLOW_HTTP = env_bool("WEBHOOK_ALLOW_HTTP", DEBUG)
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", False)
+
 # --- Logging --------------------------------------------------------------------------------
 
 LOGGING = {
@@ -514,4 +582,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # django-axes logs every failed sign-in at INFO; its warnings (each lockout) are enough.
+    "loggers": {"axes": {"level": "WARNING"}},
 }

@@ -1,10 +1,38 @@
-"""Admin for play: matches (start a bot match, play it now), games, deals and their logs."""
+"""Admin for play: matches (start a bot match, play it now), games, deals and their logs.
+
+A live match keeps its secrets here too: the seeds of the match, its games and deals (each
+deals every card) and the engine's state (both hands, the stock) are never shown, searched,
+filtered or sorted on; a seed is shown once its match is finished, the commitment always.
+"""
 
 from django.contrib import admin, messages
 from django.db import transaction
 
 from games import services
 from games.models import Action, Deal, Game, Match
+
+#: The fields that would give a live deal away.
+SECRET_FIELDS = frozenset({"seed", "state"})
+
+
+class KeepsDealsSecret:
+    """Refuses changelist lookups on the secret fields: Django's admin takes any lookup on a
+    model's own fields from the query string, and ``?seed__lt=`` answered a binary search."""
+
+    def lookup_allowed(self, lookup, value, request=None):
+        if lookup.split("__", 1)[0] in SECRET_FIELDS:
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+
+def _seed_once_finished(match: Match, seed: int) -> int | str:
+    return seed if match.status == Match.Status.FINISHED else "hidden until the match ends"
+
+
+def _shown_fields(model) -> list[str]:
+    """Every field of ``model`` for a read-only page, the seed as :func:`_seed_once_finished`."""
+    names = [f.name for f in model._meta.fields if f.name not in SECRET_FIELDS]
+    return [*names, "seed_once_finished"]
 
 
 class GameInline(admin.TabularInline):
@@ -17,7 +45,7 @@ class GameInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(KeepsDealsSecret, admin.ModelAdmin):
     list_display = [
         "id",
         "player_a",
@@ -36,7 +64,7 @@ class MatchAdmin(admin.ModelAdmin):
     inlines = [GameInline]
     actions = ["play_bot_matches_now", "cancel_matches"]
     readonly_fields = [
-        "seed",
+        "seed_once_finished",
         "seed_commitment",
         "status",
         "games_won_a",
@@ -62,6 +90,10 @@ class MatchAdmin(admin.ModelAdmin):
         "timeout_policy",
         *readonly_fields,
     ]
+
+    @admin.display(description="Seed")
+    def seed_once_finished(self, match):
+        return "-" if match.pk is None else _seed_once_finished(match, match.seed)
 
     def get_changeform_initial_data(self, request):
         from games.engine.rules import RuleSet
@@ -94,7 +126,7 @@ class MatchAdmin(admin.ModelAdmin):
         obj.pk = created.pk
         obj.refresh_from_db()
 
-    @admin.action(description="Play the selected bot matches now")
+    @admin.action(description="Play the selected bot matches now", permissions=["change"])
     def play_bot_matches_now(self, request, queryset):
         played = 0
         for match in queryset:
@@ -102,7 +134,7 @@ class MatchAdmin(admin.ModelAdmin):
                 played += services.match_play_bots(match_id=match.pk)
         self.message_user(request, f"Played {played} bot match(es).")
 
-    @admin.action(description="Cancel the selected matches")
+    @admin.action(description="Cancel the selected matches", permissions=["change"])
     def cancel_matches(self, request, queryset):
         done = 0
         for match in queryset:
@@ -124,21 +156,31 @@ class ActionInline(admin.TabularInline):
 
 
 @admin.register(Deal)
-class DealAdmin(admin.ModelAdmin):
+class DealAdmin(KeepsDealsSecret, admin.ModelAdmin):
     list_display = ["id", "game", "number", "status", "termination", "winner_index", "points"]
     list_filter = ["status", "termination"]
-    readonly_fields = [f.name for f in Deal._meta.fields]
+    readonly_fields = _shown_fields(Deal)
+    fields = readonly_fields  # nothing editable: the seed is no form field either
     inlines = [ActionInline]
+
+    @admin.display(description="Seed")
+    def seed_once_finished(self, deal):
+        return _seed_once_finished(deal.game.match, deal.seed)
 
     def has_add_permission(self, request):
         return False
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(KeepsDealsSecret, admin.ModelAdmin):
     list_display = ["id", "match", "number", "status", "ply", "score_a", "score_b"]
     list_filter = ["status"]
-    readonly_fields = [f.name for f in Game._meta.fields]
+    readonly_fields = _shown_fields(Game)
+    fields = readonly_fields  # nothing editable: the seed is no form field either
+
+    @admin.display(description="Seed")
+    def seed_once_finished(self, game):
+        return _seed_once_finished(game.match, game.seed)
 
     def has_add_permission(self, request):
         return False

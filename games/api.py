@@ -32,7 +32,12 @@ from accounts.api import require_player
 from accounts.models import Player
 from accounts.selectors import player_for_user
 from config.api import error_body, refusal
-from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from config.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictPrimaryKeyRelatedField,
+)
 from games import selectors, services
 from games.engine.actions import Action as EngineAction
 from games.engine.actions import ActionKind
@@ -47,6 +52,62 @@ class PlayerBriefSerializer(serializers.ModelSerializer):
         model = Player
         fields = ["id", "name", "kind"]
         read_only_fields = fields
+
+
+RULES_NAME_MAX_LENGTH = services.RULES_NAME_MAX_LENGTH
+RULES_MAX_OPTIONS = services.RULES_MAX_OPTIONS
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "minLength": 1, "maxLength": RULES_NAME_MAX_LENGTH},
+            {
+                "type": "object",
+                "maxProperties": RULES_MAX_OPTIONS,
+                "additionalProperties": {
+                    "oneOf": [
+                        {"type": "string", "maxLength": RULES_NAME_MAX_LENGTH},
+                        {"type": "integer"},
+                        {"type": "boolean"},
+                    ]
+                },
+            },
+        ]
+    }
+)
+class RulesField(serializers.Field):
+    """A preset name, or an object of rule options whose values are short strings, integers or
+    booleans. Which names and options exist is the engine's to say (``rules_build``)."""
+
+    default_error_messages = {
+        "invalid": "Give a preset name or an object of rule options.",
+        "name_too_long": f"A rule set name is at most {RULES_NAME_MAX_LENGTH} characters.",
+        "too_many": f"Give at most {RULES_MAX_OPTIONS} rule options.",
+        "option": "Rule option {option!r} must be a short string, an integer or a boolean.",
+    }
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            if not data or len(data) > RULES_NAME_MAX_LENGTH:
+                self.fail("name_too_long" if data else "invalid")
+            return data
+        if not isinstance(data, dict):
+            self.fail("invalid")
+        if len(data) > RULES_MAX_OPTIONS:
+            self.fail("too_many")
+        for key, value in data.items():
+            short = len(key) <= RULES_NAME_MAX_LENGTH
+            if isinstance(value, str):
+                ok = short and len(value) <= RULES_NAME_MAX_LENGTH
+            else:
+                ok = short and isinstance(value, int | bool)
+            if not ok:
+                self.fail("option", option=key[:RULES_NAME_MAX_LENGTH])
+        return data
+
+    def to_representation(self, value):
+        return value
 
 
 class TimeControlSerializer(serializers.Serializer):
@@ -73,8 +134,8 @@ class TimeControlSerializer(serializers.Serializer):
 
 
 class MatchCreateSerializer(serializers.Serializer):
-    opponent = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
-    rules = serializers.JSONField(
+    opponent = StrictPrimaryKeyRelatedField(queryset=Player.objects.all())
+    rules = RulesField(
         required=False,
         help_text="A preset name (standard, oklahoma, straight, hollywood) or an object of "
         'rule options, e.g. {"preset": "standard", "knock_limit": 10}.',
@@ -82,11 +143,6 @@ class MatchCreateSerializer(serializers.Serializer):
     best_of = StrictIntegerField(min_value=1, max_value=9, required=False)
     target = StrictIntegerField(min_value=25, max_value=1000, required=False)
     time_control = TimeControlSerializer(required=False, allow_null=True)
-
-    def validate_rules(self, value):
-        if not isinstance(value, str | dict):
-            raise serializers.ValidationError("Give a preset name or an object of options.")
-        return value
 
     def validate_best_of(self, value):
         if value % 2 == 0:
@@ -188,7 +244,7 @@ class MatchListSerializer(MatchSerializer):
 
 
 class ActionSerializer(serializers.Serializer):
-    ply = StrictIntegerField(min_value=0, help_text="The game's ply you saw.")
+    ply = StrictIntegerField(min_value=0, max_value=100_000, help_text="The game's ply you saw.")
     type = serializers.ChoiceField(choices=[k.value for k in ActionKind])
     card = StrictCharField(max_length=3, required=False, allow_blank=True)
     melds = serializers.ListField(

@@ -195,11 +195,18 @@ def _next_game(game: Game) -> int | None:
 
 
 def _last_deal(game: Game) -> dict[str, Any] | None:
-    """The most recent finished deal of the game, both hands revealed."""
+    """The most recent finished deal of the game, both hands revealed.
+
+    Except while the same cards are dealt again: the first deal of a duplicate pair shows
+    how the second began (the same hands, seats swapped, and the same stock), so its hands
+    wait until the second deal is over.
+    """
     deal = Deal.objects.filter(game=game, status=Deal.Status.FINISHED).order_by("-number").first()
     if deal is None or deal.outcome is None:
         return None
     hands = deal.outcome.get("hands")
+    if Deal.objects.filter(game=game, status=Deal.Status.ACTIVE, seed=deal.seed).exists():
+        hands = None
     return {
         "number": deal.number,
         "dealer": deal.dealer ^ deal.swap,

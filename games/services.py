@@ -106,6 +106,12 @@ class TimeControl:
     lag_compensation: bool = True
 
 
+#: The longest rule set name: a preset's, or a short label for a client's own options.
+RULES_NAME_MAX_LENGTH = 40
+#: The most options one rules object may give (the rule book has about twenty).
+RULES_MAX_OPTIONS = 30
+
+
 def rules_build(
     rules: RuleSet | dict[str, Any] | str | None = None,
     *,
@@ -124,7 +130,12 @@ def rules_build(
         elif isinstance(rules, str):
             built = RuleSet.preset(rules)
         else:
+            if isinstance(rules, dict) and len(rules) > RULES_MAX_OPTIONS:
+                raise RuleSetError(f"give at most {RULES_MAX_OPTIONS} rule options")
             built = RuleSet.from_dict(rules)
+        if len(built.name) > RULES_NAME_MAX_LENGTH:
+            # The name is stored on every match and served with it: a label, not a document.
+            raise RuleSetError(f"a rule set name is at most {RULES_NAME_MAX_LENGTH} characters")
         changes = {}
         if best_of is not None:
             changes["best_of"] = best_of
@@ -133,6 +144,22 @@ def rules_build(
         return built.replace(**changes) if changes else built
     except RuleSetError as error:
         raise PlayError(str(error), code="invalid_rules") from None
+
+
+def rules_check_players(rules: RuleSet, *players: Player) -> None:
+    """Refuse rules these players may not play with (PlayError ``duplicate_deals_need_bots``).
+
+    Duplicate deals play each seeded deal twice with the seats swapped. Whoever plays the
+    second deal of a pair at the same table has seen it from the other seat: both hands and
+    the stock order. That is fair only when no one can remember the first half, so until a
+    format plays the two halves at different tables the option is for bots only.
+    """
+    if rules.duplicate_deals and any(not player.is_bot for player in players):
+        raise PlayError(
+            "duplicate deals are for matches between house bots only: a person playing the second "
+            "deal of a pair would already know both hands and the stock from the first",
+            code="duplicate_deals_need_bots",
+        )
 
 
 def match_create(
@@ -162,6 +189,7 @@ def match_create(
                 code="unknown_bot",
             )
     built = rules_build(rules, best_of=best_of, target=target)
+    rules_check_players(built, player_a, player_b)
     if seed is None:
         seed = secrets.randbits(63)
     match = Match(
@@ -201,6 +229,9 @@ def challenge_create(
 ) -> Match:
     """Challenge a bot (the match starts at once) or a human (who accepts or declines).
 
+    An external bot answers like a person, unless its ``auto_accept`` accepts this
+    challenger at once (then as if it accepted now; a conflict leaves the challenge open).
+
     The challenger is player A. A bot challenge is refused with Conflict ``in_ranked_match``
     while the challenger has a ladder match in progress.
     """
@@ -222,6 +253,11 @@ def challenge_create(
             status=Match.Status.SCHEDULED if opponent.is_bot else Match.Status.CHALLENGED,
         )
         if not opponent.is_bot:
+            if opponent.accepts_at_once(challenger):
+                try:
+                    return challenge_answer(match=match, player=opponent, accept=True)
+                except Conflict:
+                    pass  # busy with a ranked match: the challenge waits for an answer
             challenge_changed(match=match, status="challenged", to=[opponent.pk])
         return match
 
@@ -310,7 +346,10 @@ def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
             match.save(update_fields=["status", "finished_at"])
         # The challenger hears the answer (with the table to open) on their own socket.
         status = "accepted" if accept else "declined"
-        challenge_changed(match=match, status=status, to=[match.player_a_id])
+        to = [match.player_a_id]
+        if accept and match.player_b.is_external:
+            to.append(match.player_b_id)  # the bot's event stream: its game starts
+        challenge_changed(match=match, status=status, to=to)
     return match
 
 
@@ -715,10 +754,13 @@ def _apply(
     match.ply += 1
     if record is not None:
         _deal_end(deal, record, now)
-    next_to_act = None if g.is_over else g.to_act_player
+    # Hollywood: a column can decide the match while the game's other columns are open; the
+    # game ends with the match then, and nothing more is dealt.
+    over = g.is_over or engine.is_over
+    next_to_act = None if over else g.to_act_player
     if record is not None or next_to_act != index:
         _turn_passes(match, game, index, now)
-    if g.is_over:
+    if over:
         following = _game_end(match, game, engine, g, now)
         if following is not None and record is not None:
             _pause_begin(match, following, now)

@@ -16,7 +16,10 @@ class LadderAdmin(admin.ModelAdmin):
     readonly_fields = ["created_at"]
     actions = ["queue_bots"]
 
-    @admin.action(description="Put every bot member of the ladder in its queue")
+    @admin.action(
+        description="Put every bot member of the ladder in its queue",
+        permissions=["change"],
+    )
     def queue_bots(self, request, queryset):
         queued = 0
         for ladder in queryset:

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
@@ -24,10 +25,10 @@ from rest_framework.views import APIView
 
 from accounts.api import require_player
 from accounts.models import Player
-from config.api import PageNumberPagination, error_body, refusal
+from config.api import PageNumberPagination, StaffModelPermissions, error_body, refusal
 from games.api import MatchListSerializer, PlayerBriefSerializer
-from ladders import selectors, services
-from ladders.models import Ladder, Rating, RatingChange
+from ladders import seasons, selectors, services
+from ladders.models import Ladder, Rating, RatingChange, Season, SeasonEntry
 
 #: The highest page number anyone may ask for: larger ones are refused before any query.
 MAX_PAGE = 1_000_000
@@ -52,6 +53,7 @@ class LadderSerializer(serializers.ModelSerializer):
     rating_settings = serializers.SerializerMethodField()
     leaderboard = serializers.SerializerMethodField()
     matchmaking = serializers.SerializerMethodField()
+    seasons = serializers.SerializerMethodField()
 
     class Meta:
         model = Ladder
@@ -69,6 +71,7 @@ class LadderSerializer(serializers.ModelSerializer):
             "rating_settings",
             "leaderboard",
             "matchmaking",
+            "seasons",
             "queue_size",
         ]
         read_only_fields = fields
@@ -85,6 +88,7 @@ class LadderSerializer(serializers.ModelSerializer):
 
     def get_rating_settings(self, ladder: Ladder) -> dict[str, Any]:
         return {
+            "system": ladder.rating_system,
             "initial": ladder.initial_rating,
             "k_provisional": ladder.k_provisional,
             "provisional_matches": ladder.provisional_matches,
@@ -94,6 +98,15 @@ class LadderSerializer(serializers.ModelSerializer):
             "floor": ladder.rating_floor,
             "scoring": ladder.scoring,
             "human_bot_factor": ladder.human_bot_factor,
+            "glicko2": {
+                "deviation": ladder.glicko_deviation,
+                "volatility": ladder.glicko_volatility,
+                "tau": ladder.glicko_tau,
+                "period_days": ladder.glicko_period_days,
+                "provisional_deviation": ladder.provisional_deviation,
+            }
+            if ladder.is_glicko
+            else None,
         }
 
     def get_leaderboard(self, ladder: Ladder) -> dict[str, int]:
@@ -102,12 +115,22 @@ class LadderSerializer(serializers.ModelSerializer):
             "active_days": ladder.leaderboard_active_days,
         }
 
+    def get_seasons(self, ladder: Ladder) -> dict[str, Any]:
+        return {
+            "season_days": ladder.season_days,
+            "pull": ladder.season_pull,
+            "divisions": ladder.divisions,
+            "division_size": ladder.division_size,
+            "promotion": ladder.promotion,
+        }
+
     def get_matchmaking(self, ladder: Ladder) -> dict[str, Any]:
         return {
             "window_initial": ladder.window_initial,
             "window_step": ladder.window_step,
             "window_step_seconds": ladder.window_step_seconds,
             "window_max": ladder.window_max,
+            "window_deviation_factor": ladder.window_deviation_factor,
             "bot_pairs": ladder.bot_pairs,
             "bot_requeue_seconds": ladder.bot_requeue_seconds,
         }
@@ -116,6 +139,11 @@ class LadderSerializer(serializers.ModelSerializer):
 class RatingSerializer(serializers.ModelSerializer):
     player = PlayerBriefSerializer(read_only=True)
     rating = serializers.SerializerMethodField()
+    deviation = serializers.SerializerMethodField(
+        help_text="Glicko-2: the deviation as of now (it grows while the player is away); "
+        "null under Elo."
+    )
+    volatility = serializers.SerializerMethodField(help_text="Glicko-2; null under Elo.")
     peak = serializers.SerializerMethodField()
 
     class Meta:
@@ -123,6 +151,8 @@ class RatingSerializer(serializers.ModelSerializer):
         fields = [
             "player",
             "rating",
+            "deviation",
+            "volatility",
             "peak",
             "matches_played",
             "wins",
@@ -134,6 +164,12 @@ class RatingSerializer(serializers.ModelSerializer):
 
     def get_rating(self, rating: Rating) -> float:
         return _rating(rating.rating)
+
+    def get_deviation(self, rating: Rating) -> float | None:
+        return _rating(rating.deviation_now(timezone.now()))
+
+    def get_volatility(self, rating: Rating) -> float | None:
+        return None if rating.volatility is None else round(rating.volatility, 5)
 
     def get_peak(self, rating: Rating) -> float:
         return _rating(rating.peak)
@@ -176,6 +212,10 @@ class RatingChangeSerializer(serializers.ModelSerializer):
             "expected",
             "score",
             "k",
+            "deviation_before",
+            "deviation_after",
+            "volatility_before",
+            "volatility_after",
             "created_at",
         ]
         read_only_fields = fields
@@ -196,7 +236,9 @@ class LeaderboardQuerySerializer(serializers.Serializer):
         min_value=1, max_value=PageNumberPagination.max_page_size, required=False
     )
     hide_provisional = serializers.BooleanField(
-        default=False, help_text="Leave out players still in their provisional matches."
+        default=False,
+        help_text="Leave out provisional ratings: Elo, fewer rated matches than the ladder's "
+        "provisional count; Glicko-2, a deviation above its provisional threshold (110).",
     )
     active_days = serializers.IntegerField(
         min_value=1,
@@ -472,6 +514,159 @@ class HeadToHeadView(APIView):
         return Response(HeadToHeadSerializer(data).data)
 
 
+# --- seasons --------------------------------------------------------------------------------
+
+
+class SeasonSerializer(serializers.ModelSerializer):
+    status = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Season
+        fields = ["number", "starts_at", "ends_at", "closed_at", "status"]
+        read_only_fields = fields
+
+    def get_status(self, season: Season) -> str:
+        if season.closed_at is not None:
+            return "closed"
+        return "open" if season.starts_at <= timezone.now() else "scheduled"
+
+
+class SeasonOpenSerializer(serializers.Serializer):
+    starts_at = serializers.DateTimeField(required=False, help_text="Default: now.")
+    ends_at = serializers.DateTimeField()
+
+
+class StandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = PlayerBriefSerializer()
+    division = serializers.IntegerField()
+    rating = serializers.SerializerMethodField()
+    deviation = serializers.SerializerMethodField()
+    matches_played = serializers.IntegerField(help_text="Rated matches in the season.")
+    wins = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    movement = serializers.CharField(
+        help_text="promoted, relegated or stayed once the season is closed; empty while open."
+    )
+
+    def get_rating(self, row: selectors.StandingRow) -> float | None:
+        return _rating(row.rating)
+
+    def get_deviation(self, row: selectors.StandingRow) -> float | None:
+        return _rating(row.deviation)
+
+
+class StandingsQuerySerializer(serializers.Serializer):
+    division = serializers.IntegerField(min_value=1, max_value=20, default=1)
+
+
+StandingsSerializer = inline_serializer(
+    "SeasonStandings",
+    {
+        "season": SeasonSerializer(),
+        "division": serializers.IntegerField(),
+        "divisions": serializers.IntegerField(),
+        "final": serializers.BooleanField(help_text="The season is closed: these never change."),
+        "results": StandingSerializer(many=True),
+    },
+)
+
+
+class PlayerSeasonSerializer(serializers.ModelSerializer):
+    ladder = serializers.IntegerField(source="season.ladder_id")
+    ladder_name = serializers.CharField(source="season.ladder.name")
+    season = SeasonSerializer()
+    rating = serializers.SerializerMethodField()
+    deviation = serializers.SerializerMethodField()
+
+    class Meta:
+        model = SeasonEntry
+        fields = [
+            "ladder",
+            "ladder_name",
+            "season",
+            "division",
+            "rank",
+            "rating",
+            "deviation",
+            "matches_played",
+            "wins",
+            "losses",
+            "movement",
+        ]
+        read_only_fields = fields
+
+    def get_rating(self, entry: SeasonEntry) -> float | None:
+        return _rating(entry.rating)
+
+    def get_deviation(self, entry: SeasonEntry) -> float | None:
+        return _rating(entry.deviation)
+
+
+class SeasonListView(APIView):
+    """The ladder's seasons, newest first; staff POST to open the next one.
+
+    Opening refuses 400 ``invalid_season`` (it would end before it starts, or has ended) and
+    409 ``season_open`` (another season of the ladder is not closed).
+    """
+
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, StaffModelPermissions]
+    queryset = Season.objects.all()  # whose model permission a write needs (add_season)
+
+    @extend_schema(responses={200: SeasonSerializer(many=True)})
+    def get(self, request: Request, pk: int) -> Response:
+        ladder = _ladder(pk)
+        return Response(SeasonSerializer(ladder.seasons.order_by("-number"), many=True).data)
+
+    @extend_schema(request=SeasonOpenSerializer, responses={201: SeasonSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        ladder = _ladder(pk)
+        body = SeasonOpenSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            season = seasons.season_open(
+                ladder=ladder,
+                starts_at=body.validated_data.get("starts_at") or timezone.now(),
+                ends_at=body.validated_data["ends_at"],
+            )
+        except services.LadderError as error:
+            return refusal(error)
+        return Response(SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
+
+
+class SeasonStandingsView(APIView):
+    """A division's standings in a season: final once it is closed, live while it is open."""
+
+    @extend_schema(parameters=[StandingsQuerySerializer], responses={200: StandingsSerializer})
+    def get(self, request: Request, pk: int, number: int) -> Response:
+        season = get_object_or_404(
+            Season.objects.select_related("ladder"), ladder_id=pk, number=number
+        )
+        query = StandingsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        division = query.validated_data["division"]
+        rows = selectors.season_standings(season=season, division=division)
+        return Response(
+            {
+                "season": SeasonSerializer(season).data,
+                "division": division,
+                "divisions": season.ladder.divisions,
+                "final": season.closed_at is not None,
+                "results": StandingSerializer(rows, many=True).data,
+            }
+        )
+
+
+class PlayerSeasonsView(APIView):
+    """A player's seasons in every ladder: division, and once closed final rank and rating."""
+
+    @extend_schema(responses={200: PlayerSeasonSerializer(many=True)})
+    def get(self, request: Request, player_id: int) -> Response:
+        player = get_object_or_404(Player, pk=player_id)
+        entries = selectors.seasons_of_player(player=player)
+        return Response(PlayerSeasonSerializer(entries, many=True).data)
+
+
 urlpatterns = [
     path("ladders", LadderListView.as_view(), name="ladder-list"),
     path("ladders/<int:pk>", LadderDetailView.as_view(), name="ladder-detail"),
@@ -488,4 +683,11 @@ urlpatterns = [
         name="ladder-rating-history",
     ),
     path("ladders/<int:pk>/head-to-head", HeadToHeadView.as_view(), name="ladder-head-to-head"),
+    path("ladders/<int:pk>/seasons", SeasonListView.as_view(), name="ladder-seasons"),
+    path(
+        "ladders/<int:pk>/seasons/<int:number>",
+        SeasonStandingsView.as_view(),
+        name="ladder-season-standings",
+    ),
+    path("players/<int:player_id>/seasons", PlayerSeasonsView.as_view(), name="player-seasons"),
 ]

@@ -5,7 +5,8 @@ Every waiting player has a window around their rating that widens while they wai
 the gap between their ratings is within the window of whichever has waited longer: a newcomer
 accepts whoever has been waiting for a wider match. Among the allowed pairs the closest
 ratings go first (ties: the longest wait first), and a player is not paired with their last
-opponent while anyone else is available to either of them.
+opponent while anyone else is available to either of them. An uncertain rating (a Glicko-2
+deviation above the provisional threshold) widens its player's window further.
 
 The services load the queue, drop players already playing, call :func:`pair` and write the
 matches; this module only decides.
@@ -42,10 +43,14 @@ class WindowPolicy:
     #: Whether two bots may be paired with each other.
     bot_pairs: bool = True
 
-    def width(self, waited_seconds: float) -> float:
-        """The half-width of the window after waiting ``waited_seconds``."""
+    def width(self, waited_seconds: float, spread: float = 0.0) -> float:
+        """The half-width of the window after waiting ``waited_seconds``.
+
+        ``spread`` widens it for an uncertain rating (see :attr:`Seeker.spread`); the
+        maximum still holds.
+        """
         steps = int(max(0.0, waited_seconds) // self.step_seconds) if self.step_seconds else 0
-        width = self.initial + self.step * steps
+        width = self.initial + self.step * steps + max(0.0, spread)
         return width if self.maximum is None else min(width, max(self.maximum, self.initial))
 
 
@@ -59,6 +64,8 @@ class Seeker:
     waited: float
     last_opponent: int | None = None
     is_bot: bool = False
+    #: Rating points the window is wider by because the rating is uncertain (Glicko-2).
+    spread: float = 0.0
 
 
 def allowed(a: Seeker, b: Seeker, policy: WindowPolicy) -> bool:
@@ -66,7 +73,7 @@ def allowed(a: Seeker, b: Seeker, policy: WindowPolicy) -> bool:
     if a.player == b.player or (a.is_bot and b.is_bot and not policy.bot_pairs):
         return False
     gap = abs(a.rating - b.rating)
-    return gap <= policy.width(max(a.waited, b.waited))
+    return gap <= max(policy.width(a.waited, a.spread), policy.width(b.waited, b.spread))
 
 
 def _is_rematch(a: Seeker, b: Seeker) -> bool:
@@ -103,7 +110,7 @@ class _Table:
 
     def __init__(self, queue: Sequence[Seeker], policy: WindowPolicy) -> None:
         self.ratings = [s.rating for s in queue]
-        self.widths = [policy.width(s.waited) for s in queue]
+        self.widths = [policy.width(s.waited, s.spread) for s in queue]
         self.players = [s.player for s in queue]
         self.last = [s.last_opponent for s in queue]
         no_bots = not policy.bot_pairs
@@ -167,7 +174,7 @@ def _round(table: _Table, order: Sequence[int], *, rematches: bool) -> list[tupl
             gap = ratings[j] - r_i
             if gap > reach:
                 break
-            # Within the window of whichever has waited longer (windows only widen).
+            # Within the wider of the two windows (the longer wait, or the less sure rating).
             w = widths[j]
             if w_i >= w:
                 w = w_i

@@ -9,13 +9,17 @@ unique constraint on (match, player) makes a second application impossible, not 
 
 from __future__ import annotations
 
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
 from accounts.models import Player
 from games.models import Match, TimeoutPolicy
-from tournaments.ratings import INITIAL_RATING, RatingConfig, Scoring
+from ratings.elo import INITIAL_RATING, RatingConfig, Scoring
+from ratings.glicko2 import GlickoConfig, deviation_after_absence
 
 
 class Ladder(models.Model):
@@ -24,6 +28,10 @@ class Ladder(models.Model):
     class Kind(models.TextChoices):
         LADDER = "ladder", "Ladder (queue and matchmaking)"
         POOL = "pool", "Rated pool (ratings only, for rated events)"
+
+    class System(models.TextChoices):
+        ELO = "elo", "Elo"
+        GLICKO2 = "glicko2", "Glicko-2"
 
     class Format(models.IntegerChoices):
         SINGLE_GAME = 1, "Single game"
@@ -54,7 +62,13 @@ class Ladder(models.Model):
     timeout_policy = models.CharField(
         max_length=10, choices=TimeoutPolicy.choices, default=TimeoutPolicy.FORFEIT
     )
-    # Ratings (tournaments.ratings.RatingConfig).
+    # Ratings (ratings.elo.RatingConfig, ratings.glicko2.GlickoConfig).
+    rating_system = models.CharField(
+        max_length=8,
+        choices=System.choices,
+        default=System.ELO,
+        help_text="elo: a rating per player; glicko2: a rating, a deviation and a volatility.",
+    )
     initial_rating = models.FloatField(default=INITIAL_RATING)
     k_provisional = models.FloatField(default=40, validators=[MinValueValidator(1)])
     provisional_matches = models.PositiveIntegerField(default=30)
@@ -74,6 +88,30 @@ class Ladder(models.Model):
         validators=[MinValueValidator(0.01), MaxValueValidator(1)],
         help_text="Factor on rating changes between a human and a bot (0.5 halves them).",
     )
+    # Glicko-2 only (ratings.glicko2.GlickoConfig).
+    glicko_deviation = models.FloatField(
+        default=350,
+        validators=[MinValueValidator(30), MaxValueValidator(1000)],
+        help_text="A new player's deviation, and the most time away grows one to.",
+    )
+    glicko_volatility = models.FloatField(
+        default=0.06, validators=[MinValueValidator(0.001), MaxValueValidator(1)]
+    )
+    glicko_tau = models.FloatField(
+        default=0.5,
+        validators=[MinValueValidator(0.05), MaxValueValidator(3)],
+        help_text="How much a volatility may change (0.3 to 1.2 are usual).",
+    )
+    glicko_period_days = models.FloatField(
+        default=7,
+        validators=[MinValueValidator(0.01), MaxValueValidator(365)],
+        help_text="Days away that grow the deviation as much as one rating period.",
+    )
+    provisional_deviation = models.FloatField(
+        default=110,
+        validators=[MinValueValidator(0)],
+        help_text="Glicko-2: a rating is provisional while its deviation is above this.",
+    )
     # Leaderboard eligibility: enough rated matches, one of them recent (no camping the top).
     leaderboard_min_matches = models.PositiveIntegerField(default=10)
     leaderboard_active_days = models.PositiveIntegerField(
@@ -85,6 +123,41 @@ class Ladder(models.Model):
     window_step_seconds = models.FloatField(default=10, validators=[MinValueValidator(0.1)])
     window_max = models.FloatField(
         null=True, blank=True, default=1000, help_text="Widest window; empty: no limit."
+    )
+    window_deviation_factor = models.FloatField(
+        default=1.0,
+        validators=[MinValueValidator(0), MaxValueValidator(10)],
+        help_text="Glicko-2: the window widens by this times the deviation above the "
+        "provisional threshold (uncertain ratings accept wider gaps).",
+    )
+    # Seasons (ladders.seasons): divisions, promotion and relegation, the pull at a season's end.
+    season_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Closing a season opens the next, this many days long; empty: seasons are "
+        "opened by hand.",
+    )
+    season_pull = models.FloatField(
+        default=0,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="At a season's end each rating moves this share of the way to the initial "
+        "rating (0 keeps them, 1 resets everyone).",
+    )
+    divisions = models.PositiveSmallIntegerField(
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(20)],
+        help_text="Divisions of a season (1: one leaderboard).",
+    )
+    division_size = models.PositiveIntegerField(
+        default=50,
+        validators=[MinValueValidator(2)],
+        help_text="Players per division when a season places them by rating (the last division "
+        "takes the rest).",
+    )
+    promotion = models.PositiveSmallIntegerField(
+        default=2,
+        help_text="The top N of a division go up and the bottom N down at a season's end.",
     )
     bot_pairs = models.BooleanField(
         default=False, help_text="Two bots may be paired (else bots wait for humans)."
@@ -107,6 +180,56 @@ class Ladder(models.Model):
     @property
     def has_queue(self) -> bool:
         return self.kind == self.Kind.LADDER
+
+    def clean(self) -> None:
+        super().clean()
+        if self.divisions > 1 and 2 * self.promotion > self.division_size:
+            raise ValidationError(
+                {"promotion": "More players would go up and down than a division holds."}
+            )
+        if self.rating_system == self.System.GLICKO2 and self.scoring == Scoring.MARGIN:
+            raise ValidationError(
+                {"scoring": "Glicko-2 has no K to weight by the margin: use match or games."}
+            )
+
+    @property
+    def is_glicko(self) -> bool:
+        return self.rating_system == self.System.GLICKO2
+
+    def is_provisional(self, matches_played: int, deviation: float | None) -> bool:
+        """Elo: fewer rated matches than the provisional count; Glicko-2: a wide deviation."""
+        if self.is_glicko:
+            return deviation is None or deviation > self.provisional_deviation
+        return matches_played < self.provisional_matches
+
+    def newcomer(self) -> dict[str, float | bool | None]:
+        """The rating fields of a player new to this pool."""
+        glicko = self.is_glicko
+        return {
+            "rating": self.initial_rating,
+            "peak": self.initial_rating,
+            "deviation": self.glicko_deviation if glicko else None,
+            "volatility": self.glicko_volatility if glicko else None,
+            "provisional": (
+                self.glicko_deviation > self.provisional_deviation
+                if glicko
+                else self.provisional_matches > 0
+            ),
+        }
+
+    @property
+    def glicko_config(self) -> GlickoConfig:
+        return GlickoConfig(
+            initial=self.initial_rating,
+            deviation=self.glicko_deviation,
+            volatility=self.glicko_volatility,
+            tau=self.glicko_tau,
+            period_days=self.glicko_period_days,
+            provisional_deviation=self.provisional_deviation,
+            scoring=Scoring(self.scoring),
+            human_bot_factor=self.human_bot_factor,
+            floor=self.rating_floor,
+        )
 
     @property
     def rating_config(self) -> RatingConfig:
@@ -146,6 +269,10 @@ class Rating(models.Model):
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
     is_bot = models.BooleanField(default=False, help_text="Copied from the player (filters).")
     rating = models.FloatField()
+    # Glicko-2 pools only (empty under Elo): as of the last rated match; the deviation grows
+    # with time away from there (see deviation_now).
+    deviation = models.FloatField(null=True, blank=True)
+    volatility = models.FloatField(null=True, blank=True)
     peak = models.FloatField()
     matches_played = models.PositiveIntegerField(default=0, help_text="Rated matches.")
     wins = models.PositiveIntegerField(default=0)
@@ -184,6 +311,17 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} in {self.ladder_id}: {self.rating:.0f}"
+
+    def deviation_now(self, now: datetime) -> float | None:
+        """The Glicko-2 deviation grown by the time since the last rated match (None: Elo)."""
+        if self.deviation is None or self.volatility is None:
+            return None
+        if self.last_active is None:
+            return self.deviation
+        days = (now - self.last_active).total_seconds() / 86400
+        return deviation_after_absence(
+            self.deviation, self.volatility, days, self.ladder.glicko_config
+        )
 
 
 class LadderMatch(models.Model):
@@ -235,6 +373,15 @@ class RatingChange(models.Model):
     expected = models.FloatField(help_text="The expected score, 0 to 1.")
     score = models.FloatField(help_text="The score the match counted as, 0 to 1.")
     k = models.FloatField()
+    # Glicko-2 pools only (empty under Elo); "before" is as the match found it (after time away).
+    deviation_before = models.FloatField(null=True, blank=True)
+    deviation_after = models.FloatField(null=True, blank=True)
+    volatility_before = models.FloatField(null=True, blank=True)
+    volatility_after = models.FloatField(null=True, blank=True)
+    # The season the match counts in (none when the ladder was not in a season).
+    season = models.ForeignKey(
+        "Season", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -276,3 +423,72 @@ class QueueEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} waiting in {self.ladder_id}"
+
+
+class Season(models.Model):
+    """A season of a ladder: from ``starts_at`` to ``ends_at``; frozen once ``closed_at`` is set.
+
+    A rated match counts in the season open when it is rated (see ladders.seasons); closing
+    freezes the final standings in :class:`SeasonEntry` rows that never change afterwards.
+    """
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="seasons")
+    number = models.PositiveIntegerField()
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["ladder", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "number"], name="ladders_season_number"),
+            models.CheckConstraint(
+                condition=Q(ends_at__gt=models.F("starts_at")), name="ladders_season_span"
+            ),
+        ]
+        indexes = [
+            # The sweep's query: open seasons that are due.
+            models.Index(
+                fields=["ends_at"], name="ladders_season_due", condition=Q(closed_at__isnull=True)
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ladder_id} season {self.number}"
+
+    @property
+    def is_closed(self) -> bool:
+        return self.closed_at is not None
+
+
+class SeasonEntry(models.Model):
+    """A player in a season: their division, and once it closes their final standing."""
+
+    class Movement(models.TextChoices):
+        PROMOTED = "promoted", "Promoted"
+        RELEGATED = "relegated", "Relegated"
+        STAYED = "stayed", "Stayed"
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="entries")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="season_entries")
+    division = models.PositiveSmallIntegerField(default=1, help_text="1 is the top division.")
+    # The final standing, set when the season closes (empty while it is open).
+    rank = models.PositiveIntegerField(null=True, blank=True, help_text="In the division.")
+    rating = models.FloatField(null=True, blank=True)
+    deviation = models.FloatField(null=True, blank=True)
+    matches_played = models.PositiveIntegerField(default=0, help_text="Rated in the season.")
+    wins = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    movement = models.CharField(max_length=9, choices=Movement.choices, blank=True)
+
+    class Meta:
+        ordering = ["season", "division", "rank", "player_id"]
+        verbose_name_plural = "season entries"
+        constraints = [
+            models.UniqueConstraint(fields=["season", "player"], name="ladders_season_entry")
+        ]
+        indexes = [models.Index(fields=["player", "season"], name="ladders_season_player")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} in {self.season}: division {self.division}"

@@ -18,7 +18,7 @@ from django.utils import timezone
 from accounts.models import Player
 from games.models import IN_PROGRESS, Match
 from ladders.matchmaking import WindowPolicy
-from ladders.models import Ladder, QueueEntry, Rating, RatingChange
+from ladders.models import Ladder, QueueEntry, Rating, RatingChange, Season, SeasonEntry
 from ladders.services import RATED_EVENTS_POOL, window_policy
 
 #: Seconds a leaderboard's size is cached: counting 100,000 eligible players on every page
@@ -56,6 +56,8 @@ def eligible_ratings(
         last_active__gte=now - timedelta(days=days),
     )
     if filters.hide_provisional:
+        # As of each player's last rated match (under Glicko-2 the deviation then; the
+        # activity window keeps the growth since small).
         qs = qs.filter(provisional=False)
     if filters.kind is not None:
         qs = qs.filter(is_bot=filters.kind == Player.Kind.BOT)
@@ -94,6 +96,8 @@ def leaderboard_page(
         r.player_id: r
         for r in Rating.objects.filter(ladder=ladder, player_id__in=ids).select_related("player")
     }
+    for r in by_player.values():
+        r.ladder = ladder  # the deviation as of now needs the ladder's settings: no query a row
     rows = [(offset + i + 1, by_player[pid]) for i, pid in enumerate(ids) if pid in by_player]
     return BoardPage(rows, has_next)
 
@@ -118,14 +122,7 @@ def rating_for(*, pool: Ladder, player: Player) -> Rating:
     """
     rating = Rating.objects.filter(ladder=pool, player=player).first()
     if rating is None:
-        rating = Rating(
-            ladder=pool,
-            player=player,
-            is_bot=player.is_bot,
-            rating=pool.initial_rating,
-            peak=pool.initial_rating,
-            provisional=pool.provisional_matches > 0,
-        )
+        rating = Rating(ladder=pool, player=player, is_bot=player.is_bot, **pool.newcomer())
     return rating
 
 
@@ -231,3 +228,85 @@ def queue_status(*, ladder: Ladder, player: Player, now: datetime | None = None)
 
 def queue_size(*, ladder: Ladder) -> int:
     return QueueEntry.objects.filter(ladder=ladder).count()
+
+
+# --- seasons ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    """A row of a season's division: final once the season is closed, live while it is open."""
+
+    rank: int
+    player: Player
+    division: int
+    rating: float
+    deviation: float | None
+    matches_played: int
+    wins: int
+    losses: int
+    movement: str  # promoted, relegated or stayed once closed; empty while open
+
+
+def season_standings(
+    *, season: Season, division: int = 1, now: datetime | None = None
+) -> list[StandingRow]:
+    """A division's standings: the frozen final rows of a closed season, or live ratings.
+
+    While the season is open, its players of that division are ranked by their current rating
+    (ties: the season's wins, then the earlier member), their record counted from the rating
+    changes of the season. Once closed, the rows written at the close and nothing else.
+    """
+    entries = SeasonEntry.objects.filter(season=season, division=division).select_related("player")
+    if season.closed_at is not None:
+        return [
+            StandingRow(
+                e.rank or 0,
+                e.player,
+                e.division,
+                e.rating or 0.0,
+                e.deviation,
+                e.matches_played,
+                e.wins,
+                e.losses,
+                e.movement,
+            )
+            for e in entries.order_by("rank", "player_id")
+        ]
+    from ladders.seasons import standing_key
+
+    now = now or timezone.now()
+    members = {e.player_id: e for e in entries}
+    ratings = {
+        r.player_id: r
+        for r in Rating.objects.filter(ladder=season.ladder, player_id__in=list(members))
+    }
+    record = {
+        row["player_id"]: (row["played"], row["won"])
+        for row in RatingChange.objects.filter(season=season, k__gt=0, player_id__in=list(members))
+        .values("player_id")
+        .annotate(played=Count("pk"), won=Count("pk", filter=Q(won=True)))
+    }
+    rows = []
+    for player_id, entry in members.items():
+        rating = ratings.get(player_id)
+        for_rating = rating.rating if rating else season.ladder.initial_rating
+        played, won = record.get(player_id, (0, 0))
+        if rating is not None:
+            rating.ladder = season.ladder
+        deviation = rating.deviation_now(now) if rating else None
+        rows.append((for_rating, won, player_id, entry, deviation, played))
+    rows.sort(key=lambda r: standing_key(r[0], r[1], r[2]))
+    return [
+        StandingRow(rank, entry.player, division, value, deviation, played, won, played - won, "")
+        for rank, (value, won, _, entry, deviation, played) in enumerate(rows, start=1)
+    ]
+
+
+def seasons_of_player(*, player: Player) -> list[SeasonEntry]:
+    """The player's seasons in every ladder, newest first, with the season and ladder."""
+    return list(
+        SeasonEntry.objects.filter(player=player)
+        .select_related("season", "season__ladder")
+        .order_by("-season__starts_at", "season__ladder__name")
+    )

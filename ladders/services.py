@@ -36,8 +36,10 @@ from games.models import IN_PROGRESS, Match, seed_commitment
 from ladders.bulk import bulk_insert, delete_ids, fetch_rows, gc_paused, lock_ids, stream_rows
 from ladders.live import pairing_tell
 from ladders.matchmaking import Seeker, WindowPolicy, pair
-from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
-from tournaments.ratings import MatchResult, Side, rate_match
+from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange, Season
+from ratings import glicko2
+from ratings.elo import MatchResult, RatingUpdate, Side, rate_match
+from ratings.glicko2 import GlickoSide, GlickoUpdate, deviation_after_absence
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +75,15 @@ def ladder_create(*, name: str, slug: str | None = None, **fields: Any) -> Ladde
     The rule set must be one the engine accepts (LadderError ``invalid_rules`` otherwise).
     """
     ladder = Ladder(name=name, slug=slug or slugify(name), **fields)
-    games_services.rules_build(ladder.rules or None, best_of=ladder.best_of, target=ladder.target)
+    rules = games_services.rules_build(
+        ladder.rules or None, best_of=ladder.best_of, target=ladder.target
+    )
+    if rules.duplicate_deals:
+        # A ladder pairs people (see games.services.rules_check_players).
+        raise LadderError(
+            "a ladder cannot play duplicate deals: they are for house bots only",
+            code="duplicate_deals_need_bots",
+        )
     ladder.full_clean()
     ladder.save()
     return ladder
@@ -84,12 +94,7 @@ def membership_ensure(*, ladder: Ladder, player: Player) -> Rating:
     rating, _ = Rating.objects.get_or_create(
         ladder=ladder,
         player=player,
-        defaults={
-            "rating": ladder.initial_rating,
-            "peak": ladder.initial_rating,
-            "is_bot": player.is_bot,
-            "provisional": ladder.provisional_matches > 0,
-        },
+        defaults={"is_bot": player.is_bot, **ladder.newcomer()},
     )
     return rating
 
@@ -266,10 +271,19 @@ def matchmaker_pass(
             if len(rows) < 2:
                 return PassResult(len(rows), 0, [])
             clock.lap("read")
+            spread = _uncertainty(ladder, now)
             seekers = [
-                Seeker(pk, player, rating, (now - joined).total_seconds(), last, is_bot)
-                for pk, player, joined, rating, last, is_bot, busy_a, busy_b in rows
-                if not (busy_a or busy_b)
+                Seeker(
+                    row[0],
+                    row[1],
+                    row[3],
+                    (now - row[2]).total_seconds(),
+                    row[4],
+                    row[5],
+                    spread(*row[8:11]),
+                )
+                for row in rows
+                if not (row[6] or row[7])  # busy: a match of theirs waits or is in play
             ]
             pairs = pair(seekers, window_policy(ladder))
             clock.lap("pair")
@@ -312,6 +326,27 @@ def matchmaker_pass(
     return PassResult(len(rows), len(rows) - len(seekers), match_ids, found, dropped, clock.laps)
 
 
+def _uncertainty(ladder: Ladder, now: datetime):
+    """How much wider a seeker's window is for an uncertain rating (Glicko-2 pools only).
+
+    The deviation as of now (grown by the time away) above the provisional threshold, times
+    the ladder's ``window_deviation_factor``: a newcomer at 350 with the defaults accepts gaps
+    240 points wider, a settled player none. Elo ratings carry no deviation: nothing widens.
+    """
+    config = ladder.glicko_config if ladder.is_glicko else None
+    factor, threshold = ladder.window_deviation_factor, ladder.provisional_deviation
+
+    def spread(deviation: float | None, volatility: float | None, active: datetime | None) -> float:
+        if config is None or deviation is None or volatility is None or not factor:
+            return 0.0
+        if active is not None:
+            days = (now - active).total_seconds() / 86400
+            deviation = deviation_after_absence(deviation, volatility, days, config)
+        return factor * max(0.0, deviation - threshold)
+
+    return spread
+
+
 class _Stopwatch:
     """Milliseconds spent in each phase of a pass (the benchmark prints them)."""
 
@@ -342,8 +377,9 @@ def _busy_players(player_ids: list[int]) -> set[int]:
 
 
 def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:
-    """What a pass reads: each waiting player's entry, rating, last opponent, bot flag, and
-    whether a match of theirs (any source) is waiting to start or in play."""
+    """What a pass reads: each waiting player's entry, player, join time, rating, last
+    opponent, bot flag, whether a match of theirs (any source) is waiting to start or in play,
+    and (for Glicko-2's wider windows) deviation, volatility and last rated match."""
     return (
         QueueEntry.objects.filter(ladder_id=ladder_id, available_at__lte=now)
         .annotate(
@@ -360,6 +396,9 @@ def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:
             "membership__is_bot",
             "busy_a",
             "busy_b",
+            "membership__deviation",
+            "membership__volatility",
+            "membership__last_active",
         )
     )
 
@@ -495,6 +534,8 @@ def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> 
     the changes already written and changes nothing. LadderError ``not_finished`` for a match
     without a result; Conflict ``other_pool`` if another pool rates this match.
     """
+    from ladders import seasons
+
     now = now or timezone.now()
     if match.status != Match.Status.FINISHED or match.winner_id is None:
         raise LadderError(f"match {match.pk} has no result to rate", code="not_finished")
@@ -510,6 +551,9 @@ def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> 
         players = Player.objects.in_bulk([match.player_a_id, match.player_b_id])
         for player in players.values():
             membership_ensure(ladder=pool, player=player)
+        # The season first (its row before the rating rows, as a season's close takes them):
+        # the match counts in the season open now, and a close waits for it (ladders.seasons).
+        season = seasons.season_for_rating(pool=pool, when=match.finished_at or now)
         # Lock both rows in player id order; a concurrent application of the same match waits
         # here and then finds the changes below. (NO KEY UPDATE: a join's queue entry points
         # at its rating row, and its foreign-key check need not wait for this.)
@@ -522,7 +566,12 @@ def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> 
         existing = list(RatingChange.objects.filter(match=match).order_by("pk"))
         if existing:
             return existing
-        return _rate(pool, match, locked[match.player_a_id], locked[match.player_b_id], now)
+        changes = _rate(
+            pool, match, locked[match.player_a_id], locked[match.player_b_id], now, season
+        )
+        if season is not None:
+            seasons.season_entries_ensure(season=season, pool=pool, player_ids=list(players))
+        return changes
 
 
 def farmed(pool: Ladder, a: Rating, b: Rating, now: datetime) -> bool:
@@ -544,19 +593,64 @@ def farmed(pool: Ladder, a: Rating, b: Rating, now: datetime) -> bool:
     return counted >= settings.RATING_PAIR_LIMIT
 
 
-def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> list[RatingChange]:
-    config = pool.rating_config
+@dataclass(frozen=True)
+class Standing:
+    """A player's rating state as a match finds it (a rating row, or a replay's state)."""
+
+    rating: float
+    matches_played: int
+    is_bot: bool
+    deviation: float | None = None
+    volatility: float | None = None
+    last_active: datetime | None = None
+
+
+def match_rate(
+    *, pool: Ladder, a: Standing, b: Standing, result: MatchResult, when: datetime
+) -> tuple[RatingUpdate | GlickoUpdate, RatingUpdate | GlickoUpdate]:
+    """Both sides' updates under the pool's rating system (the live path and the replay's).
+
+    Under Glicko-2 each side's deviation first grows with the days from its last rated match
+    to ``when`` (the match's finish).
+    """
+    if not pool.is_glicko:
+        return rate_match(
+            Side(a.rating, a.matches_played, a.is_bot),
+            Side(b.rating, b.matches_played, b.is_bot),
+            result,
+            pool.rating_config,
+        )
+    config = pool.glicko_config
+
+    def side(s: Standing) -> GlickoSide:
+        idle = 0.0
+        if s.last_active is not None:
+            idle = max(0.0, (when - s.last_active).total_seconds() / 86400)
+        return GlickoSide(
+            s.rating,
+            config.deviation if s.deviation is None else s.deviation,
+            config.volatility if s.volatility is None else s.volatility,
+            s.is_bot,
+            idle,
+        )
+
+    return glicko2.rate_match(side(a), side(b), result, config)
+
+
+def _standing(r: Rating) -> Standing:
+    return Standing(r.rating, r.matches_played, r.is_bot, r.deviation, r.volatility, r.last_active)
+
+
+def _rate(
+    pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime, season: Season | None = None
+) -> list[RatingChange]:
     result = MatchResult(
         winner=0 if match.winner_id == match.player_a_id else 1,
         games_won=(match.games_won_a, match.games_won_b),
         margin_a=match.margin_a,
     )
-    updates = rate_match(
-        Side(a.rating, a.matches_played, a.is_bot),
-        Side(b.rating, b.matches_played, b.is_bot),
-        result,
-        config,
-    )
+    when = match.finished_at or now
+    updates = match_rate(pool=pool, a=_standing(a), b=_standing(b), result=result, when=when)
     counts = not farmed(pool, a, b, now)
     if not counts:
         logger.warning(
@@ -569,10 +663,10 @@ def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> li
             b.player_id,
             settings.RATING_PAIR_WINDOW_HOURS,
         )
-    when = match.finished_at or now
     changes = []
     for rating, opponent, update in ((a, b, updates[0]), (b, a, updates[1])):
         won = match.winner_id == rating.player_id
+        glicko = update if isinstance(update, GlickoUpdate) else None
         changes.append(
             RatingChange(
                 ladder=pool,
@@ -587,6 +681,13 @@ def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> li
                 expected=update.expected,
                 score=update.score,
                 k=update.k if counts else 0.0,
+                season=season,
+                # Uncounted, the deviation and volatility stay as stored too.
+                deviation_before=glicko and glicko.deviation_before,
+                deviation_after=glicko and (glicko.deviation_after if counts else rating.deviation),
+                volatility_before=glicko and glicko.volatility_before,
+                volatility_after=glicko
+                and (glicko.volatility_after if counts else rating.volatility),
             )
         )
         if not counts:
@@ -596,7 +697,10 @@ def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> li
         rating.matches_played += 1
         rating.wins += won
         rating.losses += not won
-        rating.provisional = rating.matches_played < config.provisional_matches
+        if glicko is not None:
+            rating.deviation = glicko.deviation_after
+            rating.volatility = glicko.volatility_after
+        rating.provisional = pool.is_provisional(rating.matches_played, rating.deviation)
         rating.last_active = max(when, rating.last_active) if rating.last_active else when
         rating.last_opponent_id = opponent.player_id
     # The unique constraint on (match, player) is the last word: a second writer fails here.
@@ -611,6 +715,8 @@ def _rate(pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime) -> li
             "matches_played",
             "wins",
             "losses",
+            "deviation",
+            "volatility",
             "provisional",
             "last_active",
             "last_opponent",
@@ -672,15 +778,20 @@ class SweepResult:
     processed: int  # finished or cancelled matches rated / requeued by the sweep
     started: int  # ladder matches whose start task was lost
     paired: int  # players paired
+    closed: int = 0  # seasons closed (they were due)
 
 
 def ladders_sweep(*, now: datetime | None = None, limit: int = 200) -> SweepResult:
     """What Celery beat runs every second (and the embedded sweeper thread).
 
-    Catches up on finished ladder matches the receiver missed, starts ladder matches whose
-    start task was lost, and runs a matchmaker pass for every ladder with players waiting.
+    Closes the seasons that are due, catches up on finished ladder matches the receiver
+    missed, starts ladder matches whose start task was lost, and runs a matchmaker pass for
+    every ladder with players waiting.
     """
+    from ladders import seasons
+
     now = now or timezone.now()
+    closed = seasons.seasons_sweep(now=now)
     processed = 0
     pending = (
         LadderMatch.objects.filter(
@@ -709,7 +820,7 @@ def ladders_sweep(*, now: datetime | None = None, limit: int = 200) -> SweepResu
     )
     for ladder_id in list(ladder_ids):
         paired += matchmaker_pass(ladder_id=ladder_id, now=now).paired
-    return SweepResult(processed, started, paired)
+    return SweepResult(processed, started, paired, closed)
 
 
 # --- replaying the history ------------------------------------------------------------------
@@ -744,14 +855,17 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
 
     Reads the rating changes in the order they were written (a match that shares a player
     with an earlier one was rated after it: it waited for that player's row lock), recomputes
-    each match with the pool's current settings from the match result, and compares with what
-    was stored. With ``write`` the rating rows are set to the replayed end state (after a
-    settings change, or to repair a drift). The history itself is never rewritten.
+    each match with the pool's current settings and rating system (Elo or Glicko-2) from the
+    match result, and compares with what was stored. With ``write`` the rating rows are set to
+    the replayed end state (after a settings change, or to repair a drift). The history itself
+    is never rewritten.
     """
+    glicko = pool.is_glicko
     config = pool.rating_config
     report = ReplayReport()
     is_bot = dict(fetch_rows(Rating.objects.filter(ladder=pool).values_list("player_id", "is_bot")))
-    state: dict[int, list[Any]] = {}  # player -> [rating, matches, peak, wins, losses, last]
+    # player -> [rating, matches, peak, wins, losses, last, deviation, volatility]
+    state: dict[int, list[Any]] = {}
     pending: dict[int, tuple[Any, ...]] = {}  # match -> recomputed (a update, b update, a id)
     columns = [
         "match_id",
@@ -766,42 +880,55 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
         "match__margin_a",
         "k",
     ]
-    if write:  # last activity is only needed to rewrite the rating rows
-        columns.append("match__finished_at")
+    timed = write or glicko  # Glicko-2's deviation grows with the time between matches
+    if timed:
+        columns += ["match__finished_at", "created_at"]
     rows = RatingChange.objects.filter(ladder=pool).order_by("pk").values_list(*columns)
-    initial = config.initial
+    fresh = pool.newcomer()
+    start, deviation, volatility = fresh["rating"], fresh["deviation"], fresh["volatility"]
+    initial = [start, 0, start, 0, 0, None, deviation, volatility]
     for row in stream_rows(rows, chunk_size=20_000):
         match_id, player, before, after, pa, pb, winner, won_a, won_b, margin, k = row[:11]
         report.changes += 1
         done = pending.pop(match_id, None)
-        if done is None and k == 0:
-            # Recorded without counting (rating farming, see farmed()): nothing changes.
+        if done is None:
             report.matches += 1
-            sa = state.get(pa) or state.setdefault(pa, [initial, 0, initial, 0, 0, None])
-            sb = state.get(pb) or state.setdefault(pb, [initial, 0, initial, 0, 0, None])
-            done = (_Unchanged(sa[0]), _Unchanged(sb[0]), pa)
-            pending[match_id] = done
-        elif done is None:
-            report.matches += 1
-            sa = state.get(pa) or state.setdefault(pa, [initial, 0, initial, 0, 0, None])
-            sb = state.get(pb) or state.setdefault(pb, [initial, 0, initial, 0, 0, None])
-            ua, ub = rate_match(
-                Side(sa[0], sa[1], is_bot.get(pa, False)),
-                Side(sb[0], sb[1], is_bot.get(pb, False)),
-                MatchResult(0 if winner == pa else 1, (won_a, won_b), margin),
-                config,
-            )
-            finished = row[11] if write else None
-            for s, u, me in ((sa, ua, pa), (sb, ub, pb)):
-                s[0] = u.after
-                s[1] += 1
-                if u.after > s[2]:
-                    s[2] = u.after
-                s[3 if winner == me else 4] += 1
-                if finished is not None and (s[5] is None or finished > s[5]):
-                    s[5] = finished
-            done = (ua, ub, pa)
-            pending[match_id] = done
+            sa = state.get(pa) or state.setdefault(pa, list(initial))
+            sb = state.get(pb) or state.setdefault(pb, list(initial))
+            if k == 0:
+                # Recorded without counting (rating farming, see farmed()): nothing changes.
+                done = (_Unchanged(sa[0]), _Unchanged(sb[0]), pa)
+                pending[match_id] = done
+            else:
+                result = MatchResult(0 if winner == pa else 1, (won_a, won_b), margin)
+                when = (row[11] or row[12]) if timed else None
+                if glicko:
+                    ua, ub = match_rate(
+                        pool=pool,
+                        a=Standing(sa[0], sa[1], is_bot.get(pa, False), sa[6], sa[7], sa[5]),
+                        b=Standing(sb[0], sb[1], is_bot.get(pb, False), sb[6], sb[7], sb[5]),
+                        result=result,
+                        when=when,
+                    )
+                else:  # the hot path of a million-row Elo replay: no wrappers
+                    ua, ub = rate_match(
+                        Side(sa[0], sa[1], is_bot.get(pa, False)),
+                        Side(sb[0], sb[1], is_bot.get(pb, False)),
+                        result,
+                        config,
+                    )
+                for s, u, me in ((sa, ua, pa), (sb, ub, pb)):
+                    s[0] = u.after
+                    s[1] += 1
+                    if u.after > s[2]:
+                        s[2] = u.after
+                    s[3 if winner == me else 4] += 1
+                    if when is not None and (s[5] is None or when > s[5]):
+                        s[5] = when
+                    if isinstance(u, GlickoUpdate):
+                        s[6], s[7] = u.deviation_after, u.volatility_after
+                done = (ua, ub, pa)
+                pending[match_id] = done
         ua, ub, pa = done
         update = ua if player == pa else ub
         if abs(update.before - before) > tolerance or abs(update.after - after) > tolerance:
@@ -813,14 +940,15 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
                 )
     report.players = len(state)
     # Compare with the rating rows (a member who never played should still be at the start).
-    fresh = [initial, 0, initial, 0, 0, None]
     stored = Rating.objects.filter(ladder=pool).values_list(
-        "pk", "player_id", "rating", "matches_played", "peak", "wins", "losses"
+        "pk", "player_id", "rating", "matches_played", "peak", "wins", "losses", "deviation"
     )
     stale: list[Rating] = []
-    for pk, player, rating, played, peak, wins, losses in stream_rows(stored):
-        s = state.get(player, fresh)
+    for pk, player, rating, played, peak, wins, losses, deviation in stream_rows(stored):
+        s = state.get(player, initial)
         drifted = abs(rating - s[0]) > tolerance or played != s[1]
+        if glicko:
+            drifted = drifted or deviation is None or abs(deviation - s[6]) > tolerance
         report.drifted += drifted
         if write and (drifted or abs(peak - s[2]) > tolerance or (wins, losses) != (s[3], s[4])):
             stale.append(
@@ -832,13 +960,17 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
                     wins=s[3],
                     losses=s[4],
                     last_active=s[5],
-                    provisional=s[1] < config.provisional_matches,
+                    deviation=s[6],
+                    volatility=s[7],
+                    provisional=pool.is_provisional(s[1], s[6]),
                 )
             )
     if write:
         # Only the rows that differ: a repair touches a few, a settings change all of them.
         fields = ["rating", "matches_played", "peak", "wins", "losses", "last_active"]
         with transaction.atomic():
-            Rating.objects.bulk_update(stale, [*fields, "provisional"], batch_size=500)
+            Rating.objects.bulk_update(
+                stale, [*fields, "deviation", "volatility", "provisional"], batch_size=500
+            )
         report.written = len(stale)
     return report

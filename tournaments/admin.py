@@ -157,7 +157,24 @@ class EntryInline(admin.TabularInline):
 URL_FIELDS = {models.URLField: {"assume_scheme": "https"}}
 
 
-class WebhookInline(admin.TabularInline):
+class SecretForThoseWhoMayChange:
+    """A webhook's signing secret only for those who may change the webhook: with it anyone
+    forges deliveries its receiver trusts. Never a changelist lookup (``?secret__startswith=``
+    would spell it out a character at a time)."""
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if self.has_change_permission(request, obj):
+            return fields
+        return [name for name in fields if name != "secret"]
+
+    def lookup_allowed(self, lookup, value, request=None):
+        if lookup.split("__", 1)[0] == "secret":
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
+
+class WebhookInline(SecretForThoseWhoMayChange, admin.TabularInline):
     model = Webhook
     formfield_overrides = URL_FIELDS
     extra = 0
@@ -318,7 +335,7 @@ class EventAdmin(admin.ModelAdmin):
             },
         )
 
-    @admin.action(description="Open registration")
+    @admin.action(description="Open registration", permissions=["change"])
     def open_registration(self, request, queryset):
         _report(
             self,
@@ -328,7 +345,7 @@ class EventAdmin(admin.ModelAdmin):
             lambda e: services.event_open_registration(event=e, by=request.user),
         )
 
-    @admin.action(description="Close registration")
+    @admin.action(description="Close registration", permissions=["change"])
     def close_registration(self, request, queryset):
         _report(
             self,
@@ -338,7 +355,7 @@ class EventAdmin(admin.ModelAdmin):
             lambda e: services.event_close_registration(event=e, by=request.user),
         )
 
-    @admin.action(description="Seed the entries now")
+    @admin.action(description="Seed the entries now", permissions=["change"])
     def seed_entries(self, request, queryset):
         _report(
             self,
@@ -348,7 +365,10 @@ class EventAdmin(admin.ModelAdmin):
             lambda e: services.event_seed(event=e, by=request.user),
         )
 
-    @admin.action(description="Start (seeds, pairs the first round, starts matches)")
+    @admin.action(
+        description="Start (seeds, pairs the first round, starts matches)",
+        permissions=["change"],
+    )
     def start_events(self, request, queryset):
         _report(
             self,
@@ -358,7 +378,7 @@ class EventAdmin(admin.ModelAdmin):
             lambda e: services.event_start(event=e, by=request.user),
         )
 
-    @admin.action(description="Cancel (asks for a reason)")
+    @admin.action(description="Cancel (asks for a reason)", permissions=["change"])
     def cancel_events(self, request, queryset):
         return _action_with_reason(
             self,
@@ -388,7 +408,10 @@ class EntryAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.action(description="Withdraw (forfeits the unfinished match; asks for a reason)")
+    @admin.action(
+        description="Withdraw (forfeits the unfinished match; asks for a reason)",
+        permissions=["change"],
+    )
     def withdraw_entries(self, request, queryset):
         return _action_with_reason(
             self,
@@ -400,7 +423,10 @@ class EntryAdmin(admin.ModelAdmin):
             act=lambda e, reason: services.entry_withdraw(entry=e, by=request.user, reason=reason),
         )
 
-    @admin.action(description="Disqualify (forfeits the unfinished match; asks for a reason)")
+    @admin.action(
+        description="Disqualify (forfeits the unfinished match; asks for a reason)",
+        permissions=["change"],
+    )
     def disqualify_entries(self, request, queryset):
         return _action_with_reason(
             self,
@@ -414,7 +440,10 @@ class EntryAdmin(admin.ModelAdmin):
             ),
         )
 
-    @admin.action(description="Reinstate (before the start, or into later Swiss rounds)")
+    @admin.action(
+        description="Reinstate (before the start, or into later Swiss rounds)",
+        permissions=["change"],
+    )
     def reinstate_entries(self, request, queryset):
         _report(
             self,
@@ -424,7 +453,7 @@ class EntryAdmin(admin.ModelAdmin):
             lambda e: services.entry_reinstate(entry=e, by=request.user),
         )
 
-    @admin.action(description="Check in")
+    @admin.action(description="Check in", permissions=["change"])
     def check_in_entries(self, request, queryset):
         _report(
             self,
@@ -561,7 +590,7 @@ class PairingAdmin(admin.ModelAdmin):
             },
         )
 
-    @admin.action(description="Re-run the failed bot matches")
+    @admin.action(description="Re-run the failed bot matches", permissions=["change"])
     def rerun_bot_matches(self, request, queryset):
         _report(
             self,
@@ -606,7 +635,7 @@ class DeliveryInline(admin.TabularInline):
 
 
 @admin.register(Webhook)
-class WebhookAdmin(admin.ModelAdmin):
+class WebhookAdmin(SecretForThoseWhoMayChange, admin.ModelAdmin):
     formfield_overrides = URL_FIELDS
     list_display = ["url", "event", "active", "created_at"]
     list_filter = ["active"]
@@ -627,13 +656,22 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         "error",
     ]
     list_filter = ["status", "event_type"]
-    readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+    # The receiver's answer only as a short excerpt, escaped (it is whatever they sent).
+    exclude = ["response_body"]
+    readonly_fields = [
+        "response_excerpt" if f.name == "response_body" else f.name
+        for f in WebhookDelivery._meta.fields
+    ]
     actions = ["deliver_again"]
 
     def has_add_permission(self, request):
         return False
 
-    @admin.action(description="Deliver again")
+    @admin.display(description="response (excerpt)")
+    def response_excerpt(self, delivery):
+        return webhooks.excerpt(delivery.response_body.encode())
+
+    @admin.action(description="Deliver again", permissions=["change"])
     def deliver_again(self, request, queryset):
         with transaction.atomic():
             for delivery in queryset:

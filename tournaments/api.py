@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import exceptions, generics, permissions, serializers, status
+from rest_framework import generics, permissions, serializers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,13 +26,13 @@ from rest_framework.views import APIView
 from accounts.api import require_player
 from accounts.models import Player
 from accounts.selectors import player_for_user
-from config.api import refusal
+from config.api import StaffModelPermissions, refusal
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
-from games.api import PlayerBriefSerializer
+from games.api import PlayerBriefSerializer, RulesField
 from games.models import Match, TimeoutPolicy
 from tournaments import selectors, services
 from tournaments.formats.standings import TIEBREAKS
-from tournaments.models import Entry, Event, Format, Seeding
+from tournaments.models import Entry, Event, Format, Seeding, TiebreakUnplayed
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -87,6 +87,7 @@ class EventSerializer(serializers.ModelSerializer):
     entries_count = serializers.IntegerField(read_only=True)
     registration_open = serializers.SerializerMethodField()
     your_entry = serializers.SerializerMethodField()
+    seeding_seed = serializers.SerializerMethodField()
 
     class Meta:
         model = Event
@@ -116,6 +117,7 @@ class EventSerializer(serializers.ModelSerializer):
             "double_round_robin",
             "swiss_rounds",
             "tiebreaks",
+            "tiebreak_unplayed",
             "rounds_planned",
             "champion",
             "your_entry",
@@ -138,6 +140,11 @@ class EventSerializer(serializers.ModelSerializer):
     def get_registration_open(self, event: Event) -> bool:
         return services.registration_open(event)
 
+    def get_seeding_seed(self, event: Event) -> int | None:
+        """A random seeding's seed, published once the event started: before, it would give
+        the bracket away while entries may still come."""
+        return event.seeding_seed if event.started_at is not None else None
+
     def get_your_entry(self, event: Event) -> dict | None:
         request = self.context.get("request")
         entry = selectors.entry_of(
@@ -152,7 +159,7 @@ class EventCreateSerializer(serializers.Serializer):
     name = StrictCharField(max_length=120)
     format = serializers.ChoiceField(choices=Format.choices)
     seeding = serializers.ChoiceField(choices=Seeding.choices, required=False)
-    rules = serializers.JSONField(required=False)
+    rules = RulesField(required=False)
     best_of = StrictIntegerField(min_value=1, max_value=9, required=False)
     target = StrictIntegerField(min_value=25, max_value=1000, required=False)
     duplicate_deals = StrictBooleanField(required=False)
@@ -169,7 +176,7 @@ class EventCreateSerializer(serializers.Serializer):
     registration_opens_at = serializers.DateTimeField(required=False, allow_null=True)
     registration_closes_at = serializers.DateTimeField(required=False, allow_null=True)
     check_in_opens_at = serializers.DateTimeField(required=False, allow_null=True)
-    capacity = StrictIntegerField(min_value=2, required=False, allow_null=True)
+    capacity = StrictIntegerField(min_value=2, max_value=4096, required=False, allow_null=True)
     late_registration = StrictBooleanField(required=False)
     third_place = StrictBooleanField(required=False)
     bracket_reset = StrictBooleanField(required=False)
@@ -178,6 +185,7 @@ class EventCreateSerializer(serializers.Serializer):
     tiebreaks = serializers.ListField(
         child=serializers.ChoiceField(choices=TIEBREAKS), required=False, max_length=6
     )
+    tiebreak_unplayed = serializers.ChoiceField(choices=TiebreakUnplayed.choices, required=False)
 
 
 ErrorSerializer = inline_serializer(
@@ -201,7 +209,10 @@ StandingsSerializer = inline_serializer(
     {
         "event": serializers.IntegerField(),
         "status": serializers.CharField(),
+        "format": serializers.CharField(),
         "tiebreaks": serializers.ListField(child=serializers.CharField()),
+        "tiebreak_unplayed": serializers.CharField(),
+        "columns": serializers.ListField(child=serializers.CharField()),
         "rows": serializers.ListField(child=serializers.DictField()),
     },
 )
@@ -235,6 +246,7 @@ class EventListView(generics.ListAPIView):
     serializer_class = EventSerializer
     filterset_class = EventFilter
     content_negotiation_class = FormatIsAFilter
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, StaffModelPermissions]
 
     def get_queryset(self):
         events = selectors.event_list()
@@ -246,8 +258,6 @@ class EventListView(generics.ListAPIView):
         request=EventCreateSerializer, responses={201: EventSerializer, 400: ErrorSerializer}
     )
     def post(self, request: Request) -> Response:
-        if not _is_staff(request):
-            raise exceptions.PermissionDenied("Only staff create events.")
         serializer = EventCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
@@ -346,7 +356,7 @@ class BracketView(APIView):
 
 
 class StandingsView(APIView):
-    """Standings: rank, match points, every tiebreak column, the Elo rating when known."""
+    """Standings: rank, the columns that fit the format (``columns``), the rating when known."""
 
     @extend_schema(responses={200: StandingsSerializer})
     def get(self, request: Request, pk: int) -> Response:
@@ -372,13 +382,12 @@ class StandingsCsvView(APIView):
     @extend_schema(responses=CSV_RESPONSE)
     def get(self, request: Request, pk: int) -> HttpResponse:
         event = _event(request, pk)
+        standings = selectors.standings_for_event(event=event)
         rows = []
-        for row in selectors.standings_for_event(event=event):
+        for row in standings:
             rows.append({**row, "player": row["player"]["name"], "player_id": row["player"]["id"]})
-        columns = ["rank", "player", "player_id", "seed", "status", "rating"]
-        if event.is_elimination:
-            columns.append("reached")
-        columns += list(selectors.STANDINGS_COLUMNS)
+        columns = ["rank", "player", "player_id", "seed", "status"]
+        columns += selectors.standings_columns(event=event, rows=standings)
         return _csv(f"event-{event.pk}-standings.csv", columns, rows)
 
 

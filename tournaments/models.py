@@ -18,13 +18,14 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
 from accounts.models import Player
 from games.models import Match, TimeoutPolicy
 from tournaments.formats import DOUBLE_ELIM, ROUND_ROBIN, SINGLE_ELIM, SWISS
-from tournaments.formats.standings import DEFAULT_TIEBREAKS
+from tournaments.formats.standings import DEFAULT_TIEBREAKS, FIDE_UNPLAYED, PLAIN_UNPLAYED
 
 
 class Format(models.TextChoices):
@@ -38,6 +39,11 @@ class Seeding(models.TextChoices):
     RATING = "rating", "By rating"
     RANDOM = "random", "By a recorded random seed"
     MANUAL = "manual", "By hand"
+
+
+class TiebreakUnplayed(models.TextChoices):
+    FIDE = FIDE_UNPLAYED, "As FIDE rules: against a dummy opponent"
+    PLAIN = PLAIN_UNPLAYED, "Plain sums of the games played"
 
 
 def default_tiebreaks() -> list[str]:
@@ -104,6 +110,12 @@ class Event(models.Model):
         null=True, blank=True, help_text="Swiss: empty for ceil(log2 N)."
     )
     tiebreaks = models.JSONField(default=default_tiebreaks, blank=True)
+    tiebreak_unplayed = models.CharField(
+        max_length=8,
+        choices=TiebreakUnplayed.choices,
+        default=TiebreakUnplayed.FIDE,
+        help_text="How byes, forfeits and withdrawals count in Buchholz and Sonneborn-Berger.",
+    )
     # Progress.
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
     rounds_planned = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
@@ -345,6 +357,20 @@ class Webhook(models.Model):
 
     def __str__(self) -> str:
         return self.url
+
+    def clean(self) -> None:
+        """Refuse a URL the service must not call (see :func:`tournaments.webhooks.url_check`).
+
+        The admin's forms call this; deliveries check the URL again at every attempt.
+        """
+        from tournaments import webhooks
+
+        if not self.url:
+            return
+        try:
+            webhooks.url_check(self.url)
+        except webhooks.UnsafeWebhookURL as exc:
+            raise ValidationError({"url": ValidationError(str(exc), code=exc.code)}) from None
 
 
 class WebhookDelivery(models.Model):

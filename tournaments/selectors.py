@@ -9,7 +9,7 @@ from django.db.models import Count, Q, QuerySet
 from accounts.models import Player
 from tournaments.formats import bracket as brackets
 from tournaments.formats.standings import Entrant, Result, standings
-from tournaments.models import Entry, Event, Format, Pairing
+from tournaments.models import Entry, Event, Format, Pairing, Round
 from tournaments.rating_hook import ratings_for
 
 #: Columns of the standings besides rank and player, in the order shown (and exported).
@@ -27,6 +27,16 @@ STANDINGS_COLUMNS = (
     "games_lost",
     "margin",
 )
+#: The tiebreak columns of a Swiss or a round robin, not shown for an elimination event.
+SWISS_COLUMNS = (
+    "match_points",
+    "buchholz",
+    "median_buchholz",
+    "sonneborn_berger",
+    "direct_encounter",
+)
+#: Results by forfeit where no game was played: unplayed rounds for FIDE's tiebreaks.
+UNPLAYED_RESULTS = (Pairing.Result.NO_SHOW, Pairing.Result.DOUBLE_NO_SHOW, Pairing.Result.WALKOVER)
 
 
 def event_list() -> QuerySet[Event]:
@@ -73,10 +83,14 @@ def _bracket_states(event: Event) -> dict[str, brackets.NodeState] | None:
 
 
 def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict[str, Any]]:
-    """The standings: rank, player, match points, every tiebreak column, rating.
+    """The standings: rank, player, and the columns that fit the event's format, rating.
 
-    Elimination events rank by how far each player came first (``reached`` names the round).
-    Before the start: the registered players in seed (or registration) order.
+    A Swiss or a round robin ranks by match points, then the event's tiebreaks (unplayed
+    rounds counted as ``event.tiebreak_unplayed`` says); every rank is distinct. An
+    elimination event ranks by how far each player came (``reached`` names the round): the
+    players knocked out in the same round share a rank (5-8, 9-16, ...), listed by seed, and
+    its rows carry no Swiss tiebreaks. Byes count in every format. Before the start: the
+    registered players in seed (or registration) order.
     """
     entries = list(event.entries.select_related("player").order_by("seed", "pk"))
     started = event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION)
@@ -87,17 +101,36 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
     seeds = {e.pk: e.seed if e.seed is not None else 10**6 + i for i, e in enumerate(entries)}
     swiss = event.format == Format.SWISS
     results = []
-    for p in Pairing.objects.filter(event=event, status__in=Pairing.SETTLED):
+    rounds_with_result: dict[int, set[int]] = {pk: set() for pk in seeds}
+    pairings = Pairing.objects.filter(event=event, status__in=Pairing.SETTLED).select_related(
+        "round"
+    )
+    for p in pairings:
         if p.entry_a_id not in seeds:
             continue
         if p.entry_b_id is None:
-            if p.result == Pairing.Result.BYE and not event.is_elimination:
+            if p.result == Pairing.Result.BYE:
                 results.append(Result(p.entry_a_id, None, p.winner_id))
+                rounds_with_result[p.entry_a_id].add(p.round.number)
             continue
         if p.result in (*Pairing.RECORDED, Pairing.Result.WALKOVER):
-            results.append(
-                Result(p.entry_a_id, p.entry_b_id, p.winner_id, p.games_a, p.games_b, p.margin_a)
+            unplayed = p.result in UNPLAYED_RESULTS or (
+                p.result == Pairing.Result.FORFEIT and p.games_a + p.games_b == 0
             )
+            results.append(
+                Result(
+                    p.entry_a_id,
+                    p.entry_b_id,
+                    p.winner_id,
+                    p.games_a,
+                    p.games_b,
+                    p.margin_a,
+                    unplayed=unplayed,
+                )
+            )
+            for pk in (p.entry_a_id, p.entry_b_id):
+                if pk in rounds_with_result:
+                    rounds_with_result[pk].add(p.round.number)
     stages = None
     reached: dict[int, str] = {}
     states = _bracket_states(event) if started else None
@@ -115,20 +148,32 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
         winner = brackets.champion(bracket, states)
         if isinstance(winner, int):
             reached[winner] = "Champion"
+    missed: dict[int, int] = {}
+    if not event.is_elimination:
+        finished = set(
+            event.rounds.filter(status=Round.Status.FINISHED).values_list("number", flat=True)
+        )
+        missed = {pk: len(finished - numbers) for pk, numbers in rounds_with_result.items()}
     rows = standings(
         [Entrant(e.pk, seeds[e.pk]) for e in entries],
         results,
-        tiebreaks=event.tiebreaks or [],
+        tiebreaks=[] if event.is_elimination else event.tiebreaks or [],
         bye_points=1.0 if swiss else 0.0,
         stages=stages,
+        unplayed=event.tiebreak_unplayed,
+        missed=missed,
     )
     by_id = {e.pk: e for e in entries}
     ratings = ratings_for(e.player_id for e in entries) if with_ratings else {}
     out = []
     for row in rows:
         entry = by_id[row.player]
+        rank = row.rank
+        if stages is not None and row.stage is not None:
+            # Knocked out in the same round: the same rank, below everyone who went further.
+            rank = 1 + sum(1 for other in rows if (other.stage or (-1, 0)) > row.stage)
         line: dict[str, Any] = {
-            "rank": row.rank,
+            "rank": rank,
             "entry": entry.pk,
             "seed": entry.seed,
             "status": entry.status,
@@ -138,18 +183,41 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
         if event.is_elimination:
             line["reached"] = reached.get(entry.pk, "")
         for column in STANDINGS_COLUMNS:
-            line[column] = getattr(row, column)
+            if not (event.is_elimination and column in SWISS_COLUMNS):
+                line[column] = getattr(row, column)
         out.append(line)
     return out
 
 
+def standings_columns(*, event: Event, rows: list[dict[str, Any]]) -> list[str]:
+    """The columns to show, in order, for the event's format; a column empty in every row
+    (an unrated event's rating, a direct encounter that never applied) is left out.
+
+    Elimination: the round reached, played, wins, losses, byes, games and margin. Swiss and
+    round robin: match points, the event's tiebreaks in its order, then the rest.
+    """
+    if event.is_elimination:
+        columns = ["reached", "played", "wins", "losses", "byes", "games_won", "games_lost"]
+        columns += ["margin", "rating"]
+    else:
+        tiebreaks = list(event.tiebreaks or [])
+        columns = ["match_points", *tiebreaks, "played", "wins", "losses", "byes"]
+        columns += [c for c in ("games_won", "games_lost", "margin") if c not in tiebreaks]
+        columns.append("rating")
+    return [c for c in columns if any(row.get(c) not in (None, "") for row in rows)]
+
+
 def standings_view(*, event: Event) -> dict[str, Any]:
-    """What ``GET /api/events/{id}/standings`` answers: the columns and the rows."""
+    """What ``GET /api/events/{id}/standings`` answers: the columns to show and the rows."""
+    rows = standings_for_event(event=event)
     return {
         "event": event.pk,
         "status": event.status,
-        "tiebreaks": ["match_points", *(event.tiebreaks or [])],
-        "rows": standings_for_event(event=event),
+        "format": event.format,
+        "tiebreaks": [] if event.is_elimination else ["match_points", *(event.tiebreaks or [])],
+        "tiebreak_unplayed": event.tiebreak_unplayed,
+        "columns": standings_columns(event=event, rows=rows),
+        "rows": rows,
     }
 
 

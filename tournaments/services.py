@@ -38,7 +38,7 @@ from games.models import IN_PROGRESS, Match
 from tournaments import webhooks
 from tournaments.formats import bracket as brackets
 from tournaments.formats import double_elim, round_robin, single_elim, swiss
-from tournaments.formats.standings import validate_tiebreaks
+from tournaments.formats.standings import UNPLAYED_MODES, validate_tiebreaks
 from tournaments.live import event_changed, match_players_tell
 from tournaments.models import Entry, Event, EventLog, Format, Pairing, Round, Seeding
 from tournaments.rating_hook import DEFAULT_RATING, ratings_for
@@ -84,6 +84,12 @@ def event_validate(event: Event) -> None:
         validate_tiebreaks(event.tiebreaks)
     except ValueError as error:
         raise TournamentError(str(error), code="invalid_tiebreaks") from None
+    if event.tiebreak_unplayed not in UNPLAYED_MODES:
+        raise TournamentError(
+            f"unknown tiebreak_unplayed {event.tiebreak_unplayed!r}; known: "
+            f"{', '.join(UNPLAYED_MODES)}",
+            code="invalid_tiebreaks",
+        )
     if event.best_of % 2 == 0:
         raise TournamentError("a match is best of an odd number of games", code="invalid_rules")
     try:
@@ -243,6 +249,12 @@ def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admi
         raise TournamentError(
             f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
             code="unknown_bot",
+        )
+    if event.duplicate_deals and not player.is_bot:
+        # See games.services.rules_check_players: a person would play both halves of a pair.
+        raise TournamentError(
+            "this event plays duplicate deals, which are for house bots only",
+            code="duplicate_deals_need_bots",
         )
     running = event.status == Event.Status.RUNNING
     if running and not _late_registration_open(event):
@@ -413,8 +425,14 @@ def entry_reinstate(*, entry: Entry, by: User | None = None) -> Entry:
 # --- seeding and the start ----------------------------------------------------------------
 
 
-def _seed(event: Event, entries: list[Entry]) -> list[Entry]:
-    """Number ``entries`` 1..N by the event's seeding method (saved); others lose their seed."""
+def _seed(event: Event, entries: list[Entry], *, at_start: bool) -> list[Entry]:
+    """Number ``entries`` 1..N by the event's seeding method (saved); others lose their seed.
+
+    A random seeding is drawn at the start (``at_start``) and its seed recorded then: a seed
+    drawn while entries may still come would let anyone who learnt it compute the bracket.
+    Before the start it is provisional, from a seed that is thrown away, unless the organiser
+    fixed ``seeding_seed`` (a reproducible event).
+    """
     if event.seeding == Seeding.RATING:
         ratings = ratings_for(e.player_id for e in entries)
         for e in entries:
@@ -424,11 +442,14 @@ def _seed(event: Event, entries: list[Entry]) -> list[Entry]:
             key=lambda e: (-(e.rating if e.rating is not None else DEFAULT_RATING), e.pk),
         )
     elif event.seeding == Seeding.RANDOM:
-        if event.seeding_seed is None:
-            event.seeding_seed = secrets.randbits(62)
-            event.save(update_fields=["seeding_seed"])
+        seed = event.seeding_seed
+        if seed is None:
+            seed = secrets.randbits(62)
+            if at_start:
+                event.seeding_seed = seed
+                event.save(update_fields=["seeding_seed"])
         order = sorted(entries, key=lambda e: e.pk)
-        random.Random(event.seeding_seed).shuffle(order)
+        random.Random(seed).shuffle(order)
     elif event.seeding == Seeding.MANUAL:
         given = [e.seed for e in entries if e.seed is not None]
         twice = sorted({s for s in given if given.count(s) > 1})
@@ -446,13 +467,13 @@ def _seed(event: Event, entries: list[Entry]) -> list[Entry]:
 
 
 def event_seed(*, event: Event, by: User | None = None) -> list[Entry]:
-    """Seed the active entries now (the start seeds again, the same way)."""
+    """Seed the active entries now (the start seeds again; a random seeding draws anew)."""
     with transaction.atomic():
         event = _lock_event(event.pk)
         if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
             raise Conflict(f"the event is {event.status}", code="event_started")
         entries = list(event.entries.filter(status__in=Entry.ACTIVE).select_related("player"))
-        order = _seed(event, entries)
+        order = _seed(event, entries, at_start=False)
         _log(event, "seed", by, method=event.seeding, seeding_seed=event.seeding_seed)
         event_changed(event)
     return order
@@ -502,7 +523,7 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
                 raise TournamentError(
                     f"bot {entry.player.name!r} plays an unknown strategy", code="unknown_bot"
                 )
-        order = _seed(event, entries)
+        order = _seed(event, entries, at_start=True)
         n = len(order)
         event.status = Event.Status.RUNNING
         event.started_at = now
@@ -549,20 +570,19 @@ def _create_bracket(event: Event) -> None:
                     round=rounds[number],
                     key=key,
                     table=table,
-                    winner_to=_target(node.winner_to, reset=key == "GF" and "GF2" in bracket.nodes),
-                    loser_to=_target(node.loser_to),
+                    winner_to=_target(bracket, node.winner_to),
+                    loser_to=_target(bracket, node.loser_to),
                 )
             )
     Pairing.objects.bulk_create(pairings)
 
 
-def _target(target: tuple[str, int] | None, *, reset: bool = False) -> str:
-    """Where a winner or loser goes, as shown: ``W2.1:a``; the grand final's reset note."""
-    if reset:
-        return "GF2 if b wins"
+def _target(bracket: brackets.Bracket, target: tuple[str, int] | None) -> str:
+    """Where a winner or loser goes, as shown: ``W2.1:a``; ``GF2:b if b wins`` for the reset."""
     if target is None:
         return ""
-    return f"{target[0]}:{'ab'[target[1]]}"
+    shown = f"{target[0]}:{'ab'[target[1]]}"
+    return f"{shown} if b wins" if bracket.nodes[target[0]].reset else shown
 
 
 def event_cancel(*, event: Event, by: User | None = None, reason: str = "") -> Event:

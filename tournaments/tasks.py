@@ -6,6 +6,7 @@ lock and the recorded results for the sweep, the delivery's status for webhooks)
 
 from celery import shared_task
 
+from config import embedded
 from tournaments import services, webhooks
 
 
@@ -17,10 +18,21 @@ def sweep() -> dict[str, int]:
 
 @shared_task(name="tournaments.deliver_webhook", bind=True, max_retries=webhooks.MAX_RETRIES)
 def deliver_webhook(self, delivery_id: int) -> bool:
-    """POST one webhook delivery; retry with exponential backoff, then mark it failed."""
+    """POST one webhook delivery; retry with exponential backoff, then mark it failed.
+
+    The same backoff in both modes: a worker's retry waits its countdown in the broker;
+    embedded, the next attempt waits on the in-process worker's timer.
+    """
     if webhooks.deliver(delivery_id):
         return True
     if self.request.retries >= self.max_retries:
         webhooks.give_up(delivery_id)
         return False
-    raise self.retry(countdown=webhooks.backoff(self.request.retries))
+    countdown = webhooks.backoff(self.request.retries)
+    if self.request.is_eager and embedded.uses_threads():
+        # Celery reruns an eager task's retry at once, countdown or not (6 attempts within
+        # milliseconds); queued again instead, the attempt waits on the worker's timer thread
+        # and counts as the next retry.
+        self.apply_async((delivery_id,), countdown=countdown, retries=self.request.retries + 1)
+        return False
+    raise self.retry(countdown=countdown)

@@ -3,8 +3,10 @@ and ``event.finished``.
 
 A notification is queued inside the transaction that caused it (one
 :class:`~tournaments.models.WebhookDelivery` row per subscribed webhook) and sent by the
-``tournaments.deliver_webhook`` task after the commit, with retries and exponential backoff;
-every attempt's response is recorded on the row (the admin shows them).
+``tournaments.deliver_webhook`` task after the commit, with retries and exponential backoff in
+both modes (a Celery worker's retry, or the in-process worker's timer when embedded); every
+attempt's status and a short excerpt of the answer are recorded on the row (the admin shows
+them).
 
 Each delivery is a JSON POST signed with the webhook's secret::
 
@@ -14,35 +16,244 @@ Each delivery is a JSON POST signed with the webhook's secret::
 
 Delivery is at least once (a worker may die after the POST): receivers dedupe by the delivery
 id, and check the signature and the timestamp with :func:`verify`.
+
+**Where a webhook may point.** A webhook is a request the service makes on an organiser's
+behalf, so it must not reach what only the service can reach (its database, Redis, a cloud
+metadata address, the admin on loopback). :func:`url_check` resolves the host and refuses the
+URL if any of its addresses is loopback, private, link-local, multicast, reserved, unspecified
+or otherwise not globally routable; ``https`` only, unless ``WEBHOOK_ALLOW_HTTP``. It runs when
+a webhook is saved (:meth:`Webhook.clean`, so the admin's forms) and again at every attempt,
+and the attempt connects to the very address that was checked (no second lookup that a
+rebinding DNS server could answer differently). Redirects are not followed: a 3xx is a failed
+attempt. ``WEBHOOK_ALLOW_PRIVATE`` lets loopback and private addresses through, for a receiver
+on the same machine in development and tests; it is off by default.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
+import http.client
+import ipaddress
 import json
 import logging
 import random
+import socket
+import ssl
+import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
+from config.errors import ServiceError
 from tournaments.models import Event, Webhook, WebhookDelivery
 
 logger = logging.getLogger(__name__)
 
-#: Seconds to wait for a receiver's answer.
+#: Seconds to wait for the connection, and for each read of the receiver's answer.
 TIMEOUT = 5.0
+#: Seconds a whole attempt may take: a receiver that drips its answer is cut off.
+DEADLINE = 15.0
 #: Retries after the first attempt (6 attempts in all, over about 2.5 minutes).
 MAX_RETRIES = 5
-#: Bytes of a response body kept on the delivery row.
-BODY_LIMIT = 2000
+#: Bytes of a response body read from the receiver (the rest is never read).
+READ_LIMIT = 1024
+#: Characters of the answer kept on the delivery row (an excerpt, for the admin).
+EXCERPT_LIMIT = 200
 USER_AGENT = "ginrummy-webhooks/1"
+
+
+class UnsafeWebhookURL(ServiceError):
+    """A webhook URL the service refuses to call; the message says why."""
+
+    status = 400
+    code = "webhook_url_refused"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A checked webhook URL: where to connect (``address``) and what to ask for."""
+
+    scheme: str
+    host: str
+    port: int
+    address: str
+    path: str
+
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def address_refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    """Why the service must not connect to ``address`` ("a loopback address", ...), or None.
+
+    An IPv4 address written as IPv6 (``::ffff:127.0.0.1``, 6to4, NAT64) is judged as the IPv4
+    address it stands for. With ``WEBHOOK_ALLOW_PRIVATE`` loopback and private addresses pass;
+    unspecified, link-local (cloud metadata), multicast and reserved addresses never do.
+    """
+    if isinstance(address, ipaddress.IPv6Address):
+        if address in _NAT64:
+            return address_refusal(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+        mapped = address.ipv4_mapped or address.sixtofour
+        if mapped is not None:
+            return address_refusal(mapped)
+    allow_private = settings.WEBHOOK_ALLOW_PRIVATE
+    if address.is_unspecified:
+        return "an unspecified address"
+    if address.is_loopback:  # before "reserved": ::1 is both
+        return None if allow_private else "a loopback address"
+    if address.is_link_local:
+        return "a link-local address"
+    if address.is_multicast:
+        return "a multicast address"
+    if address.is_reserved:
+        return "a reserved address"
+    if address.is_private:
+        return None if allow_private else "a private address"
+    if not address.is_global:
+        return None if allow_private else "not a public address"
+    return None
+
+
+def url_check(url: str) -> Target:
+    """Check that ``url`` may receive webhooks, resolving its host; where to connect.
+
+    Raises :class:`UnsafeWebhookURL` naming why when the scheme is not allowed, the host does
+    not resolve, or any address it resolves to is refused (:func:`address_refusal`). The
+    returned :class:`Target` carries the checked address: connect to it, not to the name.
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise UnsafeWebhookURL(f"Not a valid URL: {exc}.") from None
+    scheme = parts.scheme.lower()
+    if scheme == "http" and not settings.WEBHOOK_ALLOW_HTTP:
+        raise UnsafeWebhookURL("Webhook URLs must use https (plain http is not allowed here).")
+    if scheme not in ("http", "https"):
+        raise UnsafeWebhookURL("Webhook URLs must use https.")
+    host = parts.hostname
+    if not host:
+        raise UnsafeWebhookURL("The URL names no host.")
+    try:
+        host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise UnsafeWebhookURL(f"{host} is not a valid host name.") from None
+    if parts.username is not None or parts.password is not None:
+        raise UnsafeWebhookURL("The URL must not carry a user name or password.")
+    port = port or (443 if scheme == "https" else 80)
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        raise UnsafeWebhookURL(f"The host {host} does not resolve.") from None
+    addresses = list(dict.fromkeys(info[4][0] for info in found))
+    if not addresses:
+        raise UnsafeWebhookURL(f"The host {host} does not resolve.")
+    for text in addresses:
+        address = ipaddress.ip_address(text.split("%", 1)[0])  # drop an IPv6 zone
+        reason = address_refusal(address)
+        if reason is not None:
+            raise UnsafeWebhookURL(
+                f"The host {host} resolves to {address}, {reason}: webhooks go only to "
+                "public addresses."
+            )
+    path = parts.path or "/"
+    if parts.query:
+        path = f"{path}?{parts.query}"
+    return Target(scheme=scheme, host=host, port=port, address=addresses[0], path=path)
+
+
+def tls_context() -> ssl.SSLContext:
+    """The TLS settings of every https delivery: the system's CAs, the host name checked."""
+    return ssl.create_default_context()
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection to a checked address, whatever the host name resolves to now."""
+
+    def __init__(self, target: Target, timeout: float) -> None:
+        super().__init__(target.host, target.port, timeout=timeout)
+        self.address = target.address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """As :class:`_PinnedHTTPConnection`, over TLS: the certificate must name the host."""
+
+    def __init__(self, target: Target, timeout: float) -> None:
+        super().__init__(target.host, target.port, timeout=timeout, context=tls_context())
+        self.address = target.address
+
+    def connect(self) -> None:
+        raw = socket.create_connection((self.address, self.port), self.timeout)
+        try:
+            self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
+        except BaseException:
+            raw.close()
+            raise
+
+
+def excerpt(raw: bytes) -> str:
+    """At most :data:`EXCERPT_LIMIT` characters of an answer, control characters escaped.
+
+    What a receiver answers is only a hint for whoever reads the admin: it is cut short, and
+    anything unprintable (newlines, terminal escapes, NULs) is written as a Python escape, so
+    the excerpt is one line of visible text. The admin escapes it again as HTML.
+    """
+    text = raw.decode("utf-8", errors="replace")
+    shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    if len(shown) > EXCERPT_LIMIT:
+        return shown[: EXCERPT_LIMIT - 1] + "…"
+    return shown
+
+
+def post(target: Target, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+    """POST ``body`` to ``target``'s checked address; the status and the start of the answer.
+
+    Never follows a redirect (the 3xx comes back as it is) and reads at most
+    :data:`READ_LIMIT` bytes of the answer. An attempt that has no complete answer after
+    :data:`DEADLINE` seconds raises :class:`TimeoutError`.
+    """
+    kind = _PinnedHTTPSConnection if target.scheme == "https" else _PinnedHTTPConnection
+    connection = kind(target, TIMEOUT)
+    # TIMEOUT bounds each read only; a receiver sending a byte every few seconds would hold
+    # the worker for as long as it liked. The timer shuts the socket at the deadline, which
+    # ends whichever read is waiting.
+    cut = threading.Event()
+    timer = threading.Timer(DEADLINE, _cut_off, args=(connection, cut))
+    timer.daemon = True
+    timer.start()
+    try:
+        connection.request("POST", target.path, body=body, headers=headers)
+        response = connection.getresponse()
+        answer = response.read(READ_LIMIT)
+    except (OSError, http.client.HTTPException):
+        if cut.is_set():
+            raise TimeoutError(f"No complete answer within {DEADLINE:g} s") from None
+        raise
+    finally:
+        timer.cancel()
+        connection.close()
+    if cut.is_set():
+        raise TimeoutError(f"No complete answer within {DEADLINE:g} s")
+    return response.status, answer
+
+
+def _cut_off(connection: http.client.HTTPConnection, cut: threading.Event) -> None:
+    cut.set()
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):  # closed already
+            sock.shutdown(socket.SHUT_RDWR)
 
 
 def sign(secret: str, timestamp: int, body: bytes) -> str:
@@ -52,7 +263,12 @@ def sign(secret: str, timestamp: int, body: bytes) -> str:
 
 
 def verify(secret: str, header: str, body: bytes, *, tolerance: int = 300) -> bool:
-    """True if ``header`` signs ``body`` with ``secret`` and is at most ``tolerance`` s old."""
+    """For receivers: True if ``header`` signs ``body`` with ``secret`` and is fresh.
+
+    ``header`` is the ``X-Ginrummy-Signature`` value and ``body`` the request's raw bytes.
+    A timestamp more than ``tolerance`` seconds away from now, in the past (a replayed
+    delivery) or in the future, is refused, as is any malformed header.
+    """
     try:
         parts = dict(item.split("=", 1) for item in header.split(","))
         timestamp = int(parts["t"])
@@ -103,7 +319,9 @@ def body_of(delivery: WebhookDelivery) -> bytes:
 def deliver(delivery_id: int) -> bool:
     """One attempt to POST a delivery; records the response. True once it is delivered.
 
-    A delivery already delivered is not sent again (a rerun task changes nothing).
+    The URL is checked again (:func:`url_check`) and the POST goes to the address checked; a
+    refused URL, a redirect or any answer but a 2xx is a failed attempt. A delivery already
+    delivered is not sent again (a rerun task changes nothing).
     """
     delivery = WebhookDelivery.objects.select_related("webhook").filter(pk=delivery_id).first()
     if delivery is None or delivery.status == WebhookDelivery.Status.DELIVERED:
@@ -112,38 +330,33 @@ def deliver(delivery_id: int) -> bool:
         return True  # given up on; the admin's "deliver again" resets it to pending first
     hook = delivery.webhook
     body = body_of(delivery)
-    request = urllib.request.Request(
-        hook.url,
-        data=body,
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "User-Agent": USER_AGENT,
-            "X-Ginrummy-Event": delivery.event_type,
-            "X-Ginrummy-Delivery": str(delivery.uuid),
-            "X-Ginrummy-Signature": sign(hook.secret, int(time.time()), body),
-        },
-    )
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "X-Ginrummy-Event": delivery.event_type,
+        "X-Ginrummy-Delivery": str(delivery.uuid),
+        "X-Ginrummy-Signature": sign(hook.secret, int(time.time()), body),
+    }
     status: int | None = None
-    text = ""
+    answer = b""
     error = ""
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-            status = response.status
-            text = response.read(BODY_LIMIT).decode(errors="replace")
-    except urllib.error.HTTPError as exc:
-        status = exc.code
-        text = exc.read(BODY_LIMIT).decode(errors="replace")
-        error = f"HTTP {exc.code}"
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        error = str(getattr(exc, "reason", exc))[:300] or type(exc).__name__
+        status, answer = post(url_check(hook.url), body, headers)
+    except UnsafeWebhookURL as exc:
+        error = f"Refused: {exc}"
+    except (OSError, http.client.HTTPException, ValueError) as exc:
+        error = str(exc) or type(exc).__name__
     ok = status is not None and 200 <= status < 300
+    if status is not None and not ok:
+        error = f"HTTP {status}"
+        if 300 <= status < 400:
+            error += " (redirects are not followed)"
     now = timezone.now()
     changes: dict[str, Any] = {
         "attempts": F("attempts") + 1,
         "response_status": status,
-        "response_body": text,
-        "error": "" if ok else error or f"HTTP {status}",
+        "response_body": excerpt(answer),
+        "error": "" if ok else error[:300],
         "last_attempt_at": now,
     }
     if ok:

@@ -8,6 +8,8 @@ cookie and the CSRF token, so the rules are enforced in one place: the API.
 
 from __future__ import annotations
 
+import math
+
 from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
@@ -18,11 +20,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
+from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.models import NAME_MAX_LENGTH, Player
 from accounts.selectors import player_for_user
 from games import selectors as game_selectors
 from games.models import Game, Match
+from ladders import selectors as ladder_selectors
 from tournaments import selectors as event_selectors
 from tournaments.models import Event, Pairing
 from web.forms import SignUpForm
@@ -86,12 +90,39 @@ def sign_out(request: HttpRequest) -> HttpResponse:
     return redirect("web:home")
 
 
+class SignUpRateThrottle(SimpleRateThrottle):
+    """The API's registration throttle (scope ``register``), counted per client address.
+
+    Its cache key is the one ``ScopedRateThrottle`` gives an anonymous ``POST
+    /api/auth/register``, so the page and the API draw on one allowance per address.
+    """
+
+    scope = "register"
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
 def sign_up(request: HttpRequest) -> HttpResponse:
-    """Create an account and its player through the accounts service, then sign in."""
+    """Create an account and its player through the accounts service, then sign in.
+
+    Each submission counts against the registration throttle (:class:`SignUpRateThrottle`);
+    past it the form is shown again with a 429 and the wait.
+    """
     next_url = _safe_next(request, reverse("web:lobby"))
     if request.user.is_authenticated:
         return redirect(next_url)
     form = SignUpForm(request.POST or None)
+    if request.method == "POST" and not (throttle := SignUpRateThrottle()).allow_request(
+        request, None
+    ):
+        wait = math.ceil(throttle.wait() or 1)
+        form.is_valid()  # the fields keep what was typed
+        form.errors.clear()
+        form.add_error(None, f"Too many sign-ups from your address; try again in {wait} s.")
+        response = render(request, "web/signup.html", {"form": form, "next": next_url}, status=429)
+        response["Retry-After"] = str(wait)
+        return response
     if request.method == "POST" and form.is_valid():
         player = form.register()
         if player is not None:
@@ -277,15 +308,16 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 
 
 def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """A player: ratings with their history as a chart (``player.js``), recent matches."""
+    """A player: ratings with their history as a chart (``player.js``), seasons, recent matches."""
     player = get_object_or_404(Player, pk=pk)
     recent = (
         game_selectors.match_list(viewer=None)
         .filter(Q(player_a=player) | Q(player_b=player), status=Match.Status.FINISHED)
         .order_by("-finished_at")[:20]
     )
+    seasons = ladder_selectors.seasons_of_player(player=player)
     return render(
         request,
         "web/player.html",
-        {"player": player, "recent": list(recent), "me": _me(request)},
+        {"player": player, "recent": list(recent), "seasons": seasons, "me": _me(request)},
     )

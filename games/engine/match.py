@@ -207,7 +207,9 @@ class Match:
                     "seed": g.seed,
                     "first_dealer": g.first_dealer,
                     "deals": [_deal_json(rec) for rec in g.deals]
-                    + ([] if g.is_over else [_live_deal_json(g)]),
+                    # The deal in play, if any: none once the match is decided (a
+                    # Hollywood game may still have open columns then).
+                    + ([] if g.is_over or self.is_over else [_live_deal_json(g)]),
                     "forfeit": None
                     if g.forfeit_by is None
                     else {"player": g.forfeit_by[0], "reason": g.forfeit_by[1]},

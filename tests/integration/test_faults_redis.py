@@ -15,6 +15,7 @@ at it for the test.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import socket
@@ -36,10 +37,24 @@ from tests.integration.conftest import wait_for
 from tournaments import services as events
 from tournaments.models import Event, Pairing
 
+#: As the integration services' check in tests/integration/conftest.py: with CI=true nothing
+#: this file needs may be missing, so a CI without redis-server fails here instead of skipping.
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not shutil.which("redis-server"), reason="redis-server is not installed"),
+    pytest.mark.skipif(
+        not shutil.which("redis-server") and not IN_CI,
+        reason="redis-server is not installed (with CI=true this fails the run)",
+    ),
 ]
+
+
+@pytest.fixture(autouse=True)
+def redis_server_installed():
+    """In CI a missing redis-server is a failure with a message that says so."""
+    if not shutil.which("redis-server"):
+        pytest.fail("CI=true and redis-server is not installed: the Redis fault tests need it")
 
 
 def free_port() -> int:

@@ -26,8 +26,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def two_workers(worker_factory):
-    """Two worker processes (solo pools) on the test database and Redis."""
-    return [worker_factory(name=f"tournament{i}") for i in (1, 2)]
+    """Two worker processes (solo pools) on the test database and Redis.
+
+    Their webhooks may reach the receiver on loopback over http (test settings only).
+    """
+    local = {"WEBHOOK_ALLOW_HTTP": "1", "WEBHOOK_ALLOW_PRIVATE": "1"}
+    return [worker_factory(name=f"tournament{i}", **local) for i in (1, 2)]
 
 
 def bot_field(count: int) -> list:

@@ -39,6 +39,8 @@ def test_players_are_ranked_by_rating_with_rank_numbers(client, ladder):
         "rank",
         "player",
         "rating",
+        "deviation",
+        "volatility",
         "peak",
         "matches_played",
         "wins",
@@ -46,6 +48,7 @@ def test_players_are_ranked_by_rating_with_rank_numbers(client, ladder):
         "provisional",
         "last_active",
     }
+    assert row["deviation"] is None and row["volatility"] is None  # Elo has neither
 
 
 def test_equal_ratings_rank_the_earlier_member_first(client, ladder):

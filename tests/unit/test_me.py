@@ -33,8 +33,13 @@ def test_i_can_rename_myself(alice_client, alice):
     assert alice.name == "Alice the Bold"
 
 
-def test_renaming_to_my_own_name_in_another_case_is_fine(alice_client):
-    assert alice_client.patch("/api/me", {"name": "ALICE"}).status_code == 200
+def test_renaming_to_my_own_name_in_another_case_is_fine(alice_client, alice):
+    response = alice_client.patch("/api/me", {"name": "ALICE"})
+
+    assert response.status_code == 200
+    assert response.json()["name"] == "ALICE" and response.json()["id"] == alice.pk
+    alice.refresh_from_db()
+    assert alice.name == "ALICE"
 
 
 def test_i_cannot_take_another_players_name(alice_client, bob):
@@ -69,4 +74,7 @@ def test_a_user_without_player_gets_a_404():
 
 
 def test_anonymous_users_have_no_me(client):
-    assert client.patch("/api/me", {"name": "Ghost"}).status_code == 401
+    for response in (client.get("/api/me"), client.patch("/api/me", {"name": "Ghost"})):
+        assert response.status_code == 401
+        assert response.json()["code"] == "not_authenticated"
+    assert not Player.objects.filter(name="Ghost").exists()

@@ -5,6 +5,7 @@ import random
 import pytest
 
 from games import selectors
+from games.engine.cards import Card
 from games.engine.match import Match as EngineMatch
 from games.models import Action, Match
 from tests.play import active_game, move, pick, view
@@ -106,25 +107,55 @@ def reach_discard_phase(match, clients):
     return game, mover, view(mover, game)
 
 
-@pytest.mark.parametrize(
-    ("body", "status", "code"),
-    [
-        ({"type": "discard", "card": "ZZ"}, 400, "invalid_card"),
-        ({"type": "discard", "card": "1S"}, 400, "invalid_card"),
-        ({"type": "discard"}, 400, "invalid_action"),
-        ({"type": "pass"}, 400, "wrong_phase"),
-        ({"type": "draw_stock"}, 400, "wrong_phase"),
-        ({"type": "teleport"}, 400, "invalid"),
-        ({"type": "knock", "card": "AS", "melds": [["AS", "2S"]]}, 400, "invalid_action"),
-    ],
-)
-def test_malformed_and_out_of_phase_moves_are_400_and_write_nothing(duel, body, status, code):
+def not_in(hand: list[str], count: int = 1) -> list[str]:
+    """``count`` cards in a row of one suit, none of them in ``hand``."""
+    for suit in "SHDC":
+        for start in range(0, 11):
+            run = [f"{'A23456789TJQK'[start + i]}{suit}" for i in range(count)]
+            if not set(run) & set(hand):
+                return run
+    raise AssertionError("no such run")  # pragma: no cover
+
+
+#: Each malformed or out-of-phase body (built from the mover's hand) and its one exact code.
+MALFORMED = {
+    "unknown card": (lambda hand: {"type": "discard", "card": "ZZ"}, "invalid_card"),
+    "rank 1": (lambda hand: {"type": "discard", "card": "1S"}, "invalid_card"),
+    "discard without a card": (lambda hand: {"type": "discard"}, "invalid_action"),
+    "pass when discarding": (lambda hand: {"type": "pass"}, "wrong_phase"),
+    "second draw": (lambda hand: {"type": "draw_stock"}, "wrong_phase"),
+    "unknown type": (lambda hand: {"type": "teleport"}, "invalid"),
+    "no type": (lambda hand: {}, "invalid"),
+    "card as a number": (lambda hand: {"type": "discard", "card": 5}, "invalid"),
+    "card as a list": (lambda hand: {"type": "discard", "card": [hand[0]]}, "invalid"),
+    "melds as a string": (
+        lambda hand: {"type": "knock", "card": hand[0], "melds": hand[1]},
+        "invalid",
+    ),
+    "knock with a card not held": (
+        lambda hand: {"type": "knock", "card": not_in(hand)[0]},
+        "card_not_in_hand",
+    ),
+    "a two-card meld": (
+        lambda hand: {"type": "knock", "card": hand[0], "melds": [hand[1:3]]},
+        "invalid_melds",
+    ),
+    "a meld of cards not held": (
+        lambda hand: {"type": "knock", "card": hand[0], "melds": [not_in(hand, 3)]},
+        "invalid_melds",
+    ),
+}
+
+
+@pytest.mark.parametrize("what", MALFORMED)
+def test_malformed_and_out_of_phase_moves_are_400_with_their_code_and_write_nothing(duel, what):
+    build, code = MALFORMED[what]
     match, clients = duel
-    game, mover, _ = reach_discard_phase(match, clients)
+    game, mover, mine = reach_discard_phase(match, clients)
     before = snapshot(match)
-    response = move(mover, game, game.ply, body)
-    assert response.status_code == status, response.content
-    assert response.json()["code"] in (code, "invalid_melds", "card_not_in_hand")
+    response = move(mover, game, game.ply, build(mine["hand"]))
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == code, response.json()
     assert snapshot(match) == before
 
 
@@ -132,32 +163,32 @@ def test_a_card_not_in_hand_and_melds_not_yours_are_refused_naming_the_rule(duel
     match, clients = duel
     game, mover, mine = reach_discard_phase(match, clients)
     before = snapshot(match)
-    not_mine = next(c for c in ("AS", "2S", "3S", "4S", "5S", "6S") if c not in mine["hand"])
+    (not_mine,) = not_in(mine["hand"])
     response = move(mover, game, game.ply, {"type": "discard", "card": not_mine})
     assert response.json()["code"] == "card_not_in_hand"
-    assert "is not in your hand" in response.json()["detail"]
-    melds = [["AH", "2H", "3H"]] if "AH" not in mine["hand"] else [["AC", "2C", "3C"]]
+    assert f"{not_mine} is not in your hand" in response.json()["detail"]
+    melds = [not_in(mine["hand"], 3)]
     response = move(
         mover, game, game.ply, {"type": "knock", "card": mine["hand"][0], "melds": melds}
     )
-    assert response.status_code == 400 and response.json()["code"] in (
-        "invalid_melds",
-        "knock_limit",
-    )
+    assert response.status_code == 400 and response.json()["code"] == "invalid_melds"
     assert snapshot(match) == before
 
 
 def test_knocking_over_the_limit_is_refused(duel):
     match, clients = duel
     game, mover, mine = reach_discard_phase(match, clients)
-    if mine["deadwood_points"] <= 10:
+    # Discarding a card lowers the deadwood by at most its points: the cheapest card leaves
+    # at least this much, over the limit of ten unless the deal happens to allow a knock.
+    cheapest = min(mine["hand"], key=lambda c: Card.parse(c).points)
+    if mine["deadwood_points"] - Card.parse(cheapest).points <= 10:
         pytest.skip("this deal happens to allow a knock")  # pragma: no cover
     before = snapshot(match)
-    response = move(mover, game, game.ply, {"type": "knock", "card": mine["hand"][0]})
-    assert response.status_code == 400 and response.json()["code"] in (
-        "knock_limit",
-        "gin_needs_no_deadwood",
-    )
+    response = move(mover, game, game.ply, {"type": "knock", "card": cheapest})
+    assert response.status_code == 400 and response.json()["code"] == "knock_limit"
+    assert "over the knock limit of 10" in response.json()["detail"]
+    response = move(mover, game, game.ply, {"type": "gin", "card": cheapest})
+    assert response.status_code == 400 and response.json()["code"] == "gin_needs_no_deadwood"
     assert snapshot(match) == before
 
 

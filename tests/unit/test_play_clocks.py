@@ -1,6 +1,7 @@
 """Clocks of timed games: charged by the server, Fischer increment, timeouts, the sweep."""
 
 import random
+import threading
 from datetime import timedelta
 
 import pytest
@@ -150,6 +151,48 @@ def test_autoplay_moves_for_a_player_out_of_time_and_three_in_a_row_forfeit(alic
     assert not Action.objects.filter(auto=True).exclude(player_id=match.players[sleeper]).exists()
 
 
+def _play_turn(match) -> None:
+    """The player to act plays a whole turn one second into it (pass, or draw and discard)."""
+    game = active_game(match)
+    at = game.clock_charged_at + T
+    if "pass" in {a["type"] for a in _legal(match)}:
+        act(match, "pass", at)
+        return
+    act(match, "draw_stock", at)
+    act(match, "discard", at, card=_any_discard(match))
+
+
+def test_a_move_of_ones_own_starts_the_count_of_timeouts_in_a_row_again(alice, bob):
+    """Out of time, a move of their own, out of time twice: two in a row, not three, so the
+    game goes on; the third in a row forfeits it."""
+    match = timed_duel(alice, bob, increment=10, policy=TimeoutPolicy.AUTOPLAY)
+    sleeper = active_game(match).to_act
+
+    def time_out() -> Game:
+        game = active_game(match)
+        assert game.to_act == sleeper
+        assert services.clock_settle(match_id=match.pk, now=game.turn_deadline)
+        game = Game.objects.get(pk=game.pk)
+        if game.status == Game.Status.ACTIVE:
+            while active_game(match).to_act != sleeper:
+                _play_turn(match)  # the opponent plays at once
+        return game
+
+    time_out()
+    _play_turn(match)  # the sleeper's own move, in time
+    while active_game(match).to_act != sleeper:
+        _play_turn(match)
+    time_out()
+    game = time_out()
+    assert game.status == Game.Status.ACTIVE and game.forfeit_by is None
+    assert game.autoplays(sleeper) == 2
+    game = time_out()
+    assert game.status == Game.Status.FINISHED and game.forfeit_by == sleeper
+    assert "3 turns in a row" in game.forfeit_reason
+    autoplayed = Action.objects.filter(deal__game=game, auto=True)
+    assert len([a for a in autoplayed if a.kind in selectors.TURN_ENDING]) == 3  # turns
+
+
 def test_the_sweeper_settles_due_games_and_leaves_the_rest(alice, bob, charlie):
     due = timed_duel(alice, bob)
     later = timed_duel(alice, charlie, base=600)
@@ -214,12 +257,24 @@ def test_a_move_the_sweeper_and_the_countdown_at_the_deadline_have_one_outcome(a
     assert Action.objects.filter(deal__game=game).count() == moved
 
 
-def test_the_embedded_clock_sweeper_starts_once_per_process():
+def test_the_embedded_clock_sweeper_starts_once_per_process(monkeypatch):
     from config import embedded
 
-    first = embedded.start_clock_sweeper(interval=3600)
+    started = []
+
+    class Thread:  # records the start instead of running a sweep loop in the test process
+        def __init__(self, *, target, args, name, daemon):
+            self.name = name
+
+        def start(self):
+            started.append(self.name)
+
+    # A process of its own: whether the WSGI module started one already does not matter.
+    monkeypatch.setattr(embedded, "_started", threading.Event())
+    monkeypatch.setattr(embedded.threading, "Thread", Thread)
+    assert embedded.start_clock_sweeper(interval=3600) is True
     assert embedded.start_clock_sweeper(interval=3600) is False
-    assert first in (True, False)  # the WSGI module may have started it already
+    assert started == ["clock-sweeper"]
 
 
 def test_a_match_decided_by_a_timeout_says_so(alice, bob):

@@ -1,4 +1,4 @@
-"""Elo as pure functions (tournaments/ratings.py): the K schedule, scoring options, properties."""
+"""Elo as pure functions (ratings/elo.py): the K schedule, scoring options, properties."""
 
 import dataclasses
 import doctest
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tournaments import ratings
-from tournaments.ratings import (
+from ratings import elo as ratings
+from ratings.elo import (
     MatchResult,
     RatingConfig,
     Scoring,

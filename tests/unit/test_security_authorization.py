@@ -22,6 +22,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from accounts.models import Player
+from accounts.services import bot_register, bot_token_issue
 from games import services as play
 from games.models import Game, Match
 from ladders import services as ladders
@@ -96,7 +97,10 @@ def world(db):
     events.event_open_registration(event=open_event)
     events.entry_register(event=open_event, player=alice)
     cup_match = Pairing.objects.filter(event=cup).exclude(match=None).first().match
+    robo = bot_register(owner=alice, name="Robo")
     return {
+        "robo": robo,
+        "robo_token": bot_token_issue(bot=robo)[0],
         "alice": alice,
         "bob": bob,
         "dora": dora,
@@ -153,6 +157,7 @@ CHALLENGE = lambda w: {"pk": w["challenge"].pk}  # noqa: E731
 LADDER = lambda w: {"pk": w["ladder"].pk}  # noqa: E731
 DRAFT = lambda w: {"pk": w["draft"].pk}  # noqa: E731
 OPEN = lambda w: {"pk": w["open"].pk}  # noqa: E731
+ROBO = lambda w: {"pk": w["robo"].pk}  # noqa: E731
 
 API_RULES: dict[str, list[Rule]] = {
     "player-detail": [Rule(ALICE)],
@@ -187,6 +192,18 @@ API_RULES: dict[str, list[Rule]] = {
     "event-register": [Rule(DRAFT), Rule(lambda w: {"pk": w["cup"].pk})],
     "event-withdraw": [Rule(OPEN)],
     "event-check-in": [Rule(OPEN)],
+    # Alice's bot and its tokens: a 404 for anyone else. The game stream takes only a bot's
+    # token in its header (mallory signs in otherwise: 401), and only GET (405).
+    "bot-detail": [Rule(ROBO, reads=frozenset({404}))],
+    "bot-tokens": [Rule(ROBO, reads=frozenset({404}))],
+    "bot-token-detail": [Rule(lambda w: {"pk": w["robo"].pk, "key": w["robo_token"].token_key})],
+    "bot-stream-game": [
+        Rule(
+            lambda w: {"game_id": w["game"].pk},
+            reads=frozenset({401}),
+            refusals=frozenset({401, 405}),
+        )
+    ],
     "event-match-ready": [
         Rule(lambda w: {"pk": w["cup"].pk, "match_id": w["cup_match"].pk}),
         Rule(lambda w: {"pk": w["open"].pk, "match_id": w["cup_match"].pk}),

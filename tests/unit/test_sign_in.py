@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 from knox.models import AuthToken
 from rest_framework.test import APIClient
@@ -87,6 +88,24 @@ def test_sign_out_everywhere_revokes_every_token(alice, password):
     assert laptop.get("/api/me").status_code == 401
     assert phone.get("/api/me").status_code == 401
     assert not AuthToken.objects.filter(user=alice.user).exists()
+
+
+def test_sign_out_everywhere_ends_the_web_sessions_too(alice, bob, password):
+    browser = Client()
+    assert browser.post("/login", {"username": "alice", "password": password}).status_code == 302
+    bobs_browser = Client()
+    bobs_browser.force_login(bob.user)
+    assert browser.get("/api/me").json()["name"] == "Alice"
+    phone = APIClient()
+    sign_in(phone, "alice", password)
+
+    assert phone.post("/api/auth/logoutall").status_code == 204
+
+    response = browser.get("/api/me")  # the same session cookie as before
+    assert response.status_code == 401
+    assert response.json()["code"] == "not_authenticated"
+    assert browser.get("/lobby").status_code == 302  # to the sign-in page
+    assert bobs_browser.get("/api/me").json()["name"] == "Bob"  # nobody else is signed out
 
 
 def test_sign_out_needs_a_token(client):

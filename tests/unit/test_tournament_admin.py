@@ -176,6 +176,19 @@ def test_staff_seed_the_entries(admin_client):
     assert EventLog.objects.get(action="seed").detail == {"method": "random", "seeding_seed": 7}
 
 
+def test_a_random_seeding_before_the_start_is_provisional(admin_client):
+    event = event_with(humans(4), "single_elim")
+    action(admin_client, "event", "seed_entries", [event])
+    event.refresh_from_db()
+    assert sorted(event.entries.values_list("seed", flat=True)) == [1, 2, 3, 4]
+    assert event.seeding_seed is None
+    assert EventLog.objects.get(action="seed").detail == {"method": "random", "seeding_seed": None}
+    action(admin_client, "event", "start_events", [event])
+    event.refresh_from_db()
+    assert event.seeding_seed is not None
+    assert EventLog.objects.get(action="start").detail["seeding_seed"] == event.seeding_seed
+
+
 def test_staff_seed_by_hand_in_the_entries_inline(admin_client):
     event = event_with(humans(2), "single_elim", seeding="manual")
     entries = list(event.entries.order_by("pk"))
@@ -384,3 +397,32 @@ def test_admin_pages_render(admin_client, page):
     assert admin_client.get(f"/admin/tournaments/event/{event.pk}/change/").status_code == 200
     p = pairing(event, "R1.1")
     assert admin_client.get(f"/admin/tournaments/pairing/{p.pk}/change/").status_code == 200
+
+
+def test_staff_who_may_only_view_are_offered_no_action(admin_client):
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    from tests.factories import UserFactory
+
+    viewer = UserFactory(username="vera", is_staff=True)
+    viewer.user_permissions.set(Permission.objects.filter(codename__startswith="view_"))
+    browser = Client()
+    browser.force_login(viewer)
+    event = event_with(humans(2), "single_elim")
+
+    pages = {
+        "event list": "/admin/tournaments/event/",
+        "entry list": "/admin/tournaments/entry/",
+        "pairing list": "/admin/tournaments/pairing/",
+        "delivery list": "/admin/tournaments/webhookdelivery/",
+    }
+    for where, page in pages.items():
+        seen = browser.get(page)
+        assert seen.status_code == 200, where
+        assert 'name="action"' not in seen.content.decode(), where  # no actions menu at all
+    assert 'value="start_events"' in admin_client.get(pages["event list"]).content.decode()
+    refused = action(browser, "event", "start_events", [event])
+    assert refused.status_code == 200 and "Started" not in " ".join(messages_of(refused))
+    event.refresh_from_db()
+    assert event.status == Event.Status.REGISTRATION

@@ -195,7 +195,8 @@ def test_the_bracket_shows_rounds_matches_and_where_winners_and_losers_go(client
     assert w12["status"] == "playing" and w12["match"] is not None
     assert w12["a"]["seed"] == 2 and w12["b"]["seed"] == 3
     gf = body["rounds"][-2]["pairings"][0]
-    assert gf["key"] == "GF" and gf["winner_to"] == "GF2 if b wins"
+    assert gf["key"] == "GF" and gf["winner_to"] == "GF2:b if b wins"
+    assert gf["loser_to"] == "GF2:a if b wins"
 
 
 def test_standings_have_tiebreak_columns_and_ratings(client, monkeypatch):

@@ -22,7 +22,11 @@ def finished(event: Event) -> Event:
     assert set(Round.objects.filter(event=event).values_list("status", flat=True)) == {"finished"}
     assert not Pairing.objects.filter(event=event, status="playing").exists()
     ranks = sorted(Entry.objects.filter(event=event).values_list("final_rank", flat=True))
-    assert ranks == list(range(1, event.entrants_count + 1))
+    if event.is_elimination:
+        # Knocked out in the same round, the same rank: a rank is 1 + those above it.
+        assert all(rank == 1 + ranks.index(rank) for rank in ranks) and ranks.count(1) == 1
+    else:
+        assert ranks == list(range(1, event.entrants_count + 1))
     assert Entry.objects.get(event=event, final_rank=1).player == event.champion
     return event
 

@@ -4,6 +4,7 @@ and the replay's frames re-dealt from the log."""
 import json
 
 import pytest
+from django.conf import settings
 from django.test import Client
 
 from accounts.models import Player
@@ -61,7 +62,9 @@ def test_signing_up_creates_a_player_and_signs_in(web):
     assert response.status_code == 302 and response["Location"] == "/lobby"
     player = Player.objects.get(name="Dora")
     assert player.user.username == "dora" and player.kind == Player.Kind.HUMAN
-    assert web.get("/lobby").status_code == 200
+    lobby = web.get("/lobby")
+    assert lobby.status_code == 200
+    assert f'<a href="/players/{player.pk}">Dora</a>' in lobby.content.decode()  # signed in
 
 
 def test_sign_up_shows_every_problem_and_creates_nothing(web, alice):
@@ -111,8 +114,9 @@ def test_the_lobby_sends_strangers_to_sign_in_and_back(web):
 
 def test_signing_out_takes_a_post(alice_web):
     assert alice_web.get("/logout").status_code == 405
+    assert ">Alice</a>" in alice_web.get("/lobby").content.decode()  # still signed in
     assert alice_web.post("/logout").status_code == 302
-    assert alice_web.get("/lobby").status_code == 302
+    assert alice_web.get("/lobby")["Location"] == "/login?next=/lobby"
 
 
 # --- pages -----------------------------------------------------------------------------------
@@ -204,7 +208,9 @@ def test_a_lobby_link_never_offers_yourself_or_an_inactive_account(alice_web, al
 
 def test_a_staff_account_without_a_player_is_told_it_cannot_play(web, django_user_model):
     web.force_login(django_user_model.objects.create_user("boss", password=PASSWORD))
-    assert web.get("/lobby").status_code == 403
+    response = web.get("/lobby")
+    assert response.status_code == 403
+    assert "This account has no player" in response.content.decode()
 
 
 def test_the_table_is_a_shell_for_players_and_spectators(alice_web, web, alice, greta):
@@ -221,12 +227,21 @@ def test_the_table_is_a_shell_for_players_and_spectators(alice_web, web, alice, 
 
 def test_someone_elses_challenge_has_no_page(web, alice, bob):
     match = services.challenge_create(challenger=alice, opponent=bob)
-    assert web.get(f"/matches/{match.pk}").status_code == 404
+    response = web.get(f"/matches/{match.pk}")
+    assert response.status_code == 404
+    assert "Alice" not in response.content.decode() and "Bob" not in response.content.decode()
 
 
 def test_the_replay_waits_for_the_end_of_the_match(web, alice, greta):
     match = services.challenge_create(challenger=alice, opponent=greta)
-    assert web.get(f"/matches/{match.pk}/replay").status_code == 409
+    response = web.get(f"/matches/{match.pk}/replay")
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert (
+        f"Match {match.pk}: no replay yet" in page
+        and "published when the match is finished" in page
+    )
+    assert str(match.seed) not in page and 'id="replay-data"' not in page
 
 
 def test_the_replay_page_embeds_the_frames_of_the_chosen_deal(web, bot_match):
@@ -284,8 +299,11 @@ def test_events_leaderboard_and_player_pages_render(web, greta):
     tournament_services.event_open_registration(event=event)
 
     assert "Spring cup" in web.get("/events").content.decode()
-    assert web.get(f"/events/{event.pk}").status_code == 200
-    assert web.get("/leaderboard").status_code == 200
+    page = web.get(f"/events/{event.pk}").content.decode()
+    assert "<h1>Spring cup</h1>" in page and f'data-event="{event.pk}"' in page
+    assert "Single elimination · Registration · best of" in page
+    board = web.get("/leaderboard").content.decode()
+    assert "<h1>Leaderboard</h1>" in board and "web/js/leaderboard.js" in board
     assert "Greta (greedy)" in web.get(f"/players/{greta.pk}").content.decode()
 
 
@@ -296,9 +314,16 @@ def test_a_draft_event_is_for_staff_only(web):
 
 
 def test_static_files_are_served(web):
-    for path in ["web/css/site.css", "web/js/table.js", "web/js/api.js"]:
+    for path, kind in [
+        ("web/css/site.css", "text/css"),
+        ("web/js/table.js", "text/javascript"),
+        ("web/js/api.js", "text/javascript"),
+    ]:
         response = web.get(f"/static/{path}")
         assert response.status_code == 200, path
+        assert response["Content-Type"].startswith(kind), (path, response["Content-Type"])
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        assert body == (settings.BASE_DIR / "web" / "static" / path).read_bytes(), path
 
 
 # --- cards as text ---------------------------------------------------------------------------

@@ -76,7 +76,8 @@ class Node:
     (placements compare it). ``winner_to``/``loser_to`` are ``(key, slot)`` or None (the
     winner is placed, e.g. champion; the loser leaves the event). A ``reset`` node (the grand
     final's bracket reset) takes the grand final's two players and is played only if the
-    player from the losers bracket won the grand final.
+    player from the losers bracket won the grand final: the grand final's ``winner_to`` and
+    ``loser_to`` name it, and are followed only then.
     """
 
     key: str
@@ -268,11 +269,17 @@ def stages(bracket: Bracket, states: Mapping[str, NodeState]) -> dict[int, tuple
         if state.status in (Status.WAITING, Status.SKIPPED):
             continue
         for player in state.players:
-            won = int(node.winner_to is None and state.winner == player)
+            won = int(places_winner(bracket, key) and state.winner == player)
             mark = (node.stage, won)
             if mark > reached.get(player, (-1, 0)):
                 reached[player] = mark
     return reached
+
+
+def places_winner(bracket: Bracket, key: str) -> bool:
+    """True when the winner of ``key`` may finish there: no next match, or only a reset."""
+    target = bracket.nodes[key].winner_to
+    return target is None or bracket.nodes[target[0]].reset
 
 
 def ready(states: Mapping[str, NodeState]) -> list[str]:
@@ -317,6 +324,7 @@ __all__ = [
     "champion",
     "is_complete",
     "link",
+    "places_winner",
     "ready",
     "resolve",
     "seed_positions",

@@ -3,8 +3,10 @@
 Players are numbered 1..N in seed order. With an odd field a dummy N+1 joins and whoever meets
 it has the bye that round (everyone gets exactly one per cycle). The Berger tables are the
 circle method as FIDE prints them: round 1 is 1-N, 2-(N-1), ...; each round the circle turns by
-N/2 places, and the last player alternates colours. In a double round robin the second cycle
-repeats the first with the colours (player A and player B) swapped.
+N/2 places, and the last player alternates colours. In a double round robin the first cycle
+plays its last two rounds in the other order (as FIDE recommends) and the second cycle is the
+Berger table again with the colours (player A and player B) swapped, so nobody has the same
+seat three rounds in a row.
 
 >>> berger(4)
 [[(1, 4), (2, 3)], [(4, 3), (1, 2)], [(2, 4), (3, 1)]]
@@ -31,7 +33,11 @@ def berger(players: int, *, double: bool = False) -> list[list[Table]]:
         rounds.append([(None if a == dummy else a, None if b == dummy else b) for a, b in tables])
         circle = circle[half:] + circle[:half]
     if double:
-        rounds += [[(b, a) for a, b in tables] for tables in rounds]
+        # FIDE's advice for a double round robin: the first cycle plays its last two rounds in
+        # the other order, so nobody has the same seat three rounds running at the turn of
+        # the cycles; the second cycle is the Berger table with the seats swapped.
+        first = rounds[:-2] + rounds[:-3:-1] if len(rounds) >= 2 else rounds
+        rounds = first + [[(b, a) for a, b in tables] for tables in rounds]
     # A bye is shown last, after the tables that are played.
     return [sorted(tables, key=lambda t: t[0] is None or t[1] is None) for tables in rounds]
 

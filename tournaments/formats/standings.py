@@ -6,16 +6,28 @@ The order is: the elimination stage reached (elimination formats only), match po
 event's tiebreaks in its chosen order, then the seed and the player id, so no two players ever
 share a rank. Tiebreaks (higher is better for each):
 
-- ``direct_encounter``: match points won against the other players still tied at that point;
+- ``direct_encounter``: match points won against the other players still tied at that point,
+  only when every two of them have met (else it decides nothing and shows empty);
 - ``buchholz``: the sum of the opponents' match points;
 - ``median_buchholz``: the same without the best and the worst opponent (with three or more);
 - ``sonneborn_berger``: the sum of the match points of the opponents beaten;
 - ``games_won``: games won in all matches;
 - ``margin``: the total point margin over all games played.
+
+**Unplayed rounds** (``unplayed``). With ``"fide"`` (the default, FIDE's tie-break regulations
+C.07 of 2023), each round a player did not play over the board, a bye, a win or loss by
+forfeit (a no-show, a walkover), a round missed after withdrawing or before a late entry,
+counts in that player's Buchholz, median Buchholz and Sonneborn-Berger as a game against a
+**dummy opponent** whose score is the player's own: a forfeit's opponent is left out of them.
+The dummy counts as beaten (for Sonneborn-Berger) when the round scored a point (a bye, a
+forfeit win). The players' own scores are used as they are for their opponents' tiebreaks.
+With ``"plain"``, the sums are over the opponents named in the results, forfeits included,
+and byes and missed rounds count for nothing.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +47,11 @@ TIEBREAKS: tuple[str, ...] = (
     GAMES_WON,
     MARGIN,
 )
+#: How a player's unplayed rounds count in their tiebreaks (``tiebreak_unplayed``).
+FIDE_UNPLAYED = "fide"
+PLAIN_UNPLAYED = "plain"
+UNPLAYED_MODES: tuple[str, ...] = (FIDE_UNPLAYED, PLAIN_UNPLAYED)
+
 #: After match points: Buchholz, Sonneborn-Berger, games won, total margin.
 DEFAULT_TIEBREAKS: tuple[str, ...] = (BUCHHOLZ, SONNEBORN_BERGER, GAMES_WON, MARGIN)
 
@@ -44,6 +61,7 @@ class Result:
     """One decided pairing: ``a`` against ``b`` (``b`` None: a bye for ``a``).
 
     ``winner`` is None when nobody won (both forfeited). Games and margin are from ``a``'s side.
+    ``unplayed`` marks a result by forfeit (a no-show, a walkover): no game was played.
     """
 
     a: int
@@ -52,6 +70,7 @@ class Result:
     games_a: int = 0
     games_b: int = 0
     margin_a: int = 0
+    unplayed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +103,8 @@ class Row:
     stage: tuple[int, int] | None = None
     opponents: list[int] = field(default_factory=list)
     beaten: list[int] = field(default_factory=list)
+    #: Rounds not played over the board: (opponent in the results or None, points scored).
+    unplayed: list[tuple[int | None, float]] = field(default_factory=list)
 
 
 def validate_tiebreaks(names: Iterable[str]) -> tuple[str, ...]:
@@ -105,9 +126,18 @@ def standings(
     tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
     bye_points: float = 1.0,
     stages: Mapping[int, tuple[int, int]] | None = None,
+    unplayed: str = FIDE_UNPLAYED,
+    missed: Mapping[int, int] | None = None,
 ) -> list[Row]:
-    """Every entrant ranked 1..N; ``stages`` (elimination) ranks by the stage reached first."""
+    """Every entrant ranked 1..N; ``stages`` (elimination) ranks by the stage reached first.
+
+    ``unplayed`` is ``"fide"`` or ``"plain"`` (see the module); ``missed`` counts, for each
+    player, the rounds played without them (withdrawn, or entered late): with ``"fide"``
+    those are unplayed rounds too.
+    """
     validate_tiebreaks(tiebreaks)
+    if unplayed not in UNPLAYED_MODES:
+        raise ValueError(f"unknown tiebreak_unplayed {unplayed!r}; known: fide, plain")
     rows = {e.id: Row(player=e.id, seed=e.seed) for e in entrants}
     if len(rows) != len(entrants):
         raise ValueError("an entrant is listed twice")
@@ -117,6 +147,7 @@ def standings(
         if r.b is None:
             row_a.byes += 1
             row_a.match_points += bye_points
+            row_a.unplayed.append((None, bye_points))
             continue
         row_b = rows[r.b]
         for row, other, games_for, games_against, margin in (
@@ -128,17 +159,20 @@ def standings(
             row.games_won += games_for
             row.games_lost += games_against
             row.margin += margin
-            if r.winner == row.player:
+            won = r.winner == row.player
+            if won:
                 row.wins += 1
                 row.match_points += 1
                 row.beaten.append(other)
             else:
                 row.losses += 1
+            if r.unplayed:
+                row.unplayed.append((other, 1.0 if won else 0.0))
     for row in rows.values():
-        scores = sorted(rows[o].match_points for o in row.opponents)
-        row.buchholz = sum(scores)
-        row.median_buchholz = sum(scores[1:-1]) if len(scores) >= 3 else sum(scores)
-        row.sonneborn_berger = sum(rows[o].match_points for o in row.beaten)
+        if unplayed == FIDE_UNPLAYED:
+            _fide_sums(row, rows, (missed or {}).get(row.player, 0))
+        else:
+            _plain_sums(row, rows)
         if stages is not None:
             row.stage = stages.get(row.player, (-1, 0))
 
@@ -164,33 +198,71 @@ def standings(
     return ordered
 
 
+def _plain_sums(row: Row, rows: dict[int, Row]) -> None:
+    """Buchholz and Sonneborn-Berger over the opponents named in the results."""
+    scores = sorted(rows[o].match_points for o in row.opponents)
+    row.buchholz = sum(scores)
+    row.median_buchholz = sum(scores[1:-1]) if len(scores) >= 3 else sum(scores)
+    row.sonneborn_berger = sum(rows[o].match_points for o in row.beaten)
+
+
+def _fide_sums(row: Row, rows: dict[int, Row], missed: int) -> None:
+    """FIDE C.07 (2023): every unplayed round is a game against a dummy with the row's score."""
+    own = row.match_points
+    forfeited = [other for other, _ in row.unplayed if other is not None]
+    played = list(row.opponents)
+    for other in forfeited:
+        played.remove(other)
+    beaten = list(row.beaten)
+    for other, points in row.unplayed:
+        if other is not None and points:
+            beaten.remove(other)
+    dummies = len(row.unplayed) + missed
+    dummy_wins = sum(1 for _, points in row.unplayed if points)
+    scores = sorted([rows[o].match_points for o in played] + [own] * dummies)
+    row.buchholz = sum(scores)
+    row.median_buchholz = sum(scores[1:-1]) if len(scores) >= 3 else sum(scores)
+    row.sonneborn_berger = sum(rows[o].match_points for o in beaten) + own * dummy_wins
+
+
 def _direct_encounter(
     rows: dict[int, Row], keys: dict[int, list[float]], results: list[Result]
 ) -> None:
+    """Points among the players still tied, for a group only if every two of them have met."""
     groups: dict[tuple[float, ...], set[int]] = defaultdict(set)
     for p in rows:
         groups[tuple(keys[p])].add(p)
     group_of = {p: frozenset(members) for members in groups.values() for p in members}
     points: dict[int, float] = dict.fromkeys(rows, 0.0)
+    met: set[frozenset[int]] = set()
     for r in results:
-        if r.b is None or r.winner is None:
+        if r.b is None or r.b not in group_of[r.a]:
             continue
-        if r.b in group_of[r.a]:
+        met.add(frozenset((r.a, r.b)))
+        if r.winner is not None:
             points[r.winner] += 1
+    complete = {
+        members: all(frozenset(pair) in met for pair in itertools.combinations(members, 2))
+        for members in set(group_of.values())
+    }
     for p, row in rows.items():
-        row.direct_encounter = points[p]
-        keys[p].append(points[p])
+        applies = complete[group_of[p]] and len(group_of[p]) > 1
+        row.direct_encounter = points[p] if applies else None
+        keys[p].append(points[p] if applies else 0.0)
 
 
 __all__ = [
     "BUCHHOLZ",
     "DEFAULT_TIEBREAKS",
     "DIRECT_ENCOUNTER",
+    "FIDE_UNPLAYED",
     "GAMES_WON",
     "MARGIN",
     "MEDIAN_BUCHHOLZ",
+    "PLAIN_UNPLAYED",
     "SONNEBORN_BERGER",
     "TIEBREAKS",
+    "UNPLAYED_MODES",
     "Entrant",
     "Result",
     "Row",

@@ -1,17 +1,32 @@
-"""Swiss pairing, Dutch style: within score groups, top half against bottom half, no rematches.
+"""Swiss pairing, optimal by score groups, Dutch style within them.
 
-Players are ranked by match points, then by their pairing number (the seed). Each round:
+Players are ranked by match points, then by their pairing number (the seed); a **score group**
+is the players on the same match points. Among all pairings of a round, the one chosen is the
+best by these criteria, each one deciding only between pairings equal on the ones before:
 
-1. With an odd field, the **bye** goes to the lowest-ranked player who has not had one, as long
-   as everyone else can then be paired without a rematch (else to the next one up).
-2. The rest are paired from the top. In a score group of ``g`` players the top half meets the
-   bottom half in order (1 v g/2+1, 2 v g/2+2, ...); a player whose Dutch opponent would be a
-   rematch takes the next one down (transposition), then one from the top half (exchange); the
-   odd one out floats down to the top of the next group.
-3. The search backtracks, so **no rematch is paired while one can be avoided**: it finds a
-   rematch-free pairing whenever one exists. A step budget bounds it; past the budget a maximum
-   matching (Edmonds' blossom algorithm) decides, and when rematches cannot be avoided at all
-   it pairs the fewest possible.
+1. the fewest rematches (none whenever a rematch-free pairing exists);
+2. with an odd field, the **bye** to the lowest-ranked player who has not had one (everyone has
+   had one: the lowest-ranked player), that is to the lowest score group that has such a player;
+3. the fewest pairs whose players are not in the same score group;
+4. the smallest sum of the score differences of the pairs;
+5. Dutch order: within a score group of ``g`` the top half meets the bottom half (1 v g/2+1,
+   2 v g/2+2, ...), a player who floats down is the lowest of their group and meets the top of
+   the group below, as far as the criteria above allow.
+
+Two ways reach that pairing:
+
+- **up to** :data:`EXACT_LIMIT` **players**, a maximum-weight perfect matching (networkx, the
+  blossom algorithm) over every pair, whose integer weights encode the five criteria
+  lexicographically: each criterion's unit outweighs the largest possible sum of the ones below;
+- **larger fields**, by the structure of the problem: without rematch constraints, the fewest
+  cross-group pairs is half the number of score groups of odd size (each such group must send
+  exactly one player out, an even one none), and since score differences lie on a line the
+  smallest sum pairs those odd groups in order, first with second, third with fourth. That
+  bound is met whenever each odd group has a floater (lowest first) such that the rest of the
+  group pairs without rematches, and their opponents likewise from the top of the other group.
+  Reaching the bound proves the pairing optimal (``optimal`` is true). When the history makes
+  the bound unreachable, a search in Dutch order finds a rematch-free pairing (``optimal``
+  false), and when none exists a maximum matching pairs the fewest rematches.
 
 Everything is plain data: :class:`SwissPlayer` in, :class:`SwissPairing` out.
 """
@@ -23,9 +38,14 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import networkx as nx
+
 from tournaments.formats.matching import max_matching
 
-#: Candidate checks before the ordered search gives way to the matching algorithm.
+#: Fields up to this size are paired by a maximum-weight matching over every pair (fast here:
+#: about 0.15 s at 64 players; the blossom algorithm grows with the cube of the field).
+EXACT_LIMIT = 64
+#: Candidate checks of a Dutch search before a maximum matching decides instead.
 DEFAULT_BUDGET = 50_000
 
 
@@ -42,11 +62,25 @@ class SwissPlayer:
 
 @dataclass(frozen=True, slots=True)
 class SwissPairing:
-    """A round: pairs (higher-ranked player first, best table first), the bye, rematch count."""
+    """A round: pairs (higher-ranked player first, best table first), the bye, rematch count.
+
+    ``optimal`` is true when the pairing is proven the best by the module's criteria.
+    """
 
     pairs: tuple[tuple[int, int], ...]
     bye: int | None
     rematches: int = 0
+    optimal: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class PairingQuality:
+    """What criteria 1-4 measure: rematches, the bye's place, cross-group pairs, differences."""
+
+    rematches: int
+    bye_rank: int
+    cross_group: int
+    score_difference: float
 
 
 def default_rounds(players: int) -> int:
@@ -59,33 +93,201 @@ def ranking(players: Sequence[SwissPlayer]) -> list[SwissPlayer]:
     return sorted(players, key=lambda p: (-p.score, p.rank, p.id))
 
 
-def pair(players: Sequence[SwissPlayer], *, budget: int = DEFAULT_BUDGET) -> SwissPairing:
-    """Pair one round of ``players`` (every one of them is paired or gets the bye)."""
+def quality(players: Sequence[SwissPlayer], pairing: SwissPairing) -> PairingQuality:
+    """Measure ``pairing`` of ``players`` by criteria 1-4 (lower is better, in that order).
+
+    ``bye_rank`` counts the players ranked below the bye who could have had it instead.
+    """
+    by_id = {p.id: p for p in players}
+    rematches = sum(1 for a, b in pairing.pairs if b in by_id[a].opponents)
+    cross = sum(1 for a, b in pairing.pairs if by_id[a].score != by_id[b].score)
+    difference = sum(abs(by_id[a].score - by_id[b].score) for a, b in pairing.pairs)
+    bye_rank = 0
+    if pairing.bye is not None:
+        order = ranking(players)
+        everyone_had_one = all(p.had_bye for p in order)
+        place = next(i for i, p in enumerate(order) if p.id == pairing.bye)
+        bye_rank = sum(1 for p in order[place + 1 :] if everyone_had_one or not p.had_bye)
+        if by_id[pairing.bye].had_bye and not everyone_had_one:
+            bye_rank += len(order)  # a second bye while someone has had none: worst of all
+    return PairingQuality(rematches, bye_rank, cross, difference)
+
+
+def pair(players: Sequence[SwissPlayer], *, exact_limit: int = EXACT_LIMIT) -> SwissPairing:
+    """Pair one round of ``players`` (every one of them is paired or gets the bye).
+
+    Fields of up to ``exact_limit`` players are paired by the weighted matching, larger ones by
+    score groups (see the module's docstring); both give the same pairing quality.
+    """
     ids = [p.id for p in players]
     if len(set(ids)) != len(ids):
         raise ValueError("a player is listed twice")
     order = ranking(players)
     if not order:
         return SwissPairing((), None)
+    if len(order) <= exact_limit:
+        return _pair_exact(order)
+    return _pair_by_groups(order)
+
+
+# --- small fields: one maximum-weight matching -------------------------------------------------
+
+
+def _half_points(score: float) -> int:
+    return round(score * 2)
+
+
+def _groups(order: Sequence[SwissPlayer]) -> list[list[SwissPlayer]]:
+    """Score groups in ranking order (``order`` is ranked)."""
+    return [list(group) for _, group in itertools.groupby(order, key=lambda p: p.score)]
+
+
+def _pair_exact(order: list[SwissPlayer]) -> SwissPairing:
+    """The maximum-weight perfect matching whose weights rank pairings by the five criteria."""
+    n = len(order)
+    position: dict[int, tuple[int, int, int]] = {}  # id -> (group, place in group, group size)
+    for g, group in enumerate(_groups(order)):
+        for place, p in enumerate(group):
+            position[p.id] = (g, place, len(group))
+    points = [_half_points(p.score) for p in order]
+    # Every per-pair term of a criterion is below `unit`, and there are at most n/2 + 1 pairs,
+    # so a unit of a criterion outweighs any sum of the criteria after it.
+    unit = (max(n, max(points) - min(points)) + 2) * (n + 2)
+
+    def cost(rematch: int, bye: int, cross: int, difference: int, dutch: int) -> int:
+        return (((rematch * unit + bye) * unit + cross) * unit + difference) * unit + dutch
+
+    top = cost(1, n, 1, unit - 1, unit - 1) + 1
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    for i, j in itertools.combinations(range(n), 2):
+        a, b = order[i], order[j]
+        ga, pa, size_a = position[a.id]
+        gb, pb, _ = position[b.id]
+        # Within a group: top half against bottom half; else a floats down from the bottom
+        # of a's group to the top of b's.
+        dutch = abs(pb - pa - size_a // 2) if ga == gb else (size_a - 1 - pa) + pb
+        graph.add_edge(
+            i,
+            j,
+            weight=top
+            - cost(int(b.id in a.opponents), 0, int(ga != gb), abs(points[i] - points[j]), dutch),
+        )
+    if n % 2:
+        everyone_had_one = all(p.had_bye for p in order)
+        below = 0  # eligible players ranked below: what the bye to this one costs
+        for i in range(n - 1, -1, -1):
+            if everyone_had_one or not order[i].had_bye:
+                graph.add_edge(n, i, weight=top - cost(0, below, 0, 0, 0))
+                below += 1
+    mate = nx.max_weight_matching(graph, maxcardinality=True)
+    bye = None
+    pairs = []
+    for i, j in mate:
+        if n in (i, j):
+            bye = order[min(i, j)].id
+            continue
+        pairs.append((min(i, j), max(i, j)))
+    pairs.sort()
+    rematches = sum(1 for i, j in pairs if order[j].id in order[i].opponents)
+    return SwissPairing(tuple((order[i].id, order[j].id) for i, j in pairs), bye, rematches)
+
+
+# --- large fields: the score-group bound -------------------------------------------------------
+
+
+def _pair_by_groups(order: list[SwissPlayer]) -> SwissPairing:
+    bye = None
+    rest = order
+    if len(order) % 2:
+        eligible = [p for p in reversed(order) if not p.had_bye] or list(reversed(order))
+        bye = eligible[0]
+        rest = [p for p in order if p.id != bye.id]
+    pairs = _meet_bound(rest)
+    if pairs is not None:
+        return SwissPairing(tuple(pairs), bye.id if bye else None, 0, optimal=True)
+    return _pair_dutch_search(order)
+
+
+def _meet_bound(order: list[SwissPlayer]) -> list[tuple[int, int]] | None:
+    """A rematch-free pairing with one floater per odd group, odd groups paired in order."""
+    groups = _groups(order)
+    odd = [g for g, group in enumerate(groups) if len(group) % 2]
+    inside: dict[int, list[tuple[int, int]]] = {}
+    cross: list[tuple[int, int]] = []
+    for upper, lower in zip(odd[::2], odd[1::2], strict=True):
+        found = _floaters(groups[upper], groups[lower])
+        if found is None:
+            return None
+        (a, pairs_a), (b, pairs_b) = found
+        cross.append((a.id, b.id))
+        inside[upper], inside[lower] = pairs_a, pairs_b
+    for g, group in enumerate(groups):
+        if g not in inside:
+            pairs = _pair_group(group)
+            if pairs is None:
+                return None
+            inside[g] = pairs
+    rank = {p.id: i for i, p in enumerate(order)}
+    every = cross + [pair_ for pairs in inside.values() for pair_ in pairs]
+    return sorted(every, key=lambda ab: rank[ab[0]])
+
+
+#: A player who can leave their score group, and the pairs of the players they leave behind.
+_Leaver = tuple[SwissPlayer, list[tuple[int, int]]]
+
+
+def _floaters(upper: list[SwissPlayer], lower: list[SwissPlayer]) -> tuple[_Leaver, _Leaver] | None:
+    """The floater of ``upper`` (lowest first) and its opponent in ``lower`` (highest first)."""
+    up = _leavers(lower, iter(range(len(lower))))
+    seen_up: list[tuple[SwissPlayer, list[tuple[int, int]]]] = []
+    for a, pairs_a in _leavers(upper, reversed(range(len(upper)))):
+        for b, pairs_b in itertools.chain(seen_up, _grow(up, seen_up)):
+            if b.id not in a.opponents:
+                return (a, pairs_a), (b, pairs_b)
+    return None
+
+
+def _grow(source: Iterator[_Leaver], seen: list[_Leaver]) -> Iterator[_Leaver]:
+    """Take from ``source`` lazily, keeping what was taken in ``seen`` for the next pass."""
+    for item in source:
+        seen.append(item)
+        yield item
+
+
+def _leavers(group: list[SwissPlayer], places: Iterator[int]) -> Iterator[_Leaver]:
+    """Players who can leave ``group``, in the order of ``places``, with the rest's pairs."""
+    for place in places:
+        pairs = _pair_group(group[:place] + group[place + 1 :])
+        if pairs is not None:
+            yield group[place], pairs
+
+
+def _pair_group(group: list[SwissPlayer]) -> list[tuple[int, int]] | None:
+    """A score group paired within itself without a rematch, in Dutch order; None if impossible."""
+    return _pair_without_rematches(group, DEFAULT_BUDGET)
+
+
+def _pair_dutch_search(order: list[SwissPlayer]) -> SwissPairing:
+    """No proof of optimality: the first rematch-free completion in Dutch order (or fewest)."""
     if len(order) % 2 == 0:
-        return _pair_field(order, None, budget)
+        return _pair_field(order, None)
     eligible = [p for p in reversed(order) if not p.had_bye] or list(reversed(order))
     for candidate in eligible:
         rest = [p for p in order if p.id != candidate.id]
-        pairs = _pair_without_rematches(rest, budget)
+        pairs = _pair_without_rematches(rest, DEFAULT_BUDGET)
         if pairs is not None:
-            return SwissPairing(tuple(pairs), candidate.id, 0)
-    # Every choice of bye leaves rematches: the lowest eligible player has it all the same.
+            return SwissPairing(tuple(pairs), candidate.id, 0, optimal=False)
     rest = [p for p in order if p.id != eligible[0].id]
-    return _pair_field(rest, eligible[0].id, budget)
+    return _pair_field(rest, eligible[0].id)
 
 
-def _pair_field(order: list[SwissPlayer], bye: int | None, budget: int) -> SwissPairing:
-    pairs = _pair_without_rematches(order, budget)
+def _pair_field(order: list[SwissPlayer], bye: int | None) -> SwissPairing:
+    pairs = _pair_without_rematches(order, DEFAULT_BUDGET)
     if pairs is not None:
-        return SwissPairing(tuple(pairs), bye, 0)
+        return SwissPairing(tuple(pairs), bye, 0, optimal=False)
     pairs, rematches = _pair_fewest_rematches(order)
-    return SwissPairing(tuple(pairs), bye, rematches)
+    return SwissPairing(tuple(pairs), bye, rematches, optimal=False)
 
 
 class _BudgetSpent(Exception):
@@ -94,6 +296,8 @@ class _BudgetSpent(Exception):
 
 def _pair_without_rematches(order: list[SwissPlayer], budget: int) -> list[tuple[int, int]] | None:
     """Pairs in Dutch preference with no rematch, or None if no such pairing exists."""
+    if not order:
+        return []
     try:
         found = _search(order, budget)
     except _BudgetSpent:
@@ -177,4 +381,14 @@ def _pair_fewest_rematches(order: list[SwissPlayer]) -> tuple[list[tuple[int, in
     return [(order[i].id, order[j].id) for i, j in pairs], rematches
 
 
-__all__ = ["DEFAULT_BUDGET", "SwissPairing", "SwissPlayer", "default_rounds", "pair", "ranking"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "EXACT_LIMIT",
+    "PairingQuality",
+    "SwissPairing",
+    "SwissPlayer",
+    "default_rounds",
+    "pair",
+    "quality",
+    "ranking",
+]

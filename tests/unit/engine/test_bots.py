@@ -487,14 +487,35 @@ def test_expert_never_knocks_on_an_oklahoma_ace():
     assert played == 3
 
 
-def test_expert_decides_in_well_under_two_milliseconds_per_move():
-    match = Match(21, SHORT)
-    times: list[float] = []
-    bots = (make_bot("expert", 1), make_bot("expert", 2))
-    play_match(match, bots, on_decision=lambda player, seconds: times.append(seconds))
-    assert times
-    # Generous against a busy machine: the arena measures the real figure.
-    assert statistics.median(times) < 0.01
+def test_expert_decides_a_move_in_under_two_milliseconds():
+    """The median decision of a whole match, each decision timed as the best of five tries
+    (the fastest try is the bot's own time; the slower ones are a busy machine's)."""
+    import time
+
+    views: list[PlayerView] = []
+
+    class Recording:
+        def __init__(self, bot: Bot) -> None:
+            self.bot = bot
+
+        def choose(self, view: PlayerView) -> Action:
+            views.append(view)
+            return self.bot.choose(view)
+
+    play_match(
+        Match(21, SHORT), (Recording(make_bot("expert", 1)), Recording(make_bot("expert", 2)))
+    )
+    assert len(views) >= 20
+    expert = make_bot("expert", 1)
+    best = []
+    for view in views:
+        tries = []
+        for _ in range(5):
+            started = time.perf_counter()
+            expert.choose(view)
+            tries.append(time.perf_counter() - started)
+        best.append(min(tries))
+    assert statistics.median(best) < 0.002
 
 
 def test_expert_fiftieth_card_decisions_are_legal():

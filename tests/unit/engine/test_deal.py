@@ -293,6 +293,40 @@ def test_oklahoma_upcard_sets_the_knock_limit_and_a_spade_doubles():
     assert deal.outcome.points == (62 - 2) * 2
 
 
+#: The rule book's Oklahoma table (shared GIN_RULES.md), written out rather than asked of the
+#: engine: the first upcard's rank sets the knock limit (ten and court cards 10, number cards
+#: their value, an ace gin only), and only a spade doubles the hand's score.
+OKLAHOMA_KNOCK_LIMIT = {
+    "A": 0, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9,
+    "T": 10, "J": 10, "Q": 10, "K": 10,
+}  # fmt: skip
+OKLAHOMA_MULTIPLIER = {"C": 1, "D": 1, "H": 1, "S": 2}
+
+
+@pytest.mark.parametrize("upcard", [r + s for s in "CDHS" for r in "A23456789TJQK"])
+def test_oklahoma_every_upcard_sets_the_rule_books_knock_limit_and_multiplier(upcard):
+    deck = [c for c in range(52) if c != C(upcard)]
+    deck.insert(20, C(upcard))  # card 20 of the deck is the upcard
+    deal = Deal.from_deck(deck, dealer=0, rules=OKLAHOMA)
+    assert deal.upcard == C(upcard)
+    assert deal.knock_limit == OKLAHOMA_KNOCK_LIMIT[upcard[0]]
+    assert deal.multiplier == OKLAHOMA_MULTIPLIER[upcard[1]]
+    standard = Deal.from_deck(deck, dealer=0, rules=STANDARD)
+    assert (standard.knock_limit, standard.multiplier) == (10, 1)
+
+
+@pytest.mark.parametrize("upcard", ["7C", "7D", "9H", "7S"])
+def test_oklahoma_scores_a_knock_times_the_upcards_suit_multiplier(upcard):
+    """The same knock under an upcard of each suit: 60 points, doubled for a spade only."""
+    deal = arranged(DEFENDER, KNOCKER, upcard, stock="2D", rules=OKLAHOMA)
+    deal.apply(A("pass"))
+    deal.apply(A("pass"))
+    deal.apply(A("draw_stock"))
+    deal.apply(A("knock 9C"))
+    assert deal.outcome.termination is Termination.KNOCK
+    assert deal.outcome.points == (62 - 2) * OKLAHOMA_MULTIPLIER[upcard[1]]
+
+
 def test_oklahoma_ace_upcard_allows_gin_only():
     deal = arranged(DEFENDER, KNOCKER, "AC", stock="2D", rules=OKLAHOMA)
     assert (deal.knock_limit, deal.multiplier) == (0, 1)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from games.engine.cards import card_name
 from games.engine.deal import Deal
 from games.engine.match import Match
 
@@ -36,4 +37,16 @@ def test_recorded_match_replays_to_the_same_scores(record):
 
 def test_the_golden_files_cover_every_way_a_deal_ends():
     kinds = {d["outcome"]["termination"] for d in DEALS}
-    assert {"draw", "knock", "gin"} <= kinds
+    assert kinds == {"draw", "knock", "gin", "big_gin", "undercut"}
+
+
+def test_the_golden_files_hold_a_hand_scored_double_under_a_spade_upcard():
+    doubled = [
+        (record, deal)
+        for record in DEALS
+        if (deal := Deal.from_log_json(record)).multiplier == 2 and record["outcome"]["points"]
+    ]
+    assert doubled
+    for record, deal in doubled:
+        assert record["rules"]["oklahoma"] and card_name(deal.upcard)[1] == "S"
+        assert record["outcome"]["points"] % 2 == 0

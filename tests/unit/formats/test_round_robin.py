@@ -1,5 +1,6 @@
 """Round robin: Berger tables, single or double, one bye per cycle in odd fields (hypothesis)."""
 
+import itertools
 from collections import Counter
 
 import pytest
@@ -62,3 +63,27 @@ def test_the_second_cycle_swaps_the_seats(n):
 def test_a_round_robin_needs_two_players():
     with pytest.raises(ValueError):
         berger(1)
+
+
+@given(fields)
+def test_a_double_round_robin_plays_the_first_cycles_last_two_rounds_swapped(n):
+    single, double = berger(n), berger(n, double=True)
+    cycle = len(single)
+    if cycle >= 2:
+        assert double[cycle - 2] == single[-1] and double[cycle - 1] == single[-2]
+        assert double[: cycle - 2] == single[: cycle - 2]
+    else:
+        assert double[:cycle] == single
+
+
+@pytest.mark.parametrize("n", range(3, 21))
+def test_nobody_has_the_same_seat_three_rounds_running_in_a_double_round_robin(n):
+    for player in range(1, n + 1):
+        seats = [
+            "a" if a == player else "b"
+            for tables in berger(n, double=True)
+            for a, b in tables
+            if player in (a, b) and a is not None and b is not None
+        ]
+        runs = [len(list(group)) for _, group in itertools.groupby(seats)]
+        assert max(runs) <= 2, (player, "".join(seats))

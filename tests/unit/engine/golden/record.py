@@ -8,9 +8,11 @@ import json
 import random
 from pathlib import Path
 
+from games.engine.bots import make_bot
 from games.engine.deal import Deal
 from games.engine.match import Match
 from games.engine.rules import PRESETS, STANDARD
+from games.engine.views import view_for
 
 HERE = Path(__file__).parent
 
@@ -46,7 +48,46 @@ def record_deals():
                     "outcome": deal.outcome.to_json(),
                 }
             )
+    deals.extend(bot_deals())
     (HERE / "deals.json").write_text(json.dumps(deals, indent=1) + "\n")
+
+
+#: Endings random play almost never reaches: (rules, termination, multiplier of a scored
+#: hand). Oklahoma's multiplier 2 is a hand scored double under a spade upcard.
+BOT_WANTED = (
+    ("standard", "undercut", 1),
+    ("standard", "big_gin", 1),
+    ("oklahoma", "knock", 2),
+)
+
+
+def bot_deals():
+    """The first deal of each wanted ending, played by the greedy bot against the expert."""
+    out = []
+    for name, kind, multiplier in BOT_WANTED:
+        for seed in range(1, 3000):
+            bots = (make_bot("greedy", seed), make_bot("expert", seed))
+            deal = Deal.new(seed * 7919, seed % 2, RULES[name])
+            while not deal.is_over:
+                deal.apply(bots[deal.to_act].choose(view_for(deal, deal.to_act)))
+            outcome = deal.outcome
+            if (
+                outcome.termination.value == kind
+                and outcome.points
+                and (deal.multiplier == multiplier)
+            ):
+                suffix = "-spade-doubled" if multiplier == 2 else ""
+                out.append(
+                    {
+                        "name": f"{name}-{kind}{suffix}-{seed}",
+                        **deal.log_json(),
+                        "outcome": outcome.to_json(),
+                    }
+                )
+                break
+        else:
+            raise AssertionError(f"no {name} {kind} deal found")
+    return out
 
 
 def record_matches():

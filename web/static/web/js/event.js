@@ -196,30 +196,39 @@ function renderRounds(bracket, live) {
 
 // --- standings -------------------------------------------------------------------------------
 
-function renderStandings(standings, format) {
-  const elimination = format === "single_elim" || format === "double_elim";
-  const tiebreaks = standings.tiebreaks.filter((t) => t !== "match_points" && COLUMNS[t]);
+// The API names the columns that fit the format, in order, and leaves out empty ones.
+const STANDING_LABELS = {
+  ...COLUMNS,
+  reached: "Reached",
+  played: "Played",
+  wins: "W–L",
+  byes: "Byes",
+  games_won: "Games",
+  rating: "Rating",
+};
+// Shown inside another column: wins with losses, games won with games lost.
+const PAIRED = { losses: "wins", games_lost: "games_won" };
+
+function standingCell(row, column) {
+  switch (column) {
+    case "reached": return row.reached === "Champion" ? `★ ${row.reached}` : row.reached || "";
+    case "wins": return `${row.wins}–${row.losses}`;
+    case "games_won": return `${row.games_won}–${row.games_lost}`;
+    case "rating": return row.rating === null || row.rating === undefined ? "–" : String(Math.round(row.rating));
+    case "played": case "byes": return String(row[column]);
+    default: return row[column] === null || row[column] === undefined ? "–" : number(row[column]);
+  }
+}
+
+function renderStandings(standings) {
+  const columns = (standings.columns || []).filter((c) => STANDING_LABELS[c] && !(PAIRED[c] && standings.columns.includes(PAIRED[c])));
   const head = [el("th", { scope: "col", class: "num" }, "Rank"), el("th", { scope: "col" }, "Player")];
-  if (elimination) head.push(el("th", { scope: "col" }, "Reached"));
-  head.push(el("th", { scope: "col", class: "num" }, "Points"), el("th", { scope: "col", class: "num" }, "Played"),
-    el("th", { scope: "col", class: "num" }, "W–L"));
-  for (const t of tiebreaks) head.push(el("th", { scope: "col", class: "num" }, COLUMNS[t]));
-  const showGames = !tiebreaks.includes("games_won");
-  const showMargin = !tiebreaks.includes("margin");
-  if (showGames) head.push(el("th", { scope: "col", class: "num" }, "Games"));
-  if (showMargin) head.push(el("th", { scope: "col", class: "num" }, "Margin"));
-  head.push(el("th", { scope: "col", class: "num" }, "Rating"));
+  for (const c of columns) head.push(el("th", { scope: "col", class: c === "reached" ? "" : "num" }, STANDING_LABELS[c]));
   const rows = standings.rows.map((row) => {
     const cells = [el("td", { class: "num" }, String(row.rank)),
       el("td", {}, el("a", { href: `/players/${row.player.id}` }, row.player.name),
         row.status === "withdrawn" || row.status === "disqualified" ? el("span", { class: "tag" }, row.status) : null)];
-    if (elimination) cells.push(el("td", {}, row.reached === "Champion" ? `★ ${row.reached}` : row.reached || ""));
-    cells.push(el("td", { class: "num" }, number(row.match_points)), el("td", { class: "num" }, String(row.played)),
-      el("td", { class: "num" }, `${row.wins}–${row.losses}`));
-    for (const t of tiebreaks) cells.push(el("td", { class: "num" }, number(row[t])));
-    if (showGames) cells.push(el("td", { class: "num" }, `${row.games_won}–${row.games_lost}`));
-    if (showMargin) cells.push(el("td", { class: "num" }, number(row.margin)));
-    cells.push(el("td", { class: "num" }, row.rating === null || row.rating === undefined ? "–" : String(Math.round(row.rating))));
+    for (const c of columns) cells.push(el("td", { class: c === "reached" ? "" : "num" }, standingCell(row, c)));
     return el("tr", {}, ...cells);
   });
   document.getElementById("standings").replaceChildren(
@@ -255,7 +264,7 @@ async function render(event, bracket, standings, shown = null) {
     if (event.format === "single_elim" || event.format === "double_elim") renderBracket(bracket, live);
     else renderRounds(bracket, live);
   }
-  renderStandings(standings, event.format);
+  renderStandings(standings);
   root.dataset.status = event.status;
 }
 

@@ -40,6 +40,7 @@ __all__ = [
     "margin_multiplier",
     "match_score",
     "rate_match",
+    "score_of",
     "update",
 ]
 
@@ -147,7 +148,12 @@ def k_factor(rating: float, matches_played: int, config: RatingConfig) -> float:
 
 def match_score(result: MatchResult, config: RatingConfig) -> float:
     """Side A's score: 1/0 by default, the share of games won under Scoring.GAMES."""
-    if config.scoring is Scoring.GAMES:
+    return score_of(result, config.scoring)
+
+
+def score_of(result: MatchResult, scoring: Scoring) -> float:
+    """Side A's score under ``scoring`` (Glicko-2 scores a match the same way)."""
+    if scoring is Scoring.GAMES:
         won, lost = result.games_won
         if won + lost > 0:
             return won / (won + lost)

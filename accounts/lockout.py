@@ -1,0 +1,73 @@
+"""Sign-in lockout (django-axes): who a client is, and what a locked-out sign-in is answered.
+
+Axes counts wrong passwords per username and per client address (``AXES_*`` in the settings)
+on every sign-in that goes through ``django.contrib.auth.authenticate`` with the request:
+the web sign-in page, the admin's, and ``POST /api/auth/login``. Once either count reaches the
+limit, the sign-in is refused, even with the right password, until the cool-down is over.
+
+A client's address is the one the API's throttles use (the peer address, or the one
+``NUM_PROXIES`` trusted proxies put in ``X-Forwarded-For``), so a client cannot choose its
+own identity by sending the header itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from rest_framework.throttling import BaseThrottle
+
+from config.api import error_body
+
+LOCKED_OUT = "locked_out"
+
+
+def client_address(request: HttpRequest) -> str:
+    """The client's address as the API's throttles see it (``AXES_CLIENT_IP_CALLABLE``)."""
+    return BaseThrottle().get_ident(request)
+
+
+def cool_off_minutes() -> int:
+    """How long a lockout lasts, in whole minutes."""
+    return max(1, math.ceil(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
+
+
+def lockout_message() -> str:
+    """What a locked-out client is told: why, and when to try again."""
+    minutes = cool_off_minutes()
+    return (
+        "Too many failed sign-ins for this account or from this address. "
+        f"Sign-in is locked for {minutes} minute{'s' if minutes != 1 else ''} "
+        "after the last failure; try again then."
+    )
+
+
+def lockout_json() -> JsonResponse:
+    """The API's answer: 429 ``locked_out`` in the error shape, with ``Retry-After``."""
+    response = JsonResponse(
+        error_body(lockout_message(), LOCKED_OUT),
+        status=429,
+        json_dumps_params={"separators": (",", ":")},
+    )
+    response["Retry-After"] = str(int(settings.AXES_COOLOFF_TIME.total_seconds()))
+    return response
+
+
+def lockout_response(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+    """Axes's ``AXES_LOCKOUT_CALLABLE``: JSON under ``/api/``, the lockout page elsewhere.
+
+    Axes passes the original response and the credentials too (in an order that differs
+    between its sync and async paths); neither is needed.
+    """
+    if request.path.startswith("/api/"):
+        return lockout_json()
+    response = render(
+        request,
+        "web/locked_out.html",
+        {"message": lockout_message(), "minutes": cool_off_minutes()},
+        status=429,
+    )
+    response["Retry-After"] = str(int(settings.AXES_COOLOFF_TIME.total_seconds()))
+    return response

@@ -1,0 +1,3 @@
+from ginrummy_bot.cli import main
+
+main()

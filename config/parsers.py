@@ -1,0 +1,118 @@
+"""The API's JSON reader: a bounded body, bounded nesting, and JSON that is JSON.
+
+DRF's own ``JSONParser`` reads the whole body whatever its size (Django's
+``DATA_UPLOAD_MAX_MEMORY_SIZE`` guards ``request.body`` and forms, not the stream DRF reads)
+and hands it to :func:`json.load`, which recurses once per level of nesting: a body of
+``[[[[...]]]]`` a thousand deep ends in a ``RecursionError`` (a 500), and one just under
+Python's limit gets through to code that recurses again (validation, storage, rendering).
+No body of this API nests deeper than a few levels, so anything deeper than
+:data:`MAX_DEPTH` is refused before any view sees it.
+
+- A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` bytes: 413 ``request_too_large``.
+- Nesting deeper than :data:`MAX_DEPTH`, invalid JSON, ``NaN`` or ``Infinity``: 400
+  ``parse_error``.
+
+Code that parses JSON itself (the sockets' messages) uses :func:`loads` for the same limits.
+When Django itself reads the body first and finds it too large, :func:`bad_request` (the
+``handler400``) answers the same 413 under ``/api/``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, JsonResponse
+from django.views import defaults
+from rest_framework import exceptions, parsers, status
+from rest_framework.settings import api_settings
+from rest_framework.utils import json as drf_json
+
+#: Levels of arrays and objects a JSON document may nest (``{"a": [1]}`` is two).
+MAX_DEPTH = 10
+
+
+class JSONTooDeepError(ValueError):
+    """A JSON document nests deeper than :data:`MAX_DEPTH` (a ValueError like any bad JSON)."""
+
+
+class RequestTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "The request body is too large."
+    default_code = "request_too_large"
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True if ``value`` (parsed JSON) nests arrays and objects deeper than ``limit``.
+
+    Walks with a stack of its own, so a deep value cannot exhaust Python's recursion.
+    """
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def loads(text: str | bytes, *, strict: bool = True) -> Any:
+    """:func:`json.loads` that refuses nesting deeper than :data:`MAX_DEPTH`.
+
+    Raises ValueError (:class:`JSONTooDeepError` for the nesting) on anything that is not
+    an acceptable JSON document; ``strict`` also refuses ``NaN`` and ``Infinity``.
+    """
+    parse_constant = drf_json.strict_constant if strict else None
+    try:
+        value = json.loads(text, parse_constant=parse_constant)
+    except RecursionError:
+        raise JSONTooDeepError(f"JSON may nest at most {MAX_DEPTH} levels deep") from None
+    if too_deep(value):
+        raise JSONTooDeepError(f"JSON may nest at most {MAX_DEPTH} levels deep")
+    return value
+
+
+class JSONParser(parsers.JSONParser):
+    """DRF's JSON parser with a size cap and a nesting cap (see the module's docstring)."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        parser_context = parser_context or {}
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        raw = stream.read(limit + 1) if limit is not None else stream.read()
+        if limit is not None and len(raw) > limit:
+            raise RequestTooLarge(f"A request body may be at most {limit} bytes.")
+        encoding = parsers.get_encoding(parser_context)
+        try:
+            text = codecs.decode(raw, encoding)
+            return loads(text, strict=api_settings.STRICT_JSON)
+        except ValueError as exc:  # UnicodeDecodeError is a ValueError too
+            raise exceptions.ParseError(f"JSON parse error - {exc}") from None
+
+
+def _too_large_body(limit: int | None) -> dict:
+    return {"detail": f"A request body may be at most {limit} bytes.", "code": "request_too_large"}
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None):
+    """Django's 400 handler: the API's error shape under ``/api/``, Django's page elsewhere.
+
+    Django raises ``RequestDataTooBig`` itself when something reads ``request.body`` before
+    the parser does; the API answers it as the parser would, 413 ``request_too_large``.
+    """
+    if request.path.startswith("/api/"):
+        compact = {"separators": (",", ":")}
+        if isinstance(exception, RequestDataTooBig):
+            body = _too_large_body(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+            return JsonResponse(body, status=413, json_dumps_params=compact)
+        body = {"detail": "Bad request.", "code": "bad_request"}
+        return JsonResponse(body, status=400, json_dumps_params=compact)
+    return defaults.bad_request(request, exception)

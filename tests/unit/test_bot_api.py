@@ -1,0 +1,202 @@
+"""External bots: a person creates bots they own, issues and revokes their tokens; a bot's
+token plays and reads public data but is refused everywhere else; house bots stay as they are.
+
+The cast: alice owns the bot Robo; bob is another person; Gus is a house bot.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import authenticate
+from rest_framework.test import APIClient
+
+from accounts import services
+from accounts.models import Player
+from games.models import Game
+from tests.factories import BotFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def make_bot(client: APIClient, name: str = "Robo", **extra) -> dict:
+    response = client.post("/api/bots", {"name": name, **extra}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def issue_token(client: APIClient, bot_id: int) -> dict:
+    response = client.post(f"/api/bots/{bot_id}/tokens")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def bot_client(token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
+@pytest.fixture
+def robo(alice_client) -> dict:
+    return make_bot(alice_client, description="Plays the greedy line.")
+
+
+@pytest.fixture
+def robo_client(alice_client, robo) -> APIClient:
+    return bot_client(issue_token(alice_client, robo["id"])["token"])
+
+
+# --- creating and owning ------------------------------------------------------------------
+
+
+def test_a_person_creates_a_bot_marked_external_with_its_owner(alice, alice_client):
+    bot = make_bot(alice_client, "Robo", description="  Plays the greedy line. ")
+    assert bot["kind"] == "external" and bot["owner"] == alice.pk
+    assert bot["description"] == "Plays the greedy line."
+    assert bot["auto_accept"] == "nobody"
+    player = Player.objects.get(pk=bot["id"])
+    assert player.is_external and not player.is_bot and player.owner == alice
+    listed = alice_client.get("/api/bots").json()
+    assert [b["id"] for b in listed] == [bot["id"]]
+
+
+def test_a_bot_cannot_sign_in_to_the_web_pages(alice_client, client):
+    bot = Player.objects.get(pk=make_bot(alice_client)["id"])
+    username = bot.user.get_username()
+    assert not bot.user.has_usable_password()
+    assert authenticate(username=username, password="") is None
+    response = client.post(
+        "/api/auth/login", {"username": username, "password": "x" * 12}, format="json"
+    )
+    assert response.status_code == 400
+    assert not client.login(username=username, password="")
+
+
+def test_nobody_can_register_the_username_a_bot_has(alice_client, client):
+    bot = Player.objects.get(pk=make_bot(alice_client)["id"])
+    response = client.post(
+        "/api/auth/register",
+        {"username": bot.user.get_username(), "password": "a-long-test-passphrase"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "username" in response.json()["errors"]
+
+
+def test_a_bot_name_follows_the_players_name_rules(alice, alice_client, bob):
+    response = alice_client.post("/api/bots", {"name": "bob"}, format="json")
+    assert response.status_code == 400 and "name" in response.json()["errors"]
+    response = alice_client.post("/api/bots", {}, format="json")
+    assert response.status_code == 400 and "name" in response.json()["errors"]
+    assert not Player.objects.filter(kind=Player.Kind.EXTERNAL).exists()
+
+
+def test_another_persons_bot_is_not_found(bob_client, robo):
+    assert bob_client.get(f"/api/bots/{robo['id']}").status_code == 404
+    assert bob_client.post(f"/api/bots/{robo['id']}/tokens").status_code == 404
+    assert bob_client.get("/api/bots").json() == []
+
+
+def test_anonymous_cannot_create_a_bot(client):
+    assert client.post("/api/bots", {"name": "Robo"}, format="json").status_code == 401
+
+
+def test_only_a_person_owns_bots(robo):
+    bot = Player.objects.get(pk=robo["id"])
+    with pytest.raises(services.BotRefused):
+        services.bot_register(owner=bot, name="Robo Junior")
+    with pytest.raises(services.BotRefused):
+        services.bot_register(owner=BotFactory(), name="Robo Senior")
+
+
+def test_a_person_owns_a_bounded_number_of_bots(alice, alice_client, monkeypatch):
+    monkeypatch.setattr(services, "BOTS_PER_OWNER_MAX", 2)
+    make_bot(alice_client, "Robo One")
+    make_bot(alice_client, "Robo Two")
+    response = alice_client.post("/api/bots", {"name": "Robo Three"}, format="json")
+    assert response.status_code == 409 and response.json()["code"] == "too_many_bots"
+    assert Player.objects.filter(owner=alice).count() == 2
+
+
+def test_the_owner_sets_which_challenges_the_bot_accepts(alice_client, robo):
+    response = alice_client.patch(f"/api/bots/{robo['id']}", {"auto_accept": "bots"}, format="json")
+    assert response.status_code == 200 and response.json()["auto_accept"] == "bots"
+    response = alice_client.patch(
+        f"/api/bots/{robo['id']}", {"auto_accept": "everybody"}, format="json"
+    )
+    assert response.status_code == 400 and "auto_accept" in response.json()["errors"]
+
+
+def test_the_kinds_keep_their_fields_in_the_database(alice):
+    from django.db import IntegrityError, transaction
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Player.objects.create(kind=Player.Kind.EXTERNAL, name="Ghost", user=None, owner=alice)
+
+
+# --- tokens ------------------------------------------------------------------------------
+
+
+def test_tokens_are_listed_without_their_secret_and_revoked_by_key(alice_client, robo):
+    issued = issue_token(alice_client, robo["id"])
+    assert issued["expiry"] is None and issued["token"].startswith(issued["token_key"])
+    listed = alice_client.get(f"/api/bots/{robo['id']}/tokens").json()
+    assert [t["token_key"] for t in listed] == [issued["token_key"]]
+    assert issued["token"] not in str(listed)
+    client = bot_client(issued["token"])
+    assert client.get("/api/bot/account").status_code == 200
+
+    url = f"/api/bots/{robo['id']}/tokens/{issued['token_key']}"
+    assert alice_client.delete(url).status_code == 204
+    assert alice_client.delete(url).status_code == 404
+    assert client.get("/api/bot/account").status_code == 401
+
+
+def test_the_bot_account_answers_only_a_bots_token(alice_client, robo_client, robo):
+    assert robo_client.get("/api/bot/account").json()["id"] == robo["id"]
+    response = alice_client.get("/api/bot/account")
+    assert response.status_code == 403 and response.json()["code"] == "not_a_bot"
+
+
+# --- what a bot's token may do ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body"),
+    [
+        ("post", "/api/bots", {"name": "Robo Junior"}),
+        ("get", "/api/bots", None),
+        ("patch", "/api/me", {"name": "Robo Prime"}),
+        ("post", "/api/events", {"name": "Cup"}),
+    ],
+)
+def test_a_bot_token_is_refused_on_endpoints_for_people(robo_client, robo, method, url, body):
+    response = getattr(robo_client, method)(url, body, format="json")
+    assert response.status_code == 403, response.content
+    assert response.json()["code"] == "bot_token_forbidden"
+    assert Player.objects.get(pk=robo["id"]).name == "Robo"
+
+
+def test_a_bot_token_reads_public_data_and_plays(robo_client, robo):
+    assert robo_client.get("/api/players").status_code == 200
+    gus = BotFactory(name="Gus", bot_strategy="greedy")
+    response = robo_client.post("/api/matches", {"opponent": gus.pk}, format="json")
+    assert response.status_code == 201, response.content
+    game = Game.objects.get(pk=response.json()["current_game"])
+    view = robo_client.get(f"/api/games/{game.pk}").json()
+    assert view["you"] == 0 and view["hand"]
+    if view["your_turn"]:
+        action = view["legal_actions"][0]
+        response = robo_client.post(
+            f"/api/games/{game.pk}/actions", {"ply": view["ply"], **action}, format="json"
+        )
+        assert response.status_code == 200, response.content
+    bad = robo_client.post(
+        f"/api/games/{game.pk}/actions", {"ply": view["ply"], "type": "fly"}, format="json"
+    )
+    assert bad.status_code == 400
+
+
+def test_house_bots_stay_as_they_are():
+    gus = BotFactory(name="Gus", bot_strategy="greedy")
+    assert gus.is_bot and not gus.is_external and gus.user is None and gus.owner is None

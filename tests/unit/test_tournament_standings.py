@@ -1,0 +1,109 @@
+"""Standings that fit the format: shared elimination ranks, byes, columns, FIDE tiebreaks."""
+
+import pytest
+
+from tests.tournaments import by_seed, decide, event_with, humans, pairing
+from tournaments import selectors, services
+from tournaments.models import Pairing
+
+pytestmark = pytest.mark.django_db
+
+SWISS_ONLY = ("match_points", "buchholz", "median_buchholz", "sonneborn_berger", "direct_encounter")
+
+
+def standings(client, event):
+    response = client.get(f"/api/events/{event.pk}/standings")
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_players_knocked_out_in_the_same_round_share_a_rank(client):
+    event = event_with(humans(8), "single_elim")
+    services.event_start(event=event)
+    s = by_seed(event)
+    for key, seed in (("R1.1", 1), ("R1.2", 4), ("R1.3", 2), ("R1.4", 3)):
+        decide(event, key, s[seed])
+    decide(event, "R2.1", s[1])
+    decide(event, "R2.2", s[2])
+    decide(event, "R3.1", s[1])
+    body = standings(client, event)
+    assert [r["rank"] for r in body["rows"]] == [1, 2, 3, 3, 5, 5, 5, 5]
+    assert [r["reached"] for r in body["rows"]][:3] == ["Champion", "Final", "Semifinals"]
+    # Within a shared rank, by seed.
+    assert [r["seed"] for r in body["rows"]][4:] == [5, 6, 7, 8]
+    assert not set(SWISS_ONLY) & set(body["columns"])
+    assert not set(SWISS_ONLY) & set(body["rows"][0])
+    assert body["columns"][0] == "reached" and body["tiebreaks"] == []
+    event.refresh_from_db()
+    ranks = sorted(e.final_rank for e in event.entries.all())
+    assert ranks == [1, 2, 3, 3, 5, 5, 5, 5]
+
+
+def test_an_elimination_bye_counts_in_the_standings(client):
+    event = event_with(humans(3), "single_elim")
+    services.event_start(event=event)
+    s = by_seed(event)
+    assert pairing(event, "R1.1").status == Pairing.Status.BYE
+    decide(event, "R1.2", s[2])
+    decide(event, "R2.1", s[1])
+    rows = {r["seed"]: r for r in standings(client, event)["rows"]}
+    assert (rows[1]["byes"], rows[1]["played"], rows[1]["wins"]) == (1, 1, 1)
+    assert (rows[2]["byes"], rows[2]["played"]) == (0, 2)
+
+
+def test_swiss_columns_follow_the_events_tiebreaks_and_empty_ones_are_hidden(client, monkeypatch):
+    event = event_with(humans(4), "swiss", tiebreaks=["sonneborn_berger", "buchholz"])
+    services.event_start(event=event)
+    for p in event.pairings.filter(status="playing"):
+        decide(event, p.key, p.entry_a.player)
+    monkeypatch.setattr(selectors, "ratings_for", lambda ids: {})
+    body = standings(client, event)
+    assert body["columns"][:3] == ["match_points", "sonneborn_berger", "buchholz"]
+    assert "rating" not in body["columns"]  # an unrated field: nothing to show
+    assert "direct_encounter" not in body["columns"] and "reached" not in body["columns"]
+    monkeypatch.setattr(selectors, "ratings_for", lambda ids: dict.fromkeys(ids, 1500))
+    assert standings(client, event)["columns"][-1] == "rating"
+    lines = client.get(f"/api/events/{event.pk}/standings.csv").content.decode().splitlines()
+    assert lines[0].startswith("rank,player,player_id,seed,status,match_points,sonneborn_berger")
+
+
+@pytest.mark.parametrize(
+    ("mode", "winner_buchholz", "loser_buchholz"), [("fide", 1, 0), ("plain", 0, 1)]
+)
+def test_a_no_show_win_counts_against_a_dummy_opponent_unless_plain(
+    client, mode, winner_buchholz, loser_buchholz
+):
+    event = event_with(humans(4), "swiss", tiebreak_unplayed=mode)
+    services.event_start(event=event)
+    first, second = event.pairings.filter(status="playing").order_by("table")
+    decide(event, first.key, first.entry_a.player)
+    decide(event, second.key, second.entry_a.player)
+    # The first table was never played: its loser did not show up.
+    Pairing.objects.filter(pk=first.pk).update(result=Pairing.Result.NO_SHOW, games_a=0, games_b=0)
+    rows = {r["entry"]: r for r in standings(client, event)["rows"]}
+    assert standings(client, event)["tiebreak_unplayed"] == mode
+    # FIDE: the winner's dummy has the winner's own point, the loser's has the loser's none.
+    assert rows[first.entry_a_id]["buchholz"] == winner_buchholz
+    assert rows[first.entry_b_id]["buchholz"] == loser_buchholz
+    # A played table counts its opponent either way.
+    assert rows[second.entry_a_id]["buchholz"] == 0 and rows[second.entry_b_id]["buchholz"] == 1
+
+
+def test_tiebreak_unplayed_is_an_event_option_and_a_bad_value_is_refused(admin_client):
+    created = admin_client.post(
+        "/api/events",
+        {"name": "Plain", "format": "swiss", "tiebreak_unplayed": "plain"},
+        content_type="application/json",
+    )
+    assert created.status_code == 201 and created.json()["tiebreak_unplayed"] == "plain"
+    assert admin_client.get(f"/api/events/{created.json()['id']}").json()["tiebreak_unplayed"]
+    refused = admin_client.post(
+        "/api/events",
+        {"name": "Odd", "format": "swiss", "tiebreak_unplayed": "virtual"},
+        content_type="application/json",
+    )
+    assert refused.status_code == 400 and refused.json()["code"] == "invalid"
+    assert "tiebreak_unplayed" in refused.json()["errors"]
+    with pytest.raises(services.TournamentError) as refusal:
+        services.event_create(name="Odd", format="swiss", tiebreak_unplayed="virtual")
+    assert refusal.value.code == "invalid_tiebreaks"
