@@ -169,6 +169,13 @@ bench-load: $(STAMP) $(LOAD_STAMP)
 bench-live: $(STAMP)
 	$(BIN)/python bench/live.py $(BENCH_ARGS)
 
+# Capacity benchmark (bench/capacity.py): CPU per move, game view, bot match and leaderboard
+# page (this process + its PostgreSQL backend), so per-core rates for the capacity model in
+# docs/operations.md; the engine alone as the same run's baseline (~1 min).
+.PHONY: bench-capacity
+bench-capacity: $(STAMP)
+	$(BIN)/python bench/capacity.py $(BENCH_ARGS)
+
 # Fault drills (bench/drills.py): PostgreSQL crashed and restarted, Redis crashed and restarted
 # empty, beat (and the workers) down for a minute, on the cluster with players playing over
 # HTTP; on a PostgreSQL and a Redis of the drills' own (var/drills/), never the shared ones.
