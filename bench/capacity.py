@@ -63,12 +63,16 @@ class CpuMeter:
             cursor.execute("SELECT pg_backend_pid()")
             self.backend = cursor.fetchone()[0]
 
+        self.database_seconds = 0.0  # the backend's share, summed over every use
+
     def __enter__(self) -> CpuMeter:
-        self.started = time.process_time() + backend_cpu(self.backend)
+        self.started = (time.process_time(), backend_cpu(self.backend))
         return self
 
     def __exit__(self, *exc) -> None:
-        self.seconds = time.process_time() + backend_cpu(self.backend) - self.started
+        database = backend_cpu(self.backend) - self.started[1]
+        self.seconds = time.process_time() - self.started[0] + database
+        self.database_seconds += database
 
 
 def setup() -> None:
@@ -174,8 +178,8 @@ def measure_moves(count: int, rng: random.Random) -> dict:
             engines[match_id] = EngineMatch(log["seed"], _rules(log))
         engines[match_id].apply(EngineAction.from_json(body), index)
     engine = time.process_time() - started
-    return {"count": len(moved), "cpu_s": spent, "engine_cpu_s": engine, "game": game.pk,
-            "client": mover}  # fmt: skip
+    return {"count": len(moved), "cpu_s": spent, "db_s": meter.database_seconds,
+            "engine_cpu_s": engine, "game": game.pk, "client": mover}  # fmt: skip
 
 
 def _rules(log: dict):
@@ -192,7 +196,7 @@ def measure_views(count: int, game_id: int, client) -> dict:
             answer = client.get(f"/api/games/{game_id}")
         assert answer.status_code == 200
         spent += meter.seconds
-    return {"count": count, "cpu_s": spent}
+    return {"count": count, "cpu_s": spent, "db_s": meter.database_seconds}
 
 
 def measure_bot_matches(count: int) -> dict:
@@ -221,7 +225,7 @@ def measure_bot_matches(count: int) -> dict:
         engine = EngineMatch(seed, RuleSet.from_dict(rules))
         play_match(engine, (make_bot("greedy", 1), make_bot("greedy", 2)))
     engine = time.process_time() - started
-    return {"count": count, "cpu_s": spent, "engine_cpu_s": engine}
+    return {"count": count, "cpu_s": spent, "db_s": meter.database_seconds, "engine_cpu_s": engine}
 
 
 def measure_leaderboard(count: int, size: int, client) -> dict:
@@ -249,7 +253,7 @@ def measure_leaderboard(count: int, size: int, client) -> dict:
             answer = client.get(f"/api/ladders/{ladder.pk}/leaderboard?page={1 + n % pages}")
         assert answer.status_code == 200, answer.content
         spent += meter.seconds
-    return {"count": count, "cpu_s": spent}
+    return {"count": count, "cpu_s": spent, "db_s": meter.database_seconds}
 
 
 def main(argv: list[str]) -> int:
@@ -278,21 +282,24 @@ def main(argv: list[str]) -> int:
                        ("leaderboard page GET", board)):  # fmt: skip
         per = data["cpu_s"] / data["count"]
         row = {"operation": name, "count": data["count"], "cpu_ms": 1000 * per,
-               "per_core_per_s": 1 / per}  # fmt: skip
+               "db_share": data["db_s"] / data["cpu_s"], "per_core_per_s": 1 / per}  # fmt: skip
         if "engine_cpu_s" in data:
             row["engine_cpu_ms"] = 1000 * data["engine_cpu_s"] / data["count"]
             row["x_engine"] = data["cpu_s"] / data["engine_cpu_s"]
         rows.append(row)
-    print(f"{'operation':32} {'runs':>5} {'CPU ms':>8} {'per core/s':>11}  baseline (engine alone)")
+    print(
+        f"{'operation':32} {'runs':>5} {'CPU ms':>8} {'of it DB':>8} {'per core/s':>11}  "
+        "baseline (engine alone)"
+    )
     for row in rows:
         base = (
-            f"{row['engine_cpu_ms']:.3f} ms: service = {row['x_engine']:.0f}x the engine"
+            f"{row['engine_cpu_ms']:.3f} ms: service = {row['x_engine']:.1f}x the engine"
             if "x_engine" in row
             else "-"
         )
         print(
             f"{row['operation']:32} {row['count']:5d} {row['cpu_ms']:8.2f} "
-            f"{row['per_core_per_s']:11.1f}  {base}"
+            f"{row['db_share']:8.0%} {row['per_core_per_s']:11.1f}  {base}"
         )
     print(
         "\nCPU = this process + its PostgreSQL backend, summed over every run; a core's rate "
