@@ -94,9 +94,9 @@ def _move(game_id: int, player, message: dict, lag_ms: int, scope) -> dict:
     client_id = str(client_id)
     if len(client_id) > 64:
         return _error(None, "invalid", 'a move\'s "id" is at most 64 characters')
-    done = services.action_by_client_id(game_id=game_id, player=player, client_id=client_id)
-    if done is not None:  # a repeat (a resend after a reconnect): answered again, not applied
-        return {"type": "ack", "id": client_id, "ply": _game_ply(done), "repeat": True}
+    # A repeat (a resend after a reconnect) is not looked up first: it carries the ply it was
+    # made at, which its first delivery moved past, so the service refuses it as stale and
+    # the refusal below finds it applied. A new move costs no lookup.
     action = message.get("action")
     if not isinstance(action, dict):
         return _error(client_id, "invalid", 'a move needs an "action" object')
@@ -122,7 +122,8 @@ def _move(game_id: int, player, message: dict, lag_ms: int, scope) -> dict:
             client_id=client_id,
         )
     except services.PlayError as error:
-        # The same id may have been applied by a socket that dropped before its answer.
+        # The same id may have been applied already: by this socket before it dropped, or by
+        # another of the player's (a repeat). Answered as applied, once.
         done = services.action_by_client_id(game_id=game_id, player=player, client_id=client_id)
         if done is not None:
             return {"type": "ack", "id": client_id, "ply": _game_ply(done), "repeat": True}
