@@ -407,7 +407,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Gin Rummy service API",
     "DESCRIPTION": "Players and accounts, play (challenges, matches, moves, replays), "
     "tournaments and ladders. Every error answers as `Error`; each operation lists the codes "
-    "it can give per status.",
+    "it can give per status. Programs play as external bots over the Bot API: its NDJSON "
+    "streams (`/api/bot/stream/event`, `/api/bot/game/stream/{game}`) are described in "
+    "docs/bots.md (Write a bot) in the repository.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies get components of their own: read-only fields are not asked for, and
