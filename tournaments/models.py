@@ -119,6 +119,9 @@ class Event(models.Model):
     # Progress.
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
     rounds_planned = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    # The pairing rules an event started with (tournaments.formats.FORMATS_VERSION), so a
+    # running event keeps them across an upgrade; None: started before they were versioned.
+    formats_version = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
     entrants_count = models.PositiveIntegerField(null=True, blank=True, editable=False)
     champion = models.ForeignKey(
         Player, on_delete=models.PROTECT, null=True, blank=True, related_name="+", editable=False
