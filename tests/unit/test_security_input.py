@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import random
 
@@ -26,7 +27,7 @@ from rest_framework.test import APIClient
 
 from accounts import services as accounts
 from accounts.models import Player
-from config.parsers import MAX_DEPTH
+from config.parsers import MAX_DEPTH, JSONParser, RequestTooLarge, loads
 from games import services as play
 from games.models import Deal, Game, Match
 from games.selectors import game_view
@@ -82,7 +83,7 @@ def test_json_at_the_depth_limit_reaches_validation(alice_client):
     assert response.json()["code"] == "invalid"  # parsed; refused by the serializer
 
 
-def test_a_body_over_the_size_cap_is_413_before_anything_reads_it(alice_client, settings):
+def test_a_body_over_the_size_cap_is_413_and_creates_nothing(alice_client, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 4096
     body = json.dumps({"opponent": 1, "rules": {"name": "x" * 5000}})
 
@@ -104,6 +105,27 @@ def test_a_body_over_the_size_cap_is_413_on_the_anonymous_sign_in(client, settin
         "detail": "A request body may be at most 4096 bytes.",
         "code": "request_too_large",
     }
+
+
+def test_the_parser_itself_reads_no_more_than_the_cap(settings):
+    # Django checks the size when it reads request.body first; the parser checks it when it
+    # reads the stream itself.
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    parser = JSONParser()
+
+    with pytest.raises(RequestTooLarge):
+        parser.parse(io.BytesIO(json.dumps("x" * 1100).encode()), parser_context={})
+    assert parser.parse(io.BytesIO(json.dumps("x" * 1000).encode()), parser_context={}) == (
+        "x" * 1000
+    )
+
+
+def test_loads_refuses_deep_json_for_code_that_parses_it_itself():
+    with pytest.raises(ValueError, match="nest at most"):
+        loads("[" * 5000 + "]" * 5000)
+    with pytest.raises(ValueError, match="nest at most"):
+        loads(json.dumps(nested(MAX_DEPTH + 1)))
+    assert loads(json.dumps(nested(MAX_DEPTH))) == nested(MAX_DEPTH)
 
 
 def test_the_default_body_cap_is_small(settings):
