@@ -19,6 +19,7 @@ import random
 
 import hypothesis
 import pytest
+from channels.db import database_sync_to_async
 from django.core.cache import cache
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, given
@@ -33,6 +34,7 @@ from games.models import Deal, Game, Match
 from games.selectors import game_view
 from ladders import services as ladders
 from tests.factories import BotFactory, PlayerFactory
+from tests.live import Socket, fresh_layer, run, token_for
 from tests.play import pick
 from tournaments import services as events
 
@@ -126,6 +128,22 @@ def test_loads_refuses_deep_json_for_code_that_parses_it_itself():
     with pytest.raises(ValueError, match="nest at most"):
         loads(json.dumps(nested(MAX_DEPTH + 1)))
     assert loads(json.dumps(nested(MAX_DEPTH))) == nested(MAX_DEPTH)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_socket_message_nested_too_deep_is_malformed_and_the_socket_stays_open(alice):
+    fresh_layer()
+
+    async def scenario():
+        socket = await Socket.open("/ws/me", token=await database_sync_to_async(token_for)(alice))
+        await socket.receive("summary")
+        await socket.send("[" * 5000 + "]" * 5000)  # within the socket's size cap
+        assert (await socket.receive("error"))["code"] == "malformed"
+        await socket.send({"type": "sync"})
+        assert (await socket.receive("summary"))["challenges"] == []
+        await socket.close()
+
+    run(scenario)
 
 
 def test_the_default_body_cap_is_small(settings):
