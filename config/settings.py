@@ -266,7 +266,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # sign-in, the admin's and the API's alike. Failures are rows in the database, in both modes;
 # a success does not wipe them (it would let one's own account reset an address's count).
 AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
+    "accounts.lockout.LockoutBackend",  # django-axes's
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("SIGN_IN_FAILURE_LIMIT", 5, minimum=1)
