@@ -96,6 +96,13 @@ def event_validate(event: Event) -> None:
         match_rules(event)
     except play.PlayError as error:
         raise TournamentError(str(error), code="invalid_rules") from None
+    if event.duplicate_deals and event.pk is not None:
+        people = event.entries.filter(status__in=Entry.ACTIVE).exclude(player__kind=Player.Kind.BOT)
+        if people.exists():
+            raise TournamentError(
+                "duplicate deals are for house bots only, and people are entered",
+                code="duplicate_deals_need_bots",
+            )
     opens, closes = event.registration_opens_at, event.registration_closes_at
     if opens and closes and closes <= opens:
         raise TournamentError(

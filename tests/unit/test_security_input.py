@@ -334,6 +334,19 @@ def test_a_person_cannot_enter_a_duplicate_deals_event(alice):
     assert event.entries.count() == 0
 
 
+def test_an_event_with_people_entered_cannot_turn_duplicate_deals_on(alice):
+    event = events.event_create(name="Open", format="round_robin")
+    events.event_open_registration(event=event)
+    events.entry_register(event=event, player=alice)
+    event.refresh_from_db()
+    event.duplicate_deals = True  # what the admin's form would save
+
+    with pytest.raises(events.TournamentError) as refused:
+        events.event_validate(event)
+
+    assert refused.value.code == "duplicate_deals_need_bots"
+
+
 def test_a_person_registering_for_a_duplicate_deals_event_gets_a_400(alice, alice_client):
     event = events.event_create(name="Duplicate", format="round_robin", duplicate_deals=True)
     events.event_open_registration(event=event)
