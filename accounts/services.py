@@ -173,9 +173,9 @@ def bot_register(*, owner: Player, name: str, description: str = "") -> Player:
     """
     if owner.kind != Player.Kind.HUMAN:
         raise BotRefused("only a person can own bots")
-    name = (name or "").strip()
+    name = names.normalize(name or "")
     description = (description or "").strip()
-    if name_errors := _name_errors(name):
+    if name_errors := _name_errors(name):  # a house bot's "Name (strategy)" form is refused
         raise ValidationError({"name": name_errors})
     User = get_user_model()
     try:

@@ -200,3 +200,11 @@ def test_a_bot_token_reads_public_data_and_plays(robo_client, robo):
 def test_house_bots_stay_as_they_are():
     gus = BotFactory(name="Gus", bot_strategy="greedy")
     assert gus.is_bot and not gus.is_external and gus.user is None and gus.owner is None
+
+
+def test_an_external_bot_cannot_wear_a_house_bots_name(alice_client):
+    """Nor an unnormalised one: full-width "Robo" is stored as "Robo"."""
+    response = alice_client.post("/api/bots", {"name": "Ada (expert)"}, format="json")
+    assert response.status_code == 400 and "name" in response.json()["errors"]
+    response = alice_client.post("/api/bots", {"name": "  \uff32\uff4f\uff42\uff4f "}, format="json")
+    assert response.status_code == 201 and response.json()["name"] == "Robo"
