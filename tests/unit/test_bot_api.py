@@ -206,5 +206,6 @@ def test_an_external_bot_cannot_wear_a_house_bots_name(alice_client):
     """Nor an unnormalised one: full-width "Robo" is stored as "Robo"."""
     response = alice_client.post("/api/bots", {"name": "Ada (expert)"}, format="json")
     assert response.status_code == 400 and "name" in response.json()["errors"]
-    response = alice_client.post("/api/bots", {"name": "  \uff32\uff4f\uff42\uff4f "}, format="json")
+    full_width = "  \uff32\uff4f\uff42\uff4f "
+    response = alice_client.post("/api/bots", {"name": full_width}, format="json")
     assert response.status_code == 201 and response.json()["name"] == "Robo"
