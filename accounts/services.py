@@ -181,7 +181,7 @@ def bot_register(*, owner: Player, name: str, description: str = "") -> Player:
     try:
         with transaction.atomic():
             # The owner's row, locked: two creations at once cannot both pass the cap.
-            Player.objects.select_for_update().filter(pk=owner.pk).first()
+            Player.objects.select_for_update(no_key=True).filter(pk=owner.pk).first()
             if Player.objects.filter(owner=owner).count() >= BOTS_PER_OWNER_MAX:
                 raise BotRefused(
                     f"you own {BOTS_PER_OWNER_MAX} bots already", code="too_many_bots", status=409
