@@ -114,6 +114,8 @@ class Event(models.Model):
         max_length=8,
         choices=TiebreakUnplayed.choices,
         default=TiebreakUnplayed.FIDE,
+        # Also in the database: the web processes of the release before insert events too.
+        db_default=TiebreakUnplayed.FIDE,
         help_text="How byes, forfeits and withdrawals count in Buchholz and Sonneborn-Berger.",
     )
     # Progress.
