@@ -70,6 +70,12 @@ def test_a_bot_cannot_sign_in_to_the_web_pages(alice_client, client):
     )
     assert response.status_code == 400
     assert not client.login(username=username, password="")
+    from django.test import Client
+
+    browser = Client()
+    page = browser.post("/login", {"username": username, "password": "x" * 12})
+    assert page.status_code == 200  # the form again, with its error
+    assert "_auth_user_id" not in browser.session
 
 
 def test_nobody_can_register_the_username_a_bot_has(alice_client, client):
