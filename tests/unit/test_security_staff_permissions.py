@@ -43,6 +43,11 @@ VIEW_ONLY_ACTIONS: set[tuple[str, str]] = set()
 STAFF_OPERATIONS = {
     ("POST", "/api/events"): "tournaments.add_event",
     ("POST", "/api/ladders/{id}/seasons"): "ladders.add_season",
+    ("POST", "/api/ladders"): "ladders.add_ladder",
+    ("PATCH", "/api/ladders/{id}"): "ladders.change_ladder",
+    ("POST", "/api/ladders/{id}/open"): "ladders.change_ladder",
+    ("POST", "/api/ladders/{id}/close"): "ladders.change_ladder",
+    ("POST", "/api/ladders/{id}/queue-bots"): "ladders.change_ladder",
     ("PATCH", "/api/events/{id}"): "tournaments.change_event",
     ("POST", "/api/events/{id}/open-registration"): "tournaments.change_event",
     ("POST", "/api/events/{id}/close-registration"): "tournaments.change_event",
