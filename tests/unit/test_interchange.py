@@ -7,6 +7,8 @@ Annex 2): starting rank 5-8, name 15-47, points 81-84, rank 86-89, and from colu
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import Permission
 from rest_framework.test import APIClient
@@ -111,6 +113,11 @@ def player_lines(text: str) -> dict[int, dict]:
             continue
         assert line[3] == line[8] == " " and columns(line, 48, 48) == " ", line
         assert columns(line, 85, 85) == " " and columns(line, 90, 91).strip() == "", line
+        # Numbers are right-aligned in their fields; points read "11.5"; the name starts at 15.
+        assert re.fullmatch(r" *\d+", columns(line, 5, 8)), line
+        assert re.fullmatch(r"[ \d]\d\.\d", columns(line, 81, 84)), line
+        assert re.fullmatch(r" *\d+", columns(line, 86, 89)), line
+        assert columns(line, 14, 14) == " " and columns(line, 15, 15) != " ", line
         rounds = []
         line = line.ljust(92 + 10 * ((len(line) - 92) // 10 + 1))  # a trailing blank result
         for start in range(92, len(line) - 1, 10):
