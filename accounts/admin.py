@@ -30,10 +30,10 @@ class PlayerAdmin(admin.ModelAdmin):
     """Staff see and edit players here; bots are created here or by `manage.py demo`."""
 
     form = PlayerAdminForm
-    list_display = ["name", "kind", "bot_strategy", "user", "created_at"]
+    list_display = ["name", "kind", "bot_strategy", "owner", "user", "created_at"]
     list_filter = ["kind"]
     search_fields = ["name", "user__username"]
-    raw_id_fields = ["user"]
+    raw_id_fields = ["user", "owner"]
     readonly_fields = ["created_at"]
 
 

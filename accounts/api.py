@@ -18,6 +18,7 @@ from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
 from accounts import lockout, names, selectors, services
+from accounts.auth import TokenAuthentication
 from accounts.models import NAME_MAX_LENGTH, Player
 from config.api import error_body
 from config.fields import StrictCharField
@@ -154,6 +155,8 @@ class SignInView(APIView):
 class SignOutView(LogoutView):
     """Revoke the token this request was made with."""
 
+    authentication_classes = [TokenAuthentication]  # knox's, as everywhere: a token only
+
     @extend_schema(request=None, responses={204: None})
     def post(self, request, format=None):
         return super().post(request, format)
@@ -161,6 +164,8 @@ class SignOutView(LogoutView):
 
 class SignOutEverywhereView(LogoutAllView):
     """Sign the caller out everywhere: every token revoked, every web session ended."""
+
+    authentication_classes = [TokenAuthentication]
 
     @extend_schema(request=None, responses={204: None})
     def post(self, request, format=None):
@@ -225,8 +230,33 @@ class PlayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         return Response(PlayerSerializer(player).data)
 
 
+#: The permissions a client of the organiser API looks at to know what a staff user may do.
+ORGANISER_PERMISSIONS = (
+    "tournaments.add_event",
+    "tournaments.change_event",
+    "tournaments.change_entry",
+    "tournaments.change_pairing",
+    "tournaments.view_eventlog",
+    "tournaments.add_webhook",
+    "tournaments.change_webhook",
+    "tournaments.change_webhookdelivery",
+    "ladders.add_ladder",
+    "ladders.change_ladder",
+    "ladders.add_season",
+)
+
+
+def staff_permissions(user) -> list[str]:
+    """Which of :data:`ORGANISER_PERMISSIONS` a staff user holds (none for anyone else)."""
+    if not user.is_staff:
+        return []
+    return [name for name in ORGANISER_PERMISSIONS if user.has_perm(name)]
+
+
 class MeView(generics.GenericAPIView):
-    """The caller's own player: read it, or change the display name."""
+    """The caller: their player and account. Staff are also told the organiser permissions
+    they hold (``permissions``); a staff user without a player is answered their account
+    with the player's fields empty (``id`` and ``name`` null), and cannot rename (404)."""
 
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = MeSerializer
@@ -238,7 +268,20 @@ class MeView(generics.GenericAPIView):
         return player
 
     def get(self, request: Request) -> Response:
-        return Response(MeSerializer(self.get_object()).data)
+        user = request.user
+        player = selectors.player_for_user(user=user)
+        if player is not None:
+            body = MeSerializer(player).data
+        else:
+            body = {
+                **{name: None for name in ("id", "name", "kind", "created_at")},
+                "bot_strategy": "",
+                "username": user.get_username(),
+                "is_staff": user.is_staff,
+            }
+        if user.is_staff:
+            body["permissions"] = staff_permissions(user)
+        return Response(body)
 
     @extend_schema(request=PlayerUpdateSerializer, responses={200: MeSerializer})
     def patch(self, request: Request) -> Response:

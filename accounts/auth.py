@@ -10,6 +10,7 @@ The list is by route name, so it is one place to read and to change.
 
 from __future__ import annotations
 
+from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
 from knox.auth import TokenAuthentication as KnoxTokenAuthentication
 from rest_framework import exceptions, permissions
 
@@ -61,3 +62,9 @@ class TokenAuthentication(KnoxTokenAuthentication):
             if not bot_token_allowed(route=route, method=request.method):
                 raise BotTokenForbidden()
         return user, token
+
+
+class TokenScheme(KnoxTokenScheme):
+    """The schema names this class's tokens as it names knox's (``knoxApiToken``)."""
+
+    target_class = "accounts.auth.TokenAuthentication"

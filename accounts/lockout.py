@@ -5,6 +5,9 @@ on every sign-in that goes through ``django.contrib.auth.authenticate`` with the
 the web sign-in page, the admin's, and ``POST /api/auth/login``. Once either count reaches the
 limit, the sign-in is refused, even with the right password, until the cool-down is over.
 
+A sign-in checked in code without a request (a test, the shell) has no client to count and is
+not refused (:class:`LockoutBackend`); every sign-in over HTTP passes its request.
+
 A client's address is the one the API's throttles use (the peer address, or the one
 ``NUM_PROXIES`` trusted proxies put in ``X-Forwarded-For``), so a client cannot choose its
 own identity by sending the header itself.
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from axes.backends import AxesStandaloneBackend
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -22,6 +26,19 @@ from rest_framework.throttling import BaseThrottle
 from config.api import error_body
 
 LOCKED_OUT = "locked_out"
+
+
+class LockoutBackend(AxesStandaloneBackend):
+    """Axes's backend (``AUTHENTICATION_BACKENDS``, first): refuses a locked-out sign-in.
+
+    Axes raises for a sign-in without a request; here such a sign-in (code, not a client)
+    goes on to the next backend, as ``django.contrib.auth.authenticate`` promises.
+    """
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None:
+            return None
+        return super().authenticate(request, username=username, password=password, **kwargs)
 
 
 def client_address(request: HttpRequest) -> str:

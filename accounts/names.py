@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from confusable_homoglyphs import categories, confusables
 
@@ -88,6 +88,7 @@ def skeleton(name: str) -> str:
     return unicodedata.normalize("NFD", "".join(prototypes.get(c, c) for c in text))
 
 
+@lru_cache(maxsize=65_536)  # every check compares with every player's name: keep theirs
 def looks(name: str) -> tuple[str, str]:
     """How a name looks: its skeleton, and the skeleton of its case-folded form.
 

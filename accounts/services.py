@@ -173,15 +173,15 @@ def bot_register(*, owner: Player, name: str, description: str = "") -> Player:
     """
     if owner.kind != Player.Kind.HUMAN:
         raise BotRefused("only a person can own bots")
-    name = (name or "").strip()
+    name = names.normalize(name or "")
     description = (description or "").strip()
-    if name_errors := _name_errors(name):
+    if name_errors := _name_errors(name):  # a house bot's "Name (strategy)" form is refused
         raise ValidationError({"name": name_errors})
     User = get_user_model()
     try:
         with transaction.atomic():
             # The owner's row, locked: two creations at once cannot both pass the cap.
-            Player.objects.select_for_update().filter(pk=owner.pk).first()
+            Player.objects.select_for_update(no_key=True).filter(pk=owner.pk).first()
             if Player.objects.filter(owner=owner).count() >= BOTS_PER_OWNER_MAX:
                 raise BotRefused(
                     f"you own {BOTS_PER_OWNER_MAX} bots already", code="too_many_bots", status=409

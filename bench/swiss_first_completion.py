@@ -1,4 +1,9 @@
-"""Swiss pairing, Dutch style: within score groups, top half against bottom half, no rematches.
+"""The Swiss pairing that tournaments.formats.swiss replaced, kept for bench/tournaments.py.
+
+It stops at the first rematch-free completion in Dutch order; the benchmark pairs the same
+states with both and compares pairs across score groups and score differences.
+
+Swiss pairing, Dutch style: within score groups, top half against bottom half, no rematches.
 
 Players are ranked by match points, then by their pairing number (the seed). Each round:
 

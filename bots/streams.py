@@ -61,7 +61,8 @@ REPLACED = "bot.stream.replaced"
 
 
 def _refuse(status: int, detail: str, code: str) -> JsonResponse:
-    return JsonResponse(error_body(detail, code), status=status, json_dumps_params={"indent": None})
+    body = error_body(detail, code)
+    return JsonResponse(body, status=status, json_dumps_params={"separators": (",", ":")})
 
 
 def _line(data: dict) -> bytes:
@@ -113,7 +114,8 @@ def stream_open(*, bot: Player, key: str, channel: str) -> tuple[int | None, lis
     """
     now = timezone.now()
     with transaction.atomic():
-        Player.objects.select_for_update().filter(pk=bot.pk).first()
+        # FOR NO KEY UPDATE: it must not wait for (or hold up) moves, whose rows name the bot.
+        Player.objects.select_for_update(no_key=True).filter(pk=bot.pk).first()
         streams = BotStream.objects.filter(bot=bot)
         stale = now - timedelta(seconds=settings.BOT_STREAM_STALE_SECONDS)
         streams.filter(seen_at__lt=stale).delete()

@@ -91,6 +91,25 @@ MOVE_RULES = [
     "wrong_phase",
 ]
 
+#: What an event's options can be refused with (creating, editing or starting it).
+EVENT_OPTION_CODES = [
+    "unknown_format",
+    "unknown_seeding",
+    "invalid_rules",
+    "invalid_tiebreaks",
+    "invalid_registration_window",
+    "capacity",
+]
+#: Entering a player (an organiser's add or import).
+ENTER_CODES = ["unknown_bot", "duplicate_deals_need_bots"]
+ENTER_CONFLICTS = [
+    "already_registered",
+    "disqualified",
+    "event_full",
+    "event_over",
+    "registration_closed",
+]
+
 #: The codes of each operation's own refusals (its service's), by status, beside the common
 #: ones. ``tests/unit/test_api_contract.py`` checks that every code the code base can answer
 #: with is named here or in the common codes.
@@ -153,6 +172,57 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
         "403": ["not_a_player"],
         "409": ["match_over", "too_late"],
     },
+    # The organiser API (staff): the admin's actions.
+    "PATCH /api/events/{id}": {"400": EVENT_OPTION_CODES, "409": ["event_started"]},
+    "POST /api/events/{id}/open-registration": {"409": ["event_started"]},
+    "POST /api/events/{id}/close-registration": {"409": ["registration_closed"]},
+    "POST /api/events/{id}/players": {"400": ENTER_CODES, "409": ENTER_CONFLICTS},
+    "POST /api/events/{id}/bots": {
+        "400": ["unknown_bot", "invalid_count"],
+        "409": ENTER_CONFLICTS,
+    },
+    "POST /api/events/{id}/import": {
+        "400": [
+            "invalid_csv",
+            "unknown_player",
+            "duplicate_entry",
+            "invalid_seed",
+            "duplicate_seed",
+            "too_many",
+            *ENTER_CODES,
+        ],
+        "409": [*ENTER_CONFLICTS, "event_started"],
+    },
+    "POST /api/events/{id}/seed": {
+        "400": ["invalid_seed", "duplicate_seed", "unknown_entry", "incomplete_order"],
+        "409": ["event_started"],
+    },
+    "POST /api/events/{id}/start": {
+        "400": ["not_enough_entries", "unknown_bot", *EVENT_OPTION_CODES],
+        "409": ["event_started"],
+    },
+    "POST /api/events/{id}/cancel": {"409": ["event_over"]},
+    "GET /api/events/{id}/trf": {"400": ["trf_format"], "409": ["not_started"]},
+    "POST /api/events/{id}/entries/{entry_id}/withdraw": {
+        "409": ["already_withdrawn", "event_over"]
+    },
+    "POST /api/events/{id}/entries/{entry_id}/disqualify": {
+        "409": ["already_withdrawn", "event_over"]
+    },
+    "POST /api/events/{id}/entries/{entry_id}/reinstate": {
+        "409": ["not_withdrawn", "event_over", "cannot_reinstate", "event_full"]
+    },
+    "POST /api/events/{id}/entries/{entry_id}/check-in": {
+        "409": ["not_registered", "check_in_closed", "no_check_in"]
+    },
+    "POST /api/events/{id}/pairings/{key}/override": {
+        "400": ["reason_required", "not_in_match"],
+        "409": ["event_not_running", "no_match", "no_change"],
+    },
+    "POST /api/events/{id}/pairings/{key}/rerun": {
+        "409": ["event_not_running", "no_match", "not_bots", "not_failed"]
+    },
+    "POST /api/events/{id}/webhooks": {"400": ["webhook_url_refused"]},
     "POST /api/ladders/{id}/queue": {
         "400": ["unknown_bot"],
         "409": [

@@ -269,7 +269,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # sign-in, the admin's and the API's alike. Failures are rows in the database, in both modes;
 # a success does not wipe them (it would let one's own account reset an address's count).
 AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
+    "accounts.lockout.LockoutBackend",  # django-axes's
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("SIGN_IN_FAILURE_LIMIT", 5, minimum=1)
@@ -410,7 +410,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Gin Rummy service API",
     "DESCRIPTION": "Players and accounts, play (challenges, matches, moves, replays), "
     "tournaments and ladders. Every error answers as `Error`; each operation lists the codes "
-    "it can give per status.",
+    "it can give per status. Programs play as external bots over the Bot API: its NDJSON "
+    "streams (`/api/bot/stream/event`, `/api/bot/game/stream/{game}`) are described in "
+    "docs/bots.md (Write a bot) in the repository.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Request bodies get components of their own: read-only fields are not asked for, and

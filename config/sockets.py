@@ -17,7 +17,6 @@ that leave the socket open.
 
 from __future__ import annotations
 
-import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -30,6 +29,7 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
+from config import parsers
 from config.live import dumps
 from config.metrics import SOCKETS_OPEN
 
@@ -216,9 +216,9 @@ class JsonSocket(AsyncWebsocketConsumer):
             await self.send_error("malformed", "send JSON text messages, not binary ones")
             return
         try:
-            message = json.loads(text_data)
+            message = parsers.loads(text_data, strict=False)  # bounded nesting, as the API's
         except ValueError:
-            await self.send_error("malformed", "the message is not JSON")
+            await self.send_error("malformed", "the message is not JSON (or nests too deep)")
             return
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             await self.send_error("malformed", 'a message is a JSON object with a "type"')

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -140,12 +140,19 @@ def game_view(
             }
             for i in (0, 1)
         ]
+    if game.status != Game.Status.ACTIVE and game.results:
+        # The row's scores are the last ones saved while the game ran, before its last deal:
+        # a finished game's totals are its result's.
+        final = game.results[-1]
+        data["scores"]["hand_points"] = list(final["hand_points"])
+        data["scores"]["hands_won"] = list(final["hands_won"])
+    elif engine is not None and engine.game_index == game.number:
+        data["scores"]["hands_won"] = list(engine.game.hands_won)  # also between deals
     if not in_play:
         return data
     assert engine is not None
     g = engine.game
     swap = g.deal_swap
-    data["scores"]["hands_won"] = g.hands_won
     seat = None if me is None else me ^ swap
     view = view_for(g.deal, seat)
     raw = view.to_json()
@@ -226,21 +233,25 @@ def clocks_from_log(*, game: Game) -> list[int] | None:
 
     The rules of ``games.services``: each move charges its mover the time since their clock
     was last charged, less the lag credited with it (``lag_ms``); a turn that passes adds the
-    increment; a deal's first turn starts at its ``clock_started_at`` (after the pause); a
-    move the clock's autoplay made, and a game lost on time, leave the clock at zero. None for
-    an untimed match.
+    increment; a deal's first turn starts at its ``clock_started_at`` (after the pause). A
+    timeout (a move the clock's autoplay made, a game lost on time) charges up to its
+    deadline: the clock is then at zero, or keeps what it had left when a per-turn limit
+    ran out first. None for an untimed match.
     """
     match = game.match
     if not match.is_timed:
         return None
     clocks = [match.base_seconds * 1000] * 2
     increment = match.increment_seconds * 1000
+    charged = None
+    last_deal = None
     for deal in game.deals.order_by("number"):
+        last_deal = deal
         charged = deal.clock_started_at
         for action in deal.actions.order_by("ply"):
             index = match.index_of(action.player_id)
             if action.auto:
-                clocks[index] = 0
+                clocks[index] = _timed_out(clocks[index], charged, action.created_at)
             else:
                 elapsed = int((action.created_at - charged).total_seconds() * 1000)
                 clocks[index] = max(0, clocks[index] - max(0, elapsed) + action.lag_ms)
@@ -248,8 +259,19 @@ def clocks_from_log(*, game: Game) -> list[int] | None:
             if action.kind in TURN_ENDING:
                 clocks[index] += increment
     if game.forfeit_by is not None and "time" in game.forfeit_reason:
-        clocks[game.forfeit_by] = 0
+        at = last_deal.finished_at if last_deal is not None else None
+        if at is None or charged is None:
+            clocks[game.forfeit_by] = 0
+        else:
+            clocks[game.forfeit_by] = _timed_out(clocks[game.forfeit_by], charged, at)
     return clocks
+
+
+def _timed_out(clock_ms: int, charged: datetime, at: datetime) -> int:
+    """A clock charged from ``charged`` to a timeout at ``at`` (as ``games.services`` does)."""
+    if charged + timedelta(milliseconds=clock_ms) <= at:
+        return 0
+    return max(0, clock_ms - int((at - charged).total_seconds() * 1000))
 
 
 def match_log(*, match: Match) -> dict[str, Any]:

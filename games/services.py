@@ -949,6 +949,20 @@ def _settle(match: Match, now: datetime, game: Game | None = None) -> bool:
     return changed
 
 
+def _charge_to_timeout(match: Match, game: Game, index: int, at: datetime) -> bool:
+    """Charge the player who ran out at ``at``; True if their own clock ran out.
+
+    A per-turn limit that runs out first leaves the clock with what it has left; a clock
+    that ran out is set to zero exactly (the charge is in whole milliseconds).
+    """
+    clock_end = game.clock_charged_at + timedelta(milliseconds=game.clock_ms(index) or 0)
+    _charge(match, game, index, at)
+    if clock_end <= at:
+        game.set_clock_ms(index, 0)
+        return True
+    return False
+
+
 def _timeout(match: Match, game: Game, at: datetime) -> None:
     """Player to act ran out at ``at``: forfeit the game, or autoplay their turn."""
     index = game.to_act
@@ -958,8 +972,7 @@ def _timeout(match: Match, game: Game, at: datetime) -> None:
     if autoplay and game.autoplays(index) + 1 < AUTOPLAY_LIMIT:
         game.set_autoplays(index, game.autoplays(index) + 1)
         bot = engine_bots.make_bot(AUTOPLAY_BOT, derive_seed(match.seed, "autoplay", match.ply))
-        _charge(match, game, index, at)
-        game.set_clock_ms(index, 0)
+        _charge_to_timeout(match, game, index, at)
         # The bot plays the whole turn (a draw and a discard are one turn).
         while engine.game.to_act_player == index and not engine.is_over:
             g = engine.game
@@ -968,13 +981,11 @@ def _timeout(match: Match, game: Game, at: datetime) -> None:
             if game.status != Game.Status.ACTIVE:
                 break
     else:
-        _charge(match, game, index, at)
-        game.set_clock_ms(index, 0)
-        reason = (
-            "ran out of time"
-            if not autoplay
-            else f"ran out of time {AUTOPLAY_LIMIT} turns in a row"
-        )
+        clock_out = _charge_to_timeout(match, game, index, at)
+        if autoplay:
+            reason = f"ran out of time {AUTOPLAY_LIMIT} turns in a row"
+        else:
+            reason = "ran out of time" if clock_out else "ran out of time for the turn"
         g = engine.game
         engine.forfeit_game(index, reason)
         deal = Deal.objects.get(game=game, number=g.deal_number)

@@ -4,7 +4,15 @@ from django.contrib import admin, messages
 
 from accounts.models import Player
 from ladders import services
-from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
+from ladders.models import (
+    Ladder,
+    LadderMatch,
+    QueueEntry,
+    Rating,
+    RatingChange,
+    Season,
+    SeasonEntry,
+)
 
 
 @admin.register(Ladder)
@@ -95,4 +103,50 @@ class LadderMatchAdmin(admin.ModelAdmin):
     readonly_fields = ["match", "ladder", "created_at", "processed_at"]
 
     def has_add_permission(self, request):
+        return False
+
+
+class SeasonEntryInline(admin.TabularInline):
+    model = SeasonEntry
+    extra = 0
+    raw_id_fields = ["player"]
+    fields = [
+        "player",
+        "division",
+        "rank",
+        "rating",
+        "matches_played",
+        "wins",
+        "losses",
+        "movement",
+    ]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Season)
+class SeasonAdmin(admin.ModelAdmin):
+    """Seasons are opened through the API (their players placed) and closed by the sweep;
+    a closed season's standings never change, so here they are read-only."""
+
+    list_display = ["ladder", "number", "starts_at", "ends_at", "closed_at"]
+    list_filter = ["ladder"]
+    readonly_fields = ["ladder", "number", "starts_at", "ends_at", "closed_at"]
+    inlines = [SeasonEntryInline]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False

@@ -26,7 +26,10 @@ from rest_framework.views import APIView
 from accounts.api import require_player
 from accounts.models import Player
 from config.api import PageNumberPagination, StaffModelPermissions, error_body, refusal
-from games.api import MatchListSerializer, PlayerBriefSerializer
+from config.errors import ServiceError
+from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from games.api import MatchListSerializer, PlayerBriefSerializer, RulesField
+from games.services import rules_build
 from ladders import seasons, selectors, services
 from ladders.models import Ladder, Rating, RatingChange, Season, SeasonEntry
 
@@ -319,25 +322,157 @@ class StrictPagination(PageNumberPagination):
 # --- ladders --------------------------------------------------------------------------------
 
 
+class LadderWriteSerializer(serializers.Serializer):
+    """The settings staff give a ladder (the rest keep their defaults; the admin sets all)."""
+
+    name = StrictCharField(max_length=80, required=False)
+    slug = serializers.SlugField(max_length=80, required=False)
+    kind = serializers.ChoiceField(choices=Ladder.Kind.choices, required=False)
+    description = StrictCharField(max_length=2000, required=False, allow_blank=True)
+    is_open = StrictBooleanField(required=False)
+    rules = RulesField(required=False)
+    best_of = StrictIntegerField(min_value=1, max_value=9, required=False)
+    target = StrictIntegerField(min_value=25, max_value=1000, required=False)
+    base_seconds = StrictIntegerField(
+        min_value=10, max_value=24 * 3600, required=False, allow_null=True
+    )
+    increment_seconds = StrictIntegerField(min_value=0, max_value=600, required=False)
+    rating_system = serializers.ChoiceField(choices=Ladder.System.choices, required=False)
+    bot_pairs = StrictBooleanField(required=False)
+
+
 def _ladders():
     return Ladder.objects.annotate(queue_size=Count("queue"))
 
 
 class LadderListView(generics.ListAPIView):
-    """Ladders and rated pools, with their settings and how many players are waiting."""
+    """Ladders and rated pools, with their settings and how many players are waiting.
+
+    Staff who may add ladders POST to create one (``services.ladder_create``, as the admin's
+    form checks it: a rule set the engine accepts, unique name and slug)."""
 
     serializer_class = LadderSerializer
     pagination_class = StrictPagination
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, StaffModelPermissions]
+    queryset = Ladder.objects.all()  # whose model permission a write needs (add_ladder)
 
     def get_queryset(self):
         return _ladders().order_by("name")
 
+    @extend_schema(request=LadderWriteSerializer, responses={201: LadderSerializer})
+    def post(self, request: Request) -> Response:
+        body = LadderWriteSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = dict(body.validated_data)
+        if "name" not in data:
+            raise serializers.ValidationError({"name": ["This field is required."]})
+        try:
+            ladder = services.ladder_create(name=data.pop("name"), **data)
+        except ServiceError as error:  # the ladder's refusals, or the engine's (rules)
+            return refusal(error)
+        return Response(
+            LadderSerializer(_ladders().get(pk=ladder.pk)).data, status=status.HTTP_201_CREATED
+        )
+
 
 class LadderDetailView(generics.RetrieveAPIView):
+    """A ladder; staff who may change ladders PATCH its settings (checked as the admin's form
+    checks them)."""
+
     serializer_class = LadderSerializer
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, StaffModelPermissions]
 
     def get_queryset(self):
         return _ladders()
+
+    @extend_schema(request=LadderWriteSerializer, responses={200: LadderSerializer})
+    def patch(self, request: Request, pk: int) -> Response:
+        ladder = _ladder(pk)
+        body = LadderWriteSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            ladder_update(ladder=ladder, **body.validated_data)
+        except ServiceError as error:
+            return refusal(error)
+        return Response(LadderSerializer(_ladders().get(pk=pk)).data)
+
+
+def ladder_update(*, ladder: Ladder, **changes: Any) -> Ladder:
+    """Change a ladder's settings: validated as the admin's form validates them (Django's
+    ValidationError, a 400 naming the field) and its rule set by the engine (``invalid_rules``),
+    saved in one go."""
+    for name, value in changes.items():
+        setattr(ladder, name, value)
+    if {"rules", "best_of", "target"} & set(changes):
+        built = rules_build(ladder.rules or None, best_of=ladder.best_of, target=ladder.target)
+        if built.duplicate_deals:  # as services.ladder_create: a ladder pairs people
+            raise services.LadderError(
+                "a ladder cannot play duplicate deals: they are for house bots only",
+                code="duplicate_deals_need_bots",
+            )
+    ladder.full_clean()
+    ladder.save()
+    return ladder
+
+
+class StaffMayChangeLadders(StaffModelPermissions):
+    """A POST to a ladder's command changes the ladder: it needs ``change_ladder``."""
+
+    perms_map = {
+        **StaffModelPermissions.perms_map,
+        "POST": ["%(app_label)s.change_%(model_name)s"],
+    }
+
+
+class _LadderCommand(APIView):
+    permission_classes = [permissions.IsAuthenticated, StaffMayChangeLadders]
+    queryset = Ladder.objects.all()  # whose model permission a command needs
+
+
+class LadderOpenView(_LadderCommand):
+    """Open the ladder's queue to players (``is_open``)."""
+
+    is_open = True
+
+    @extend_schema(request=None, responses={200: LadderSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        ladder_update(ladder=_ladder(pk), is_open=self.is_open)
+        return Response(LadderSerializer(_ladders().get(pk=pk)).data)
+
+
+class LadderCloseView(LadderOpenView):
+    """Close the queue: nobody new joins (those waiting stay until they leave or are paired)."""
+
+    is_open = False
+
+
+class LadderQueueBotsView(_LadderCommand):
+    """Put every bot member of the ladder in its queue (the admin's action); each bot the
+    queue refuses (already queued, in a match) is named with its reason."""
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: inline_serializer(
+                "QueuedBots",
+                {
+                    "queued": serializers.ListField(child=serializers.IntegerField()),
+                    "refused": serializers.ListField(child=serializers.DictField()),
+                },
+            )
+        },
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        ladder = _ladder(pk)
+        queued, refused = [], []
+        for bot in Player.objects.filter(ratings__ladder=ladder, kind=Player.Kind.BOT):
+            try:
+                services.queue_join(ladder=ladder, player=bot)
+            except services.LadderError as error:
+                refused.append({"player": bot.pk, "code": error.code, "detail": str(error)})
+            else:
+                queued.append(bot.pk)
+        return Response({"queued": queued, "refused": refused})
 
 
 # --- the queue ------------------------------------------------------------------------------
@@ -671,6 +806,9 @@ urlpatterns = [
     path("ladders", LadderListView.as_view(), name="ladder-list"),
     path("ladders/<int:pk>", LadderDetailView.as_view(), name="ladder-detail"),
     path("ladders/<int:pk>/queue", QueueView.as_view(), name="ladder-queue"),
+    path("ladders/<int:pk>/open", LadderOpenView.as_view(), name="ladder-open"),
+    path("ladders/<int:pk>/close", LadderCloseView.as_view(), name="ladder-close"),
+    path("ladders/<int:pk>/queue-bots", LadderQueueBotsView.as_view(), name="ladder-queue-bots"),
     path("ladders/<int:pk>/leaderboard", LeaderboardView.as_view(), name="ladder-leaderboard"),
     path(
         "ladders/<int:pk>/ratings/<int:player_id>",

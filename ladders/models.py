@@ -437,6 +437,9 @@ class Season(models.Model):
     starts_at = models.DateTimeField()
     ends_at = models.DateTimeField()
     closed_at = models.DateTimeField(null=True, blank=True)
+    pull = models.FloatField(
+        default=0, help_text="The share of the way to the initial rating the close moved ratings."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

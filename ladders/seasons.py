@@ -189,7 +189,8 @@ def season_close(*, season_id: int, now: datetime | None = None) -> bool:
         ladder = season.ladder
         _freeze(season, ladder)
         season.closed_at = now
-        season.save(update_fields=["closed_at"])
+        season.pull = ladder.season_pull  # kept: ladder_replay pulls the same way
+        season.save(update_fields=["closed_at", "pull"])
         if ladder.season_pull:
             pull, mean = ladder.season_pull, ladder.initial_rating
             Rating.objects.filter(ladder=ladder).update(

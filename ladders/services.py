@@ -850,6 +850,12 @@ class _Unchanged:
         return self.before
 
 
+def _pull_all(state: dict[int, list[Any]], share: float, mean: float) -> None:
+    """A season's close, replayed: every rating ``share`` of the way to ``mean``."""
+    for s in state.values():
+        s[0] = s[0] - share * (s[0] - mean)
+
+
 def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6) -> ReplayReport:
     """Recompute every rating of ``pool`` from its history, match by match, in order.
 
@@ -883,13 +889,27 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
     timed = write or glicko  # Glicko-2's deviation grows with the time between matches
     if timed:
         columns += ["match__finished_at", "created_at"]
+    # Each season's close pulled every rating toward the initial one: replayed before the
+    # first change of a later season, and at the end for the seasons closed since.
+    pulls = list(
+        Season.objects.filter(ladder=pool, closed_at__isnull=False, pull__gt=0)
+        .order_by("number")
+        .values_list("number", "pull")
+    )
+    number_of = dict(Season.objects.filter(ladder=pool).values_list("pk", "number"))
+    columns.append("season_id")
     rows = RatingChange.objects.filter(ladder=pool).order_by("pk").values_list(*columns)
     fresh = pool.newcomer()
     start, deviation, volatility = fresh["rating"], fresh["deviation"], fresh["volatility"]
     initial = [start, 0, start, 0, 0, None, deviation, volatility]
+    pulled = 0  # of ``pulls``, those replayed so far
     for row in stream_rows(rows, chunk_size=20_000):
         match_id, player, before, after, pa, pb, winner, won_a, won_b, margin, k = row[:11]
         report.changes += 1
+        season = number_of.get(row[-1])
+        while pulled < len(pulls) and season is not None and pulls[pulled][0] < season:
+            _pull_all(state, pulls[pulled][1], start)
+            pulled += 1
         done = pending.pop(match_id, None)
         if done is None:
             report.matches += 1
@@ -938,6 +958,8 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
                     f"match {match_id}, player {player}: stored {before:.3f} -> {after:.3f}, "
                     f"replayed {update.before:.3f} -> {update.after:.3f}"
                 )
+    for _, share in pulls[pulled:]:
+        _pull_all(state, share, start)
     report.players = len(state)
     # Compare with the rating rows (a member who never played should still be at the start).
     stored = Rating.objects.filter(ladder=pool).values_list(

@@ -61,6 +61,7 @@ EVENT_SETTINGS = [
     "double_round_robin",
     "swiss_rounds",
     "tiebreaks",
+    "tiebreak_unplayed",
 ]
 
 

@@ -275,11 +275,32 @@ class EventListView(generics.ListAPIView):
 
 
 class EventDetailView(APIView):
-    """One event: format, match format, registration, progress, champion."""
+    """One event: format, match format, registration, progress, champion. Staff who may change
+    events PATCH its settings (any of those it was created with; once started only the name)."""
+
+    permission_classes = [permissions.IsAuthenticatedOrReadOnly, StaffModelPermissions]
+    queryset = Event.objects.all()  # whose model permission a write needs (change_event)
 
     @extend_schema(responses={200: EventSerializer})
     def get(self, request: Request, pk: int) -> Response:
         return Response(EventSerializer(_event(request, pk), context={"request": request}).data)
+
+    @extend_schema(
+        request=EventCreateSerializer,
+        responses={200: EventSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def patch(self, request: Request, pk: int) -> Response:
+        from tournaments.organiser_api import event_update  # it builds on this module
+
+        event = _event(request, pk)
+        serializer = EventCreateSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        try:
+            event = event_update(event=event, by=request.user, **serializer.validated_data)
+        except services.TournamentError as error:
+            return refusal(error)
+        event = selectors.event_list().get(pk=event.pk)
+        return Response(EventSerializer(event, context={"request": request}).data)
 
 
 class EventEntriesView(APIView):

@@ -114,11 +114,16 @@ class Event(models.Model):
         max_length=8,
         choices=TiebreakUnplayed.choices,
         default=TiebreakUnplayed.FIDE,
+        # Also in the database: the web processes of the release before insert events too.
+        db_default=TiebreakUnplayed.FIDE,
         help_text="How byes, forfeits and withdrawals count in Buchholz and Sonneborn-Berger.",
     )
     # Progress.
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
     rounds_planned = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    # The pairing rules an event started with (tournaments.formats.FORMATS_VERSION), so a
+    # running event keeps them across an upgrade; None: started before they were versioned.
+    formats_version = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
     entrants_count = models.PositiveIntegerField(null=True, blank=True, editable=False)
     champion = models.ForeignKey(
         Player, on_delete=models.PROTECT, null=True, blank=True, related_name="+", editable=False

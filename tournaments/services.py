@@ -36,8 +36,8 @@ from games import services as play
 from games.engine import bots as engine_bots
 from games.models import IN_PROGRESS, Match
 from tournaments import webhooks
+from tournaments.formats import FORMATS_VERSION, double_elim, round_robin, single_elim, swiss
 from tournaments.formats import bracket as brackets
-from tournaments.formats import double_elim, round_robin, single_elim, swiss
 from tournaments.formats.standings import UNPLAYED_MODES, validate_tiebreaks
 from tournaments.live import event_changed, match_players_tell
 from tournaments.models import Entry, Event, EventLog, Format, Pairing, Round, Seeding
@@ -96,6 +96,13 @@ def event_validate(event: Event) -> None:
         match_rules(event)
     except play.PlayError as error:
         raise TournamentError(str(error), code="invalid_rules") from None
+    if event.duplicate_deals and event.pk is not None:
+        people = event.entries.filter(status__in=Entry.ACTIVE).exclude(player__kind=Player.Kind.BOT)
+        if people.exists():
+            raise TournamentError(
+                "duplicate deals are for house bots only, and people are entered",
+                code="duplicate_deals_need_bots",
+            )
     opens, closes = event.registration_opens_at, event.registration_closes_at
     if opens and closes and closes <= opens:
         raise TournamentError(
@@ -480,17 +487,19 @@ def event_seed(*, event: Event, by: User | None = None) -> list[Entry]:
 
 
 @lru_cache(maxsize=32)
-def _bracket_for(format: str, entrants: int, option: bool) -> brackets.Bracket:
+def _bracket_for(format: str, entrants: int, option: bool, classic: bool) -> brackets.Bracket:
     if format == Format.SINGLE_ELIM:
         return single_elim.build(entrants, third_place=option)
-    return double_elim.build(entrants, reset=option)
+    rounds = brackets.bracket_size(entrants).bit_length() - 1
+    orders = double_elim.classic_orders(rounds) if classic else None
+    return double_elim.build(entrants, reset=option, orders=orders)
 
 
 def bracket_of(event: Event) -> brackets.Bracket:
-    """The event's bracket (elimination formats, once started)."""
+    """The event's bracket (elimination formats, once started), by the rules it started with."""
     assert event.entrants_count is not None
     option = event.third_place if event.format == Format.SINGLE_ELIM else event.bracket_reset
-    return _bracket_for(event.format, event.entrants_count, option)
+    return _bracket_for(event.format, event.entrants_count, option, event.formats_version is None)
 
 
 def event_start(*, event: Event, by: User | None = None, now: datetime | None = None) -> Event:
@@ -528,6 +537,7 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
         event.status = Event.Status.RUNNING
         event.started_at = now
         event.entrants_count = n
+        event.formats_version = FORMATS_VERSION
         if event.format == Format.SWISS:
             event.rounds_planned = event.swiss_rounds or swiss.default_rounds(n)
         elif event.format == Format.ROUND_ROBIN:
@@ -942,7 +952,11 @@ def _pair_round(event: Event, number: int, now: datetime) -> list[Pairing]:
     else:
         by_seed = {e.seed: e.pk for e in event.entries.filter(seed__isnull=False, late=False)}
         assert event.entrants_count is not None
-        schedule = round_robin.berger(event.entrants_count, double=event.double_round_robin)
+        schedule = round_robin.berger(
+            event.entrants_count,
+            double=event.double_round_robin,
+            swap_last_rounds=event.formats_version is not None,
+        )
         tables = [
             (by_seed.get(a) if a else None, by_seed.get(b) if b else None)
             for a, b in schedule[number - 1]

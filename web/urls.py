@@ -19,4 +19,5 @@ urlpatterns = [
     path("events/<int:pk>", views.event_detail, name="event"),
     path("leaderboard", views.leaderboard, name="leaderboard"),
     path("players/<int:pk>", views.player_detail, name="player"),
+    path("favicon.ico", views.favicon, name="favicon"),
 ]

@@ -17,6 +17,7 @@ from django.contrib.auth.views import LoginView
 from django.db.models import F, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
@@ -27,6 +28,7 @@ from accounts.selectors import player_for_user
 from games import selectors as game_selectors
 from games.models import Game, Match
 from ladders import selectors as ladder_selectors
+from ladders.models import Rating
 from tournaments import selectors as event_selectors
 from tournaments.models import Event, Pairing
 from web.forms import SignUpForm
@@ -135,6 +137,11 @@ def sign_up(request: HttpRequest) -> HttpResponse:
 # --- pages -------------------------------------------------------------------------------
 
 
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico`` for clients that ask the root (the pages link the SVG icon)."""
+    return redirect(static("web/favicon.svg"))
+
+
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "web/home.html", {"me": _me(request)})
 
@@ -147,6 +154,15 @@ def _with_current_games(matches: list[Match]) -> list[Match]:
     current = dict(active)
     for match in matches:
         match.current_game = current.get(match.pk)
+    return matches
+
+
+def _with_events(matches: list[Match]) -> list[Match]:
+    """Attach each tournament match's event (``match.event``, None for others)."""
+    pairings = Pairing.objects.filter(match__in=[m.pk for m in matches]).select_related("event")
+    events = {p.match_id: p.event for p in pairings}
+    for match in matches:
+        match.event = events.get(match.pk)
     return matches
 
 
@@ -185,7 +201,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
         ),
         "incoming": list(mine.filter(status=Match.Status.CHALLENGED, player_b=me)),
         "outgoing": list(mine.filter(status=Match.Status.CHALLENGED, player_a=me)),
-        "recent": list(mine.filter(status=Match.Status.FINISHED).order_by("-finished_at")[:10]),
+        "recent": _with_events(
+            list(mine.filter(status=Match.Status.FINISHED).order_by("-finished_at")[:10])
+        ),
     }
     return render(request, "web/lobby.html", context)
 
@@ -213,11 +231,13 @@ def table(request: HttpRequest, pk: int) -> HttpResponse:
     game = get_object_or_404(Game.objects.select_related("match"), pk=pk)
     match = _visible_match(request, game.match_id)
     me = _me(request)
+    pairing = Pairing.objects.select_related("event").filter(match=match).first()
     context = {
         "game": game,
         "match": match,
         "me": me,
         "you": None if me is None else match.index_of(me.pk),
+        "event": None if pairing is None else pairing.event,
     }
     return render(request, "web/table.html", context)
 
@@ -316,8 +336,16 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
         .order_by("-finished_at")[:20]
     )
     seasons = ladder_selectors.seasons_of_player(player=player)
+    # The ladders to ask for a rating: asking every ladder would answer 404 for the others.
+    rated = Rating.objects.filter(player=player).values_list("ladder_id", flat=True)
     return render(
         request,
         "web/player.html",
-        {"player": player, "recent": list(recent), "seasons": seasons, "me": _me(request)},
+        {
+            "player": player,
+            "recent": _with_events(list(recent)),
+            "seasons": seasons,
+            "rated_ladders": " ".join(str(pk) for pk in sorted(rated)),
+            "me": _me(request),
+        },
     )

@@ -181,6 +181,9 @@ SOURCES = [
     *sorted(ROOT.glob("*/services.py")),
     *sorted(ROOT.glob("*/api.py")),
     ROOT / "ladders" / "seasons.py",
+    ROOT / "tournaments" / "organiser_api.py",
+    ROOT / "tournaments" / "interchange.py",
+    ROOT / "tournaments" / "webhooks.py",
     ROOT / "accounts" / "auth.py",
     ROOT / "accounts" / "names.py",
     ROOT / "accounts" / "lockout.py",
@@ -194,25 +197,6 @@ NOT_ANSWERED = {
     "conflict": "the default of the Conflict classes: every refusal names its own code",
     "server_error": "the 500 handler's: no operation may answer a 5xx",
     "other_pool": "rating a finished match into a pool, done by the rated events' hook",
-    # Staff actions of the admin (its messages), not operations of the API:
-    **dict.fromkeys(
-        [
-            "cannot_reinstate",
-            "duplicate_seed",
-            "event_not_running",
-            "event_started",
-            "invalid_count",
-            "no_change",
-            "no_match",
-            "not_bots",
-            "not_enough_entries",
-            "not_failed",
-            "not_in_match",
-            "not_withdrawn",
-            "reason_required",
-        ],
-        "a staff action in the admin",
-    ),
 }
 CODE = re.compile(r'\b(?:code|default_code)\s*=\s*"([a-z_]+)"')
 ERROR_BODY = re.compile(r'error_body\(\s*(?:f?"[^"]*"\s*)+,\s*"([a-z_]+)"')

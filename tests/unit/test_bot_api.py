@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import authenticate
+from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
 from accounts import services
@@ -64,12 +65,16 @@ def test_a_bot_cannot_sign_in_to_the_web_pages(alice_client, client):
     bot = Player.objects.get(pk=make_bot(alice_client)["id"])
     username = bot.user.get_username()
     assert not bot.user.has_usable_password()
-    assert authenticate(username=username, password="") is None
+    sign_in = RequestFactory().post("/login")
+    assert authenticate(request=sign_in, username=username, password="") is None
     response = client.post(
         "/api/auth/login", {"username": username, "password": "x" * 12}, format="json"
     )
     assert response.status_code == 400
-    assert not client.login(username=username, password="")
+    browser = Client()
+    page = browser.post("/login", {"username": username, "password": "x" * 12})
+    assert page.status_code == 200  # the form again, with its error
+    assert "_auth_user_id" not in browser.session
 
 
 def test_nobody_can_register_the_username_a_bot_has(alice_client, client):
@@ -200,3 +205,12 @@ def test_a_bot_token_reads_public_data_and_plays(robo_client, robo):
 def test_house_bots_stay_as_they_are():
     gus = BotFactory(name="Gus", bot_strategy="greedy")
     assert gus.is_bot and not gus.is_external and gus.user is None and gus.owner is None
+
+
+def test_an_external_bot_cannot_wear_a_house_bots_name(alice_client):
+    """Nor an unnormalised one: full-width "Robo" is stored as "Robo"."""
+    response = alice_client.post("/api/bots", {"name": "Ada (expert)"}, format="json")
+    assert response.status_code == 400 and "name" in response.json()["errors"]
+    full_width = "  \uff32\uff4f\uff42\uff4f "
+    response = alice_client.post("/api/bots", {"name": full_width}, format="json")
+    assert response.status_code == 201 and response.json()["name"] == "Robo"

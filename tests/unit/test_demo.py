@@ -30,3 +30,22 @@ def test_demo_creates_staff_and_bots_once():
     assert bots.count() == 5
     assert set(bots.values_list("bot_strategy", flat=True)) == {"random", "greedy", "expert"}
     assert "Randy (random)" in bots.values_list("name", flat=True)
+
+
+def test_demo_opens_a_ladder_with_the_bots_waiting_in_its_queue(alice):
+    from ladders import services as ladder_services
+    from ladders.models import Ladder, QueueEntry
+
+    run_demo()
+    output = run_demo()
+
+    ladder = Ladder.objects.get(slug="quick")
+    assert ladder.is_open and ladder.has_queue and not ladder.bot_pairs
+    waiting = QueueEntry.objects.filter(ladder=ladder)
+    assert waiting.count() == 5 and all(entry.player.is_bot for entry in waiting)
+    assert "Ladder 'Quick ladder' is open" in output
+    # A newcomer who joins is paired with one of the bots at once.
+    ladder_services.queue_join(ladder=ladder, player=alice)
+    ladder_services.matchmaker_pass(ladder_id=ladder.pk)
+    assert not QueueEntry.objects.filter(player=alice).exists()
+    assert QueueEntry.objects.filter(ladder=ladder).count() == 4

@@ -247,3 +247,32 @@ def test_the_player_page_shows_their_seasons(client, alice, bob):
     seasons.season_close(season_id=season.pk, now=season.ends_at)
     page = client.get(f"/players/{alice.pk}").content.decode()
     assert "Seasons" in page and "Summer ladder" in page and "Stayed" in page
+
+
+def test_staff_read_a_season_and_its_standings_in_the_admin(alice, bob):
+    from django.test import Client
+
+    ladder = make_ladder()
+    season = open_season(ladder)
+    play_ladder_match(ladder, alice, bob)
+    seasons.season_close(season_id=season.pk, now=season.ends_at)
+    boss = PlayerFactory(user__username="admin", user__is_staff=True, user__is_superuser=True)
+    browser = Client()
+    browser.force_login(boss.user)
+    page = browser.get(f"/admin/ladders/season/{season.pk}/change/")
+    assert page.status_code == 200 and alice.name in page.content.decode()
+    assert browser.get("/admin/ladders/season/add/").status_code == 403
+
+
+@pytest.mark.parametrize("system", ["elo", "glicko2"])
+def test_replay_pulls_at_each_close_as_the_close_did(system, alice, bob, charlie):
+    ladder = make_ladder(rating_system=system, season_days=7, season_pull=0.5)
+    season = open_season(ladder)
+    play_ladder_match(ladder, alice, bob)
+    play_ladder_match(ladder, alice, charlie)
+    seasons.season_close(season_id=season.pk, now=season.ends_at)
+    play_ladder_match(ladder, bob, alice)
+    second = Season.objects.get(ladder=ladder, number=2)
+    seasons.season_close(season_id=second.pk, now=second.ends_at)
+    report = services.ratings_replay(pool=ladder)
+    assert (report.matches, report.mismatches, report.drifted) == (3, 0, 0), report

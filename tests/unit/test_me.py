@@ -61,15 +61,26 @@ def test_read_only_fields_are_ignored(alice_client, alice):
     assert alice.user.username == "alice"
 
 
-def test_a_user_without_player_gets_a_404():
+def test_a_staff_user_without_a_player_is_answered_their_account():
     UserFactory(username="root", is_staff=True)
     client = APIClient()
     client.force_authenticate(user=UserFactory(username="root"))
 
     response = client.get("/api/me")
+    rename = client.patch("/api/me", {"name": "Root"}, format="json")
 
-    assert response.status_code == 404
-    assert response.json() == {"detail": "Not found.", "code": "not_found"}
+    assert response.status_code == 200
+    assert response.json() == {
+        "id": None,
+        "name": None,
+        "kind": None,
+        "bot_strategy": "",
+        "created_at": None,
+        "username": "root",
+        "is_staff": True,
+        "permissions": [],
+    }
+    assert rename.status_code == 404
     assert not Player.objects.exists()
 
 

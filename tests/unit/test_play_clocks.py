@@ -111,7 +111,7 @@ def test_the_per_turn_limit_ends_a_turn_before_the_clock_does(alice, bob):
     services.clock_settle(match_id=match.pk, now=game.turn_began_at + 15 * T)
     game.refresh_from_db()
     assert game.results[0]["termination"] == "forfeit"
-    assert game.clock_ms(game.forfeit_by) == 0
+    assert game.clock_ms(game.forfeit_by) == 600_000 - 15_000, "the main clock is not used up"
 
 
 def test_the_view_shows_what_is_left_of_the_turn_beside_the_clock(alice, bob):

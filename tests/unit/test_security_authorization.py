@@ -208,6 +208,44 @@ API_RULES: dict[str, list[Rule]] = {
         Rule(lambda w: {"pk": w["cup"].pk, "match_id": w["cup_match"].pk}),
         Rule(lambda w: {"pk": w["open"].pk, "match_id": w["cup_match"].pk}),
     ],
+    # A Swiss or round robin's report: the open event is a bracket (400), the draft hidden.
+    "event-trf": [Rule(OPEN, reads=frozenset({400})), Rule(DRAFT, reads=frozenset({404}))],
+    # The organiser API: staff with the model permission only (403 before any lookup).
+    **{
+        name: [Rule(OPEN, reads=frozenset({403})), Rule(DRAFT, reads=frozenset({403}))]
+        for name in (
+            "event-open-registration",
+            "event-close-registration",
+            "event-players",
+            "event-bots",
+            "event-import",
+            "event-seed",
+            "event-start",
+            "event-cancel",
+            "event-log",
+            "event-webhooks",
+        )
+    },
+    **{
+        name: [Rule(lambda w: {"pk": w["cup"].pk, "entry_id": w["cup"].entries.first().pk})]
+        for name in (
+            "event-entry-withdraw",
+            "event-entry-disqualify",
+            "event-entry-reinstate",
+            "event-entry-check-in",
+        )
+    },
+    **{
+        name: [Rule(lambda w: {"pk": w["cup"].pk, "key": "R1.1"})]
+        for name in ("event-pairing-override", "event-pairing-rerun")
+    },
+    "event-webhook-deliveries": [
+        Rule(lambda w: {"pk": w["cup"].pk, "webhook_id": 1}, reads=frozenset({403}))
+    ],
+    "event-webhook-resend": [
+        Rule(lambda w: {"pk": w["cup"].pk, "webhook_id": 1, "delivery_id": 1})
+    ],
+    **{name: [Rule(LADDER)] for name in ("ladder-open", "ladder-close", "ladder-queue-bots")},
 }
 
 #: Pages: public to read, never with a hidden card (they are shells fed by the API).

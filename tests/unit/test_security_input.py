@@ -13,11 +13,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import random
 
 import hypothesis
 import pytest
+from channels.db import database_sync_to_async
 from django.core.cache import cache
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, given
@@ -26,12 +28,13 @@ from rest_framework.test import APIClient
 
 from accounts import services as accounts
 from accounts.models import Player
-from config.parsers import MAX_DEPTH
+from config.parsers import MAX_DEPTH, JSONParser, RequestTooLarge, loads
 from games import services as play
 from games.models import Deal, Game, Match
 from games.selectors import game_view
 from ladders import services as ladders
 from tests.factories import BotFactory, PlayerFactory
+from tests.live import Socket, fresh_layer, run, token_for
 from tests.play import pick
 from tournaments import services as events
 
@@ -82,7 +85,7 @@ def test_json_at_the_depth_limit_reaches_validation(alice_client):
     assert response.json()["code"] == "invalid"  # parsed; refused by the serializer
 
 
-def test_a_body_over_the_size_cap_is_413_before_anything_reads_it(alice_client, settings):
+def test_a_body_over_the_size_cap_is_413_and_creates_nothing(alice_client, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 4096
     body = json.dumps({"opponent": 1, "rules": {"name": "x" * 5000}})
 
@@ -104,6 +107,43 @@ def test_a_body_over_the_size_cap_is_413_on_the_anonymous_sign_in(client, settin
         "detail": "A request body may be at most 4096 bytes.",
         "code": "request_too_large",
     }
+
+
+def test_the_parser_itself_reads_no_more_than_the_cap(settings):
+    # Django checks the size when it reads request.body first; the parser checks it when it
+    # reads the stream itself.
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    parser = JSONParser()
+
+    with pytest.raises(RequestTooLarge):
+        parser.parse(io.BytesIO(json.dumps("x" * 1100).encode()), parser_context={})
+    assert parser.parse(io.BytesIO(json.dumps("x" * 1000).encode()), parser_context={}) == (
+        "x" * 1000
+    )
+
+
+def test_loads_refuses_deep_json_for_code_that_parses_it_itself():
+    with pytest.raises(ValueError, match="nest at most"):
+        loads("[" * 5000 + "]" * 5000)
+    with pytest.raises(ValueError, match="nest at most"):
+        loads(json.dumps(nested(MAX_DEPTH + 1)))
+    assert loads(json.dumps(nested(MAX_DEPTH))) == nested(MAX_DEPTH)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_socket_message_nested_too_deep_is_malformed_and_the_socket_stays_open(alice):
+    fresh_layer()
+
+    async def scenario():
+        socket = await Socket.open("/ws/me", token=await database_sync_to_async(token_for)(alice))
+        await socket.receive("summary")
+        await socket.send("[" * 5000 + "]" * 5000)  # within the socket's size cap
+        assert (await socket.receive("error"))["code"] == "malformed"
+        await socket.send({"type": "sync"})
+        assert (await socket.receive("summary"))["challenges"] == []
+        await socket.close()
+
+    run(scenario)
 
 
 def test_the_default_body_cap_is_small(settings):
@@ -292,6 +332,19 @@ def test_a_person_cannot_enter_a_duplicate_deals_event(alice):
 
     assert refused.value.code == "duplicate_deals_need_bots"
     assert event.entries.count() == 0
+
+
+def test_an_event_with_people_entered_cannot_turn_duplicate_deals_on(alice):
+    event = events.event_create(name="Open", format="round_robin")
+    events.event_open_registration(event=event)
+    events.entry_register(event=event, player=alice)
+    event.refresh_from_db()
+    event.duplicate_deals = True  # what the admin's form would save
+
+    with pytest.raises(events.TournamentError) as refused:
+        events.event_validate(event)
+
+    assert refused.value.code == "duplicate_deals_need_bots"
 
 
 def test_a_person_registering_for_a_duplicate_deals_event_gets_a_400(alice, alice_client):

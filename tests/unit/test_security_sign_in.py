@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 from axes.models import AccessAttempt
+from django.contrib.auth import authenticate
 from django.db.models import F
 from django.test import Client
 from knox.models import AuthToken
@@ -159,6 +160,15 @@ def test_sign_ins_during_the_lockout_do_not_extend_it(alice, limit, settings):
 
     age_failures(timedelta(seconds=31))
     assert signed_in(form_sign_in("web", "alice", PASSWORD))
+
+
+def test_a_sign_in_checked_in_code_without_a_request_still_works(alice, limit):
+    for _ in range(limit):
+        form_sign_in("web", "alice", "not-hers")
+
+    # No client to count or refuse (a test, the shell): Django's contract holds.
+    assert authenticate(username="alice", password=PASSWORD) == alice.user
+    assert authenticate(username="alice", password="not-hers") is None
 
 
 # --- sign-ups -------------------------------------------------------------------------------

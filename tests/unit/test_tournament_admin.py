@@ -24,6 +24,7 @@ EVENT_FORM = {
     "seeding": "random",
     "bracket_reset": "on",
     "tiebreaks": '["buchholz", "sonneborn_berger", "games_won", "margin"]',
+    "tiebreak_unplayed": "fide",
     "entries-TOTAL_FORMS": 0,
     "entries-INITIAL_FORMS": 0,
     "webhooks-TOTAL_FORMS": 0,

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from games.models import Match
-from tests.tournaments import by_seed, decide, event_with, humans, pairing
+from tests.tournaments import bots, by_seed, decide, event_with, humans, pairing
 from tournaments import services
 from tournaments.formats.swiss import default_rounds
 from tournaments.models import Entry, Event, EventLog, Pairing, Round
@@ -396,8 +396,9 @@ def test_cancelling_cancels_the_matches_in_play(admin_user):
 
 
 def test_matches_use_the_event_rules_and_duplicate_deals():
+    # Duplicate deals are for house bots only (a person would know the second deal's cards).
     event = event_with(
-        humans(2),
+        bots(2),
         "single_elim",
         best_of=3,
         target=150,

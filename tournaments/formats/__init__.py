@@ -22,6 +22,19 @@ ROUND_ROBIN = "round_robin"
 SWISS = "swiss"
 
 FORMATS: tuple[str, ...] = (SINGLE_ELIM, DOUBLE_ELIM, ROUND_ROBIN, SWISS)
+
+#: The version of the bracket and schedule rules an event starts with. 2: the measured
+#: losers-bracket drop-in orders and the double round robin's swapped rounds; events started
+#: before (version None) keep the classic drop-in order and the unswapped double cycle.
+FORMATS_VERSION = 2
 ELIMINATION: frozenset[str] = frozenset({SINGLE_ELIM, DOUBLE_ELIM})
 
-__all__ = ["DOUBLE_ELIM", "ELIMINATION", "FORMATS", "ROUND_ROBIN", "SINGLE_ELIM", "SWISS"]
+__all__ = [
+    "DOUBLE_ELIM",
+    "ELIMINATION",
+    "FORMATS",
+    "FORMATS_VERSION",
+    "ROUND_ROBIN",
+    "SINGLE_ELIM",
+    "SWISS",
+]

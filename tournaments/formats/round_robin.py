@@ -18,8 +18,14 @@ from __future__ import annotations
 Table = tuple[int | None, int | None]
 
 
-def berger(players: int, *, double: bool = False) -> list[list[Table]]:
-    """Rounds of tables for ``players`` players numbered 1..players (at least 2)."""
+def berger(
+    players: int, *, double: bool = False, swap_last_rounds: bool = True
+) -> list[list[Table]]:
+    """Rounds of tables for ``players`` players numbered 1..players (at least 2).
+
+    ``swap_last_rounds=False`` gives the double round robin of events started before the
+    swap (the first cycle in Berger order).
+    """
     if players < 2:
         raise ValueError("a round robin needs at least two players")
     n = players + players % 2
@@ -36,7 +42,8 @@ def berger(players: int, *, double: bool = False) -> list[list[Table]]:
         # FIDE's advice for a double round robin: the first cycle plays its last two rounds in
         # the other order, so nobody has the same seat three rounds running at the turn of
         # the cycles; the second cycle is the Berger table with the seats swapped.
-        first = rounds[:-2] + rounds[:-3:-1] if len(rounds) >= 2 else rounds
+        swap = swap_last_rounds and len(rounds) >= 2
+        first = rounds[:-2] + rounds[:-3:-1] if swap else rounds
         rounds = first + [[(b, a) for a, b in tables] for tables in rounds]
     # A bye is shown last, after the tables that are played.
     return [sorted(tables, key=lambda t: t[0] is None or t[1] is None) for tables in rounds]

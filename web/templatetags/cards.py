@@ -74,3 +74,21 @@ def games_score(match, player) -> str:
     a, b = match.games_won_a, match.games_won_b
     mine, theirs = (a, b) if match.player_a_id == player.pk else (b, a)
     return f"{mine}\u2013{theirs}"
+
+
+@register.filter
+def result_line(match, player) -> str:
+    """The match from the player's side: ``Won 3-1``, ``Lost 1-3`` (their games first)."""
+    if match.winner_id is None:
+        return match.get_status_display()
+    verb = "Won" if match.winner_id == player.pk else "Lost"
+    return f"{verb} {games_score(match, player)}"
+
+
+@register.filter
+def winner_score(match) -> str:
+    """Games won, the winner's first: ``3-1`` whichever seat won (with an en dash)."""
+    a, b = match.games_won_a, match.games_won_b
+    b_won = match.winner_id is not None and match.winner_id == match.player_b_id
+    high, low = (b, a) if b_won else (a, b)
+    return f"{high}\u2013{low}"

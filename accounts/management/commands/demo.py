@@ -7,6 +7,9 @@ from django.utils.crypto import get_random_string
 
 from accounts.models import Player
 from accounts.services import bot_create
+from config.errors import ServiceError
+from ladders import services as ladder_services
+from ladders.models import Ladder, QueueEntry
 
 DEMO_BOTS = [
     ("Randy (random)", "random"),
@@ -15,10 +18,26 @@ DEMO_BOTS = [
     ("Gus (greedy)", "greedy"),
     ("Ada (expert)", "expert"),
 ]
+#: The ladder a newcomer can queue on at once: short timed matches, the demo bots waiting in
+#: its queue (bots are never paired with each other there, and rejoin after each match).
+DEMO_LADDER = {
+    "name": "Quick ladder",
+    "slug": "quick",
+    "description": "One game to 100, 3 min + 2 s. The house bots wait in the queue.",
+    "best_of": Ladder.Format.SINGLE_GAME,
+    "target": 100,
+    "base_seconds": 180,
+    "increment_seconds": 2,
+    "bot_pairs": False,
+    "bot_requeue_seconds": 5,
+}
 
 
 class Command(BaseCommand):
-    help = "Create a staff account (password printed once, on creation) and a few bot players."
+    help = (
+        "Create a staff account (password printed once, on creation), a few bot players and "
+        "an open ladder with the bots in its queue."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="admin", help="Staff username (default admin)")
@@ -48,3 +67,26 @@ class Command(BaseCommand):
         ]
         bots = Player.objects.filter(kind=Player.Kind.BOT).count()
         self.stdout.write(f"Bots: {len(created)} created, {bots} in all.")
+        self._ladder()
+
+    def _ladder(self) -> None:
+        """The open demo ladder, and the demo bots in its queue (unless waiting or playing)."""
+        ladder = Ladder.objects.filter(slug=DEMO_LADDER["slug"]).first()
+        if ladder is None:
+            ladder = ladder_services.ladder_create(**DEMO_LADDER)
+            self.stdout.write(f"Ladder {ladder.name!r} created.")
+        queued = 0
+        for bot in Player.objects.filter(name__in=[name for name, _ in DEMO_BOTS], kind="bot"):
+            if QueueEntry.objects.filter(player=bot).exists():
+                continue
+            try:
+                ladder_services.queue_join(ladder=ladder, player=bot)
+            except ServiceError as error:  # e.g. a bot playing a match now
+                self.stdout.write(f"{bot.name} not queued: {error}")
+                continue
+            queued += 1
+        waiting = QueueEntry.objects.filter(ladder=ladder).count()
+        state = "open" if ladder.is_open else "closed (open it in the admin)"
+        self.stdout.write(
+            f"Ladder {ladder.name!r} is {state}: {queued} bots queued now, {waiting} waiting."
+        )

@@ -25,6 +25,9 @@ class Bot:
     def choose(self, view: View) -> Action:
         raise NotImplementedError
 
+    def game_begin(self, full: dict[str, Any]) -> None:
+        """Called with each ``game_full`` line (the match: players, ``rules``, time control)."""
+
     def accept(self, challenge: dict[str, Any]) -> bool:
         """Whether to accept a challenge (``challenger``, ``best_of``, ``time_control``)."""
         return True

@@ -132,6 +132,8 @@ class Runner:
                 return None
             if line is None:
                 continue
+            if line["type"] == "game_full":
+                self.bot.game_begin(line)
             view = line["view"]
             if view["status"] != "active":
                 return view

@@ -98,6 +98,9 @@ async function start() {
     box.replaceChildren(el("p", { class: "meta" }, "Ratings are not available."));
     return;
   }
+  // Only the ladders the player has a rating in (the page names them): no 404 for the rest.
+  const rated = new Set((document.getElementById("player").dataset.ratedLadders || "").split(" ").filter(Boolean).map(Number));
+  ladders = ladders.filter((ladder) => rated.has(ladder.id));
   const blocks = (await Promise.all(ladders.map(ladderBlock))).filter(Boolean);
   box.replaceChildren(...(blocks.length ? blocks : [el("p", { class: "empty" }, "Not rated in any ladder yet.")]));
 }

@@ -16,6 +16,8 @@ const root = document.getElementById("table");
 const gameId = root.dataset.game;
 const matchId = root.dataset.match;
 const you = root.dataset.you === "" ? null : Number(root.dataset.you);
+// A finger, not a mouse pointer: say "Tap".
+const touch = window.matchMedia("(pointer: coarse)").matches || window.matchMedia("(max-width: 40rem)").matches;
 
 const $ = (id) => document.getElementById(id);
 const flashBox = $("flash");
@@ -180,6 +182,7 @@ async function gameOver() {
   }
   renderResult();
   const match = state.match;
+  if (match && match.status !== "active" && $("resign-box")) $("resign-box").remove();
   // Nothing at this table changes any more: stop polling unless the next game is not dealt yet.
   if (match && (match.status !== "active" || match.current_game)) state.stopped = true;
 }
@@ -274,7 +277,8 @@ function renderPresence() {
   if (!node) return;
   const presence = state.presence;
   const opponent = 1 - you;
-  if (!presence || you === null || (state.view && state.view.players[opponent].kind === "bot")) {
+  const over = state.view && state.view.status !== "active";
+  if (!presence || you === null || over || (state.view && state.view.players[opponent].kind === "bot")) {
     node.hidden = true; // bots play from the server: always there
     return;
   }
@@ -623,10 +627,10 @@ function actionButtons(view) {
     buttons.push(button);
   }
   if (legal(view, "discard").length && !state.mode) {
-    buttons.push(el("span", { class: "hint" }, "Click a card (or Enter on it) to discard it."));
+    buttons.push(el("span", { class: "hint" }, touch ? "Tap a card to discard it." : "Click a card (or Enter on it) to discard it."));
   }
   if (state.mode) {
-    buttons.push(el("span", { class: "hint" }, `${state.mode === "gin" ? "Gin" : "Knock"}: choose the card to put face down (Esc cancels).`));
+    buttons.push(el("span", { class: "hint" }, `${state.mode === "gin" ? "Gin" : "Knock"}: ${touch ? "tap" : "choose"} the card to put face down${touch ? "" : " (Esc cancels)"}.`));
   }
   return buttons;
 }
@@ -715,12 +719,13 @@ function lostOnTime(view, index) {
 
 function outcomeSentence(view, outcome) {
   const name = (i) => who(view, i);
+  const to = (i) => (i === you ? "you" : view.players[i].name);
   const times = outcome.multiplier > 1 ? ` (×${outcome.multiplier})` : "";
   switch (outcome.termination) {
     case "knock":
-      return `${name(outcome.knocker)} knocked with ${outcome.knocker_points} deadwood against ${outcome.defender_points}: ${name(outcome.winner)} ${outcome.winner === you ? "score" : "scores"} ${outcome.points} points${times}.`;
+      return `${name(outcome.knocker)} knocked with ${outcome.knocker_points} deadwood against ${outcome.defender_points}: ${outcome.points} points${times} to ${to(outcome.winner)}.`;
     case "undercut":
-      return `${name(outcome.knocker)} knocked with ${outcome.knocker_points} but ${name(1 - outcome.knocker)} undercut with ${outcome.defender_points}: ${name(outcome.winner)} ${outcome.winner === you ? "score" : "scores"} ${outcome.points} points${times}.`;
+      return `${name(outcome.knocker)} knocked with ${outcome.knocker_points} but ${who(view, 1 - outcome.knocker).replace(/^You$/, "you")} undercut with ${outcome.defender_points}: ${outcome.points} points${times} to ${to(outcome.winner)}.`;
     case "gin":
       return `${name(outcome.knocker)} went gin: ${outcome.points} points${times}.`;
     case "big_gin":
@@ -753,10 +758,10 @@ function renderReveal(view) {
   if (o.termination !== "draw" && o.knocker !== null && o.knocker !== undefined) {
     const defender = 1 - o.knocker;
     const list = el("dl", { class: "spreads" },
-      el("dt", {}, `${who(view, o.knocker)} (${o.termination === "undercut" || o.termination === "knock" ? "knocker" : "gin"})`),
+      el("dt", {}, `${who(view, o.knocker)}, ${o.termination === "undercut" || o.termination === "knock" ? "knocker" : "gin"}`),
       el("dd", {}, meldsNode(o.knocker_melds, o.knocker_deadwood, o.knocker_points),
         o.knock_card ? el("span", { class: "knock-card" }, " · face down: ", cardFace(o.knock_card)) : null),
-      el("dt", {}, `${who(view, defender)} (defender)`),
+      el("dt", {}, `${who(view, defender)}, defender`),
       el("dd", {}, meldsNode(o.defender_melds, o.defender_deadwood, o.defender_points)));
     rows.push(list);
     if (o.layoffs && o.layoffs.length) {
@@ -764,7 +769,7 @@ function renderReveal(view) {
         ...o.layoffs.map((l, i) => el("span", {}, i ? "; " : "", cardFace(l.card), " onto ", cardList(l.onto)))));
     }
   } else if (last.hands) {
-    rows.push(el("p", {}, `${who(view, 0)}: `, cardList(last.hands[0])), el("p", {}, `${who(view, 1)}: `, cardList(last.hands[1])));
+    rows.push(el("p", {}, `${who(view, 0)} held `, cardList(last.hands[0])), el("p", {}, `${who(view, 1)} held `, cardList(last.hands[1])));
   }
   box.replaceChildren(...rows);
   box.hidden = false;
@@ -783,9 +788,10 @@ function renderResult() {
     if (result.termination === "forfeit") {
       const loser = 1 - result.winner;
       const onTime = /time/.test(result.reason || "");
+      const forTurn = /for the turn/.test(result.reason || "");
       rows.push(el("p", { class: `timeout${onTime ? " on-time" : ""}` },
         onTime ? el("span", { "aria-hidden": "true" }, "⚑ ") : null,
-        `${who(view, loser)} ${onTime ? "ran out of time" : `forfeited (${result.reason})`}.`));
+        `${who(view, loser)} ${forTurn ? "ran out of time for the turn" : onTime ? "ran out of time" : `forfeited (${result.reason})`}.`));
     }
     rows.push(el("p", { class: "winner" }, `${who(view, result.winner)} ${result.winner === you ? "win" : "wins"} the game ${result.final[result.winner]} to ${result.final[1 - result.winner]}.`));
     rows.push(el("p", { class: "meta" },
@@ -801,8 +807,7 @@ function renderResult() {
       rows.push(el("p", { class: "match-result" },
         mine === null ? `${match.winner.name} wins the match` : mine ? "You win the match" : "You lose the match",
         ` ${Math.max(...won)}–${Math.min(...won)}${match.end_reason && match.end_reason !== "games" ? ` (${reasonText(match.end_reason)})` : ""}.`));
-      rows.push(el("p", {}, el("a", { href: `/matches/${matchId}/replay`, class: "button" }, "Replay the deals"), " ",
-        el("a", { href: "/lobby", class: "button primary" }, "Back to the lobby")));
+      rows.push(afterMatch(match));
     } else if (match.current_game && String(match.current_game) !== String(gameId)) {
       rows.push(el("p", {}, `Games ${won[0]}–${won[1]}. `,
         el("a", { href: `/games/${match.current_game}`, class: "button primary", id: "next-game", "aria-keyshortcuts": "N" }, `Next game →`)));
@@ -810,6 +815,45 @@ function renderResult() {
   }
   box.replaceChildren(...rows);
   box.hidden = false;
+}
+
+// What to do once the match is over: a rematch of a challenge, back to the event of a
+// tournament match, the replay.
+function afterMatch(match) {
+  const links = el("p", { class: "after-match" });
+  if (you !== null && match.source === "challenge") {
+    const button = el("button", { type: "button", class: "button primary", id: "rematch" }, "Rematch");
+    button.addEventListener("click", () => rematch(match, button));
+    links.append(button, " ");
+  }
+  if (root.dataset.eventUrl) {
+    links.append(el("a", { href: root.dataset.eventUrl, class: "button primary", id: "back-to-event" }, "Back to the event"), " ");
+  }
+  links.append(el("a", { href: `/matches/${matchId}/replay`, class: "button" }, "Replay the deals"), " ",
+    el("a", { href: "/lobby", class: "button" }, "Back to the lobby"));
+  return links;
+}
+
+// The same settings against the same opponent; the one who asks is player A, so the seats
+// are swapped when the other one had challenged.
+async function rematch(match, button) {
+  button.disabled = true;
+  const opponent = you === 0 ? match.player_b : match.player_a;
+  try {
+    const { data } = await api("/api/matches", {
+      method: "POST",
+      body: { opponent: opponent.id, rules: match.rules, best_of: match.best_of, target: match.target, time_control: match.time_control },
+    });
+    if (data.current_game) {
+      window.location.assign(`/games/${data.current_game}`);
+      return;
+    }
+    flash(flashBox, `Rematch offered: ${opponent.name} can accept it in the lobby.`, { kind: "info", ms: 12000 });
+    button.textContent = "Rematch offered";
+  } catch (error) {
+    button.disabled = false;
+    flash(flashBox, error instanceof ApiError ? `No rematch: ${error.detail}` : "No rematch: the connection failed.", { ms: 12000 });
+  }
 }
 
 function reasonText(reason) {

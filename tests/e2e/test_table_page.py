@@ -1,0 +1,275 @@
+"""The table as a player sees it, at 1280 px and on a phone (390x844): everything to play
+inside the first screen, the final totals once a game ends, a per-turn limit that runs out,
+what to do after the match; recent-match rows; and no failed request on any page."""
+
+from __future__ import annotations
+
+import random
+import re
+from contextlib import contextmanager
+from datetime import timedelta
+
+import pytest
+from playwright.sync_api import expect
+
+from games import services
+from games.models import Game, Match
+from ladders import services as ladder_services
+from tests.e2e.helpers import open_event, play_one_turn, ply, sign_in, wait_for_my_turn, wait_past
+from tests.factories import BotFactory, PlayerFactory
+from tests.play import active_game, play_out
+
+DASH = "\u2013"  # scores read 3-1 with an en dash
+SIZES = {
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+}
+
+
+@pytest.fixture
+def greta(transactional_db):
+    """A greedy bot: it knocks as soon as it may, so deals end quickly."""
+    return BotFactory(name="Greta (greedy)", bot_strategy="greedy")
+
+
+@pytest.fixture
+def alice(transactional_db):
+    return PlayerFactory(user__username="alice", name="Alice")
+
+
+@pytest.fixture
+def bob(transactional_db):
+    return PlayerFactory(user__username="bob", name="Bob")
+
+
+@contextmanager
+def browsing(browser, live, user, size):
+    """A signed-in page at one of :data:`SIZES`; fails on a script error or a failed request."""
+    context = browser.new_context(base_url=live, **SIZES[size])
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    failed: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    # A request cut short by leaving the page (net::ERR_ABORTED) is not a failure.
+    page.on(
+        "requestfailed",
+        lambda r: None if "ERR_ABORTED" in (r.failure or "") else failed.append(f"{r.url}"),
+    )
+    try:
+        if user is not None:
+            sign_in(context, live, user)
+        yield page
+        assert not failed, f"failed requests: {failed}"
+        assert not errors, f"errors in the console: {errors}"
+    finally:
+        context.close()
+
+
+def box(locator) -> dict:
+    found = locator.bounding_box()
+    assert found is not None, f"{locator} is not shown"
+    return found
+
+
+def assert_inside_the_first_screen(page, locator, what: str) -> None:
+    viewport = page.viewport_size
+    for i in range(locator.count()):
+        b = box(locator.nth(i))
+        assert b["x"] >= 0 and b["x"] + b["width"] <= viewport["width"] + 0.5, (what, b)
+        assert b["y"] >= 0 and b["y"] + b["height"] <= viewport["height"] + 0.5, (what, b)
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_whole_table_fits_the_first_screen_with_the_opponent_on_top(
+    browser, live, alice, greta, screenshots, size
+):
+    match = services.challenge_create(
+        challenger=alice,
+        opponent=greta,
+        target=100,
+        time_control=services.TimeControl(base_seconds=300, increment_seconds=2),
+    )
+    game = active_game(match)
+    with browsing(browser, live, alice.user, size) as page:
+        page.goto(f"/games/{game.pk}")
+        # Play on to a draw from the stock: the new card is marked, eleven cards are held.
+        for _ in range(30):
+            wait_for_my_turn(page)
+            stock = page.locator('#actions button[data-action="draw_stock"]')
+            if stock.count():
+                break
+            play_one_turn(page)
+        else:
+            pytest.fail("no draw from the stock in 30 turns")
+        assert_inside_the_first_screen(page, page.locator("#actions .button"), "draw buttons")
+        assert_inside_the_first_screen(page, page.locator("#seat-bottom .hand .card"), "hand")
+        before = ply(page)
+        stock.click()
+        wait_past(page, before)
+        expect(page.locator("#seat-bottom .hand .card")).to_have_count(11)
+
+        hand = page.locator("#seat-bottom .hand .card")
+        assert_inside_the_first_screen(page, hand, "the hand of eleven")
+        assert_inside_the_first_screen(page, page.locator("#actions > *"), "the moves")
+        assert_inside_the_first_screen(page, page.locator("#seat-top .seat-name"), "opponent")
+        assert_inside_the_first_screen(page, page.locator("#centre .pile"), "discard pile")
+        top, piles = box(page.locator("#seat-top")), box(page.locator("#centre .piles"))
+        mine = box(page.locator("#seat-bottom .hand"))
+        assert top["y"] < piles["y"] < mine["y"], "opponent, piles, your hand: top to bottom"
+        for i in range(hand.count()):
+            card = box(hand.nth(i))
+            assert card["width"] >= 34 and card["height"] >= 48, f"too small to tap: {card}"
+
+        # The NEW badge stays on its card and covers no other card.
+        new = page.locator("#seat-bottom .card.new")
+        expect(new).to_have_count(1)
+        badge, own = box(new.locator(".badge")), box(new)
+        assert own["x"] <= badge["x"] and badge["x"] + badge["width"] <= own["x"] + own["width"]
+        assert own["y"] <= badge["y"] and badge["y"] + badge["height"] <= own["y"] + own["height"]
+        for other in page.locator("#seat-bottom .card:not(.new)").all():
+            assert not overlap(badge, box(other)), "the NEW badge covers another card"
+
+        hint = page.locator("#actions .hint")
+        table_text = page.locator("#table").inner_text()
+        if size == "phone":
+            expect(hint).to_have_text("Tap a card to discard it.")
+            assert "Click" not in table_text
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= 390, f"the page scrolls sideways ({width}px)"
+        else:
+            expect(hint).to_contain_text("Click a card")
+        page.screenshot(path=str(screenshots / f"table-first-screen-{size}.png"))
+
+
+def finished_match(alice, bob) -> Match:
+    """Bob challenged Alice and they played one game to its end (through the services)."""
+    match = services.match_create(player_a=bob, player_b=alice, best_of=1, target=50)
+    return play_out(match, {0: bob, 1: alice}, random.Random(4))
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_finished_game_shows_the_final_totals_and_offers_a_rematch(
+    browser, live, alice, bob, screenshots, size
+):
+    match = finished_match(alice, bob)
+    game = Game.objects.get(match=match)
+    (result,) = game.results
+    with browsing(browser, live, alice.user, size) as page:
+        page.goto(f"/games/{game.pk}")
+        expect(page.locator("#result")).to_be_visible()
+        scores = page.request.get(f"/api/games/{game.pk}").json()["scores"]
+        assert scores["hand_points"] == result["hand_points"]
+        assert scores["hands_won"] == result["hands_won"]
+        for seat, index in (("#seat-bottom", 1), ("#seat-top", 0)):
+            hands = scores["hands_won"][index]
+            expect(page.locator(f"{seat} .score")).to_contain_text(
+                f"{scores['hand_points'][index]} / 50 points · "
+                f"{hands} hand{'' if hands == 1 else 's'} won"
+            )
+        reveal = page.locator("#reveal")
+        if reveal.locator(".spreads").count():
+            expect(reveal.locator(".spreads dt").last).to_have_text(re.compile(r", defender$"))
+            assert "(defender)" not in reveal.inner_text()
+        assert not re.search(r": (You|\w+) scores? ", reveal.inner_text())
+
+        expect(page.locator("#resign")).to_have_count(0)
+        expect(page.locator("#back-to-event")).to_have_count(0)
+        page.screenshot(path=str(screenshots / f"table-finished-{size}.png"), full_page=True)
+        page.locator("#rematch").click()
+        expect(page.locator("#flash")).to_contain_text("Rematch offered")
+    rematch = Match.objects.exclude(pk=match.pk).get()
+    assert (rematch.player_a, rematch.player_b) == (alice, bob), "seats swapped"
+    assert rematch.status == Match.Status.CHALLENGED
+    assert (rematch.best_of, rematch.target, rematch.rules) == (1, 50, match.rules)
+
+
+def test_recent_matches_say_who_won_by_how_much(browser, live, alice, bob, screenshots):
+    match = finished_match(alice, bob)
+    won = match.winner == alice
+    mine, theirs = (match.games_won_b, match.games_won_a)
+    with browsing(browser, live, alice.user, "desktop") as page:
+        page.goto("/lobby")
+        row = page.locator(".matches li").first
+        verb = "Won" if won else "Lost"
+        expect(row.locator(".result")).to_have_text(f"{verb} {mine}{DASH}{theirs}")
+        assert "majority" not in row.inner_text()
+        page.goto(f"/matches/{match.pk}")
+        expect(page.locator(".match-result")).to_contain_text(f"won {max(mine, theirs)}{DASH}0")
+        page.screenshot(path=str(screenshots / "recent-matches-lobby.png"))
+
+
+def test_a_per_turn_limit_that_runs_out_keeps_the_main_clock(
+    browser, live, alice, bob, screenshots
+):
+    timed = services.TimeControl(base_seconds=600, increment_seconds=0, turn_limit_seconds=15)
+    match = services.match_create(player_a=alice, player_b=bob, best_of=3, time_control=timed)
+    game = active_game(match)
+    loser = [alice, bob][game.to_act]
+    services.clock_settle(match_id=match.pk, now=game.turn_began_at + timedelta(seconds=15))
+    with browsing(browser, live, loser.user, "phone") as page:
+        page.goto(f"/games/{game.pk}")
+        expect(page.locator("#result .timeout")).to_have_text("⚑ You ran out of time for the turn.")
+        clock = page.locator("#seat-bottom [data-clock]")
+        expect(clock.locator(".time")).to_have_text("9:45")
+        expect(clock).not_to_have_class(re.compile(r"\bflagged\b"))
+        expect(page.locator("#result")).to_contain_text("Next game")
+        page.screenshot(path=str(screenshots / "table-turn-limit.png"), full_page=True)
+
+
+def test_a_tournament_table_leads_back_to_the_event(browser, live, alice, bob, screenshots):
+    event = open_event("Spring Cup", [alice, bob])
+    from tournaments import services as events
+
+    events.event_start(event=event)
+    match = Match.objects.get(source=Match.Source.TOURNAMENT)
+    services.match_forfeit(match=match, loser=bob, reason="resigned", end_reason="resigned")
+    game = Game.objects.get(match=match)
+    with browsing(browser, live, alice.user, "phone") as page:
+        page.goto(f"/games/{game.pk}")
+        back = page.locator("#back-to-event")
+        expect(back).to_have_text("Back to the event")
+        expect(page.locator("#rematch")).to_have_count(0)
+        expect(page.locator("#resign")).to_have_count(0)
+        page.screenshot(path=str(screenshots / "table-tournament-over.png"), full_page=True)
+        back.click()
+        page.wait_for_url(re.compile(rf"/events/{event.pk}$"))
+        page.goto(f"/players/{alice.pk}")
+        row = page.locator(".matches li").first
+        expect(row).to_contain_text(f"Won 1{DASH}0")
+        expect(row.get_by_role("link", name="Spring Cup")).to_be_visible()
+
+
+def test_no_page_has_a_failed_request_and_each_has_the_icon(browser, live, alice, bob, greta):
+    ladder_services.ladder_create(name="Open ladder")  # a ladder neither is rated in
+    match = finished_match(alice, bob)
+    game = Game.objects.get(match=match)
+    pages = [
+        "/",
+        "/lobby",
+        "/events",
+        "/leaderboard",
+        f"/players/{alice.pk}",
+        f"/players/{greta.pk}",
+        f"/matches/{match.pk}",
+        f"/matches/{match.pk}/replay",
+        f"/games/{game.pk}",
+    ]
+    with browsing(browser, live, alice.user, "desktop") as page:
+        for path in pages:
+            page.goto(path)
+            page.wait_for_load_state("networkidle")
+            icon = page.locator('link[rel="icon"]').get_attribute("href")
+            assert page.request.get(icon).status == 200, path
+        assert page.request.get("/favicon.ico").status == 200
