@@ -253,6 +253,23 @@ def staff_permissions(user) -> list[str]:
     return [name for name in ORGANISER_PERMISSIONS if user.has_perm(name)]
 
 
+MeAnswerSerializer = inline_serializer(
+    "MeAnswer",
+    {
+        "id": serializers.IntegerField(allow_null=True),
+        "name": serializers.CharField(allow_null=True),
+        "kind": serializers.CharField(allow_null=True),
+        "bot_strategy": serializers.CharField(),
+        "created_at": serializers.DateTimeField(allow_null=True),
+        "username": serializers.CharField(),
+        "is_staff": serializers.BooleanField(),
+        "permissions": serializers.ListField(
+            child=serializers.CharField(), required=False, help_text="Staff only."
+        ),
+    },
+)
+
+
 class MeView(generics.GenericAPIView):
     """The caller: their player and account. Staff are also told the organiser permissions
     they hold (``permissions``); a staff user without a player is answered their account
@@ -267,6 +284,7 @@ class MeView(generics.GenericAPIView):
             raise Http404  # e.g. a staff account made with createsuperuser
         return player
 
+    @extend_schema(responses={200: MeAnswerSerializer})
     def get(self, request: Request) -> Response:
         user = request.user
         player = selectors.player_for_user(user=user)

@@ -16,7 +16,7 @@ from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -186,15 +186,69 @@ class BoardRowSerializer(RatingSerializer):
         read_only_fields = fields
 
 
+class SeasonSerializer(serializers.ModelSerializer):
+    status = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Season
+        fields = ["number", "starts_at", "ends_at", "closed_at", "status"]
+        read_only_fields = fields
+
+    def get_status(self, season: Season) -> str:
+        if season.closed_at is not None:
+            return "closed"
+        return "open" if season.starts_at <= timezone.now() else "scheduled"
+
+
+class PlayerSeasonSerializer(serializers.ModelSerializer):
+    ladder = serializers.IntegerField(source="season.ladder_id")
+    ladder_name = serializers.CharField(source="season.ladder.name")
+    season = SeasonSerializer()
+    rating = serializers.SerializerMethodField()
+    deviation = serializers.SerializerMethodField()
+
+    class Meta:
+        model = SeasonEntry
+        fields = [
+            "ladder",
+            "ladder_name",
+            "season",
+            "division",
+            "rank",
+            "rating",
+            "deviation",
+            "matches_played",
+            "wins",
+            "losses",
+            "movement",
+        ]
+        read_only_fields = fields
+
+    def get_rating(self, entry: SeasonEntry) -> float | None:
+        return _rating(entry.rating)
+
+    def get_deviation(self, entry: SeasonEntry) -> float | None:
+        return _rating(entry.deviation)
+
+
 class PlayerRatingSerializer(RatingSerializer):
     rank = serializers.IntegerField(
         read_only=True, allow_null=True, help_text="On the default leaderboard; null if not on it."
     )
     eligible = serializers.BooleanField(read_only=True)
+    seasons = serializers.SerializerMethodField(
+        help_text="The player's seasons in this ladder, newest first: division, and once "
+        "closed the final rank, rating, record and movement."
+    )
 
     class Meta(RatingSerializer.Meta):
-        fields = [*RatingSerializer.Meta.fields, "rank", "eligible"]
+        fields = [*RatingSerializer.Meta.fields, "rank", "eligible", "seasons"]
         read_only_fields = fields
+
+    @extend_schema_field(PlayerSeasonSerializer(many=True))
+    def get_seasons(self, rating: Rating) -> list[dict[str, Any]]:
+        entries = selectors.seasons_of_player(player=rating.player, ladder=rating.ladder)
+        return PlayerSeasonSerializer(entries, many=True).data
 
 
 class RatingChangeSerializer(serializers.ModelSerializer):
@@ -652,20 +706,6 @@ class HeadToHeadView(APIView):
 # --- seasons --------------------------------------------------------------------------------
 
 
-class SeasonSerializer(serializers.ModelSerializer):
-    status = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Season
-        fields = ["number", "starts_at", "ends_at", "closed_at", "status"]
-        read_only_fields = fields
-
-    def get_status(self, season: Season) -> str:
-        if season.closed_at is not None:
-            return "closed"
-        return "open" if season.starts_at <= timezone.now() else "scheduled"
-
-
 class SeasonOpenSerializer(serializers.Serializer):
     starts_at = serializers.DateTimeField(required=False, help_text="Default: now.")
     ends_at = serializers.DateTimeField()
@@ -705,37 +745,6 @@ StandingsSerializer = inline_serializer(
         "results": StandingSerializer(many=True),
     },
 )
-
-
-class PlayerSeasonSerializer(serializers.ModelSerializer):
-    ladder = serializers.IntegerField(source="season.ladder_id")
-    ladder_name = serializers.CharField(source="season.ladder.name")
-    season = SeasonSerializer()
-    rating = serializers.SerializerMethodField()
-    deviation = serializers.SerializerMethodField()
-
-    class Meta:
-        model = SeasonEntry
-        fields = [
-            "ladder",
-            "ladder_name",
-            "season",
-            "division",
-            "rank",
-            "rating",
-            "deviation",
-            "matches_played",
-            "wins",
-            "losses",
-            "movement",
-        ]
-        read_only_fields = fields
-
-    def get_rating(self, entry: SeasonEntry) -> float | None:
-        return _rating(entry.rating)
-
-    def get_deviation(self, entry: SeasonEntry) -> float | None:
-        return _rating(entry.deviation)
 
 
 class SeasonListView(APIView):
@@ -792,16 +801,6 @@ class SeasonStandingsView(APIView):
         )
 
 
-class PlayerSeasonsView(APIView):
-    """A player's seasons in every ladder: division, and once closed final rank and rating."""
-
-    @extend_schema(responses={200: PlayerSeasonSerializer(many=True)})
-    def get(self, request: Request, player_id: int) -> Response:
-        player = get_object_or_404(Player, pk=player_id)
-        entries = selectors.seasons_of_player(player=player)
-        return Response(PlayerSeasonSerializer(entries, many=True).data)
-
-
 urlpatterns = [
     path("ladders", LadderListView.as_view(), name="ladder-list"),
     path("ladders/<int:pk>", LadderDetailView.as_view(), name="ladder-detail"),
@@ -827,5 +826,4 @@ urlpatterns = [
         SeasonStandingsView.as_view(),
         name="ladder-season-standings",
     ),
-    path("players/<int:player_id>/seasons", PlayerSeasonsView.as_view(), name="player-seasons"),
 ]

@@ -303,10 +303,14 @@ def season_standings(
     ]
 
 
-def seasons_of_player(*, player: Player) -> list[SeasonEntry]:
-    """The player's seasons in every ladder, newest first, with the season and ladder."""
+def seasons_of_player(*, player: Player, ladder: Ladder | None = None) -> list[SeasonEntry]:
+    """The player's seasons (in every ladder, or in ``ladder``), newest first, with the season
+    and its ladder."""
+    entries = SeasonEntry.objects.filter(player=player)
+    if ladder is not None:
+        entries = entries.filter(season__ladder=ladder)
     return list(
-        SeasonEntry.objects.filter(player=player)
-        .select_related("season", "season__ladder")
-        .order_by("-season__starts_at", "season__ladder__name")
+        entries.select_related("season", "season__ladder").order_by(
+            "-season__starts_at", "season__ladder__name"
+        )
     )

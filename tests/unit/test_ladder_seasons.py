@@ -215,7 +215,7 @@ def test_staff_open_a_season_and_anyone_reads_its_standings(staff_client, client
     again = staff_client.post(f"/api/ladders/{ladder.pk}/seasons", {"ends_at": ends})
     assert again.status_code == 409 and again.json()["code"] == "season_open"
     seasons.season_close(season_id=Season.objects.get().pk, now=timezone.now() + timedelta(days=31))
-    mine = client.get(f"/api/players/{alice.pk}/seasons").json()
+    mine = client.get(f"/api/ladders/{ladder.pk}/ratings/{alice.pk}").json()["seasons"]
     assert mine[0]["rank"] == 1 and mine[0]["movement"] == "stayed"
     assert mine[0]["season"]["status"] == "closed"
 
