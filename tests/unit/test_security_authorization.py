@@ -180,6 +180,12 @@ API_RULES: dict[str, list[Rule]] = {
     "ladder-rating": [Rule(lambda w: {"pk": w["ladder"].pk, "player_id": w["alice"].pk})],
     "ladder-rating-history": [Rule(lambda w: {"pk": w["ladder"].pk, "player_id": w["alice"].pk})],
     "ladder-head-to-head": [Rule(LADDER, reads=frozenset({400}))],  # needs query parameters
+    # Seasons are public to read; opening one is for staff (a 403 for mallory, nothing made).
+    "ladder-seasons": [Rule(LADDER)],
+    # No season has been played in the world: its standings are a 404 for everyone.
+    "ladder-season-standings": [
+        Rule(lambda w: {"pk": w["ladder"].pk, "number": 1}, reads=frozenset({404}))
+    ],
     # Drafts are staff-only: a 404 for everyone else.
     "event-detail": [Rule(OPEN), Rule(DRAFT, reads=frozenset({404}))],
     "event-entries": [Rule(OPEN), Rule(DRAFT, reads=frozenset({404}))],

@@ -198,7 +198,7 @@ def test_only_https_unless_plain_http_is_allowed(dns, settings):
 
 def test_credentials_in_the_url_are_refused(dns):
     dns.set("hooks.example.test", [PUBLIC])
-    assert "user name or password" in refusal("https://user:pw@hooks.example.test/hook")
+    assert "user name or password" in refusal("https://user:password@hooks.example.test/hook")
 
 
 def test_the_private_setting_lets_loopback_through_but_never_cloud_metadata(dns, settings):
