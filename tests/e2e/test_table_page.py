@@ -273,3 +273,24 @@ def test_no_page_has_a_failed_request_and_each_has_the_icon(browser, live, alice
             icon = page.locator('link[rel="icon"]').get_attribute("href")
             assert page.request.get(icon).status == 200, path
         assert page.request.get("/favicon.ico").status == 200
+
+
+def test_when_the_match_ends_at_the_table_resign_goes_and_a_rematch_starts(
+    browser, live, alice, greta, screenshots
+):
+    match = services.challenge_create(challenger=alice, opponent=greta, best_of=3, target=100)
+    game = active_game(match)
+    with browsing(browser, live, alice.user, "desktop") as page:
+        page.goto(f"/games/{game.pk}")
+        expect(page.locator("#resign")).to_be_visible()
+        wait_for_my_turn(page)
+        services.match_forfeit(match=match, loser=alice, reason="resigned", end_reason="resigned")
+        expect(page.locator("#result .match-result")).to_contain_text("You lose the match")
+        expect(page.locator("#resign")).to_have_count(0)
+        page.screenshot(path=str(screenshots / "table-match-over.png"), full_page=True)
+        page.locator("#rematch").click()
+        page.wait_for_url(re.compile(r"/games/\d+$"))
+        rematch = Match.objects.exclude(pk=match.pk).get()
+        assert page.url.endswith(f"/games/{active_game(rematch).pk}")
+        assert (rematch.best_of, rematch.target, rematch.rules) == (3, 100, match.rules)
+        expect(page.locator("#seat-bottom .hand .card")).to_have_count(10)
