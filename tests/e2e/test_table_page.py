@@ -289,7 +289,7 @@ def test_when_the_match_ends_at_the_table_resign_goes_and_a_rematch_starts(
         expect(page.locator("#resign")).to_have_count(0)
         page.screenshot(path=str(screenshots / "table-match-over.png"), full_page=True)
         page.locator("#rematch").click()
-        page.wait_for_url(re.compile(r"/games/\d+$"))
+        page.wait_for_url(re.compile(rf"/games/(?!{game.pk}$)\d+$"))  # another table
         rematch = Match.objects.exclude(pk=match.pk).get()
         assert page.url.endswith(f"/games/{active_game(rematch).pk}")
         assert (rematch.best_of, rematch.target, rematch.rules) == (3, 100, match.rules)
