@@ -273,3 +273,47 @@ def test_no_page_has_a_failed_request_and_each_has_the_icon(browser, live, alice
             icon = page.locator('link[rel="icon"]').get_attribute("href")
             assert page.request.get(icon).status == 200, path
         assert page.request.get("/favicon.ico").status == 200
+
+
+def test_when_the_match_ends_at_the_table_resign_goes_and_a_rematch_starts(
+    browser, live, alice, greta, screenshots
+):
+    match = services.challenge_create(challenger=alice, opponent=greta, best_of=3, target=100)
+    game = active_game(match)
+    with browsing(browser, live, alice.user, "desktop") as page:
+        page.goto(f"/games/{game.pk}")
+        expect(page.locator("#resign")).to_be_visible()
+        wait_for_my_turn(page)
+        services.match_forfeit(match=match, loser=alice, reason="resigned", end_reason="resigned")
+        expect(page.locator("#result .match-result")).to_contain_text("You lose the match")
+        expect(page.locator("#resign")).to_have_count(0)
+        page.screenshot(path=str(screenshots / "table-match-over.png"), full_page=True)
+        page.locator("#rematch").click()
+        page.wait_for_url(re.compile(rf"/games/(?!{game.pk}$)\d+$"))  # another table
+        rematch = Match.objects.exclude(pk=match.pk).get()
+        assert page.url.endswith(f"/games/{active_game(rematch).pk}")
+        assert (rematch.best_of, rematch.target, rematch.rules) == (3, 100, match.rules)
+        expect(page.locator("#seat-bottom .hand .card")).to_have_count(10)
+
+
+def test_after_the_demo_a_newcomer_joins_its_ladder_and_plays_a_bot_at_once(
+    browser, live, alice, screenshots
+):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from ladders.models import Ladder
+
+    call_command("demo", stdout=StringIO())
+    ladder = Ladder.objects.get(slug="quick")
+    with browsing(browser, live, alice.user, "phone") as page:
+        page.goto("/lobby")
+        widget = page.locator(f'.ladder[data-ladder="{ladder.pk}"]')
+        expect(widget).to_contain_text("Quick ladder")
+        page.screenshot(path=str(screenshots / "lobby-demo-ladder.png"), full_page=True)
+        widget.get_by_role("button", name="Join the queue").click()
+        page.wait_for_url(re.compile(r"/games/\d+$"))
+        opponent = page.locator("#seat-top .seat-name")
+        expect(opponent).to_contain_text(re.compile(r"\((random|greedy|expert)\)"))
+        expect(page.locator("[data-clock]")).to_have_count(2)
