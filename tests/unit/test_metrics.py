@@ -95,8 +95,10 @@ def test_every_series_is_there_after_a_few_moves(duel, alice):
     route = "api/games/<int:pk>/actions"
     requests = after["ginrummy_http_request_duration_seconds"]
     assert value(requests, "_count", route=route, method="POST", status="200") >= 1
-    assert value(opened["ginrummy_sockets_open"], socket="game") == 1
-    assert value(after["ginrummy_sockets_open"], socket="game") == 0
+    # The gauge is the process's: sockets other tests left open count in it too.
+    held = value(before.get("ginrummy_sockets_open", []), socket="game")
+    assert value(opened["ginrummy_sockets_open"], socket="game") == held + 1
+    assert value(after["ginrummy_sockets_open"], socket="game") == held
     assert value(after["ginrummy_push_latency_seconds"], "_count") >= 1
     assert {s.labels["queue"] for s in after["ginrummy_celery_queue_length"]} == {
         "interactive",
