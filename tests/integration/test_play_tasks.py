@@ -13,7 +13,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config.celery import ping
 from games import selectors, services
 from games.engine import bots as engine_bots
 from games.engine.bots.runner import play_match as engine_play_match
@@ -24,6 +23,7 @@ from games.models import Action, Game, Match
 from games.tasks import play_match, sweep_clocks
 from tests.factories import BotFactory
 from tests.integration.conftest import wait_for
+from tests.integration.tasks import backend_pid
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -70,9 +70,11 @@ def test_a_rolled_back_bot_match_publishes_nothing(celery_worker, greedy_bots):
         services.match_create(player_a=greedy_bots[0], player_b=greedy_bots[1], seed=6)
         raise RuntimeError("the request failed after creating the match")
 
-    assert redis.Redis.from_url(settings.CELERY_BROKER_URL).llen("celery") == 0
-    # One worker takes messages in order: once a later task has run, an earlier one would have.
-    assert ping.delay().get(timeout=10) == "pong"
+    queue = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    assert queue.llen("batch") == queue.llen("interactive") == 0
+    # One worker takes a queue's messages in order: once a later task of the batch queue (as
+    # play_match) has run, an earlier one would have.
+    assert backend_pid.delay().get(timeout=10) > 0
     assert "games.play_match" not in celery_worker.log()[log_before:]
     assert not Match.objects.exists()
 
