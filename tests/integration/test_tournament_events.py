@@ -28,10 +28,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def two_workers(worker_factory):
     """Two worker processes (solo pools) on the test database and Redis.
 
-    Their webhooks may reach the receiver on loopback over http (test settings only).
+    Their webhooks may reach the receiver on loopback over http (the test settings every
+    worker of the run gets, see conftest.subprocess_env).
     """
-    local = {"WEBHOOK_ALLOW_HTTP": "1", "WEBHOOK_ALLOW_PRIVATE": "1"}
-    return [worker_factory(name=f"tournament{i}", **local) for i in (1, 2)]
+    return [worker_factory(name=f"tournament{i}") for i in (1, 2)]
 
 
 def bot_field(count: int) -> list:
