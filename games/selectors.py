@@ -208,11 +208,19 @@ def _last_deal(game: Game) -> dict[str, Any] | None:
     how the second began (the same hands, seats swapped, and the same stock), so its hands
     wait until the second deal is over.
     """
-    deal = Deal.objects.filter(game=game, status=Deal.Status.FINISHED).order_by("-number").first()
+    # One query: the newest two deals that are finished or in play. A game has at most one
+    # deal in play, always its newest, so the finished one is the first or the second.
+    newest = list(
+        Deal.objects.filter(game=game, status__in=(Deal.Status.FINISHED, Deal.Status.ACTIVE))
+        .order_by("-number")
+        .only("number", "status", "seed", "dealer", "swap", "outcome")[:2]
+    )
+    in_play = newest[0] if newest and newest[0].status == Deal.Status.ACTIVE else None
+    deal = next((d for d in newest if d.status == Deal.Status.FINISHED), None)
     if deal is None or deal.outcome is None:
         return None
     hands = deal.outcome.get("hands")
-    if Deal.objects.filter(game=game, status=Deal.Status.ACTIVE, seed=deal.seed).exists():
+    if in_play is not None and in_play.seed == deal.seed:
         hands = None
     return {
         "number": deal.number,
