@@ -259,6 +259,8 @@ def test_the_event_and_the_players_own_socket_and_pages_give_nothing_away():
     match = pairing(event, "R1.1").match
     for player in (a, b):
         events.match_ready(match=match, player=player)
+    # The pause between deals outlasts the search of every page (slow on a busy machine).
+    Match.objects.filter(pk=match.pk).update(pause_seconds=3600)
     match.refresh_from_db()
     assert match.status == Match.Status.ACTIVE
     by_index = {match.index_of(a.pk): a, match.index_of(b.pk): b}
