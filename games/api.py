@@ -566,25 +566,42 @@ class GameActionView(APIView):
 
     @extend_schema(request=ActionSerializer, responses={200: GameViewSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        game, player = _game_and_player(request, pk)
-        if player is None:
-            return refusal(services.NotAPlayer("you are not a player of this game"))
+        # The game is not read first: the service finds and locks it and checks that the
+        # caller plays it. A refusal reads it, so refusals come in the order they always
+        # did: no game to see (404), not your game (403), a malformed move (400).
+        player = player_for_user(user=request.user)
         serializer = ActionSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        try:
-            action = EngineAction.from_parts(
-                data["type"], data.get("card") or None, data.get("melds")
-            )
-        except EngineError as error:
-            return refusal(services.IllegalMove(str(error), code=error.rule))
+        action = _parsed_action(serializer)
+        if player is None or not isinstance(action, EngineAction):
+            _, player = _game_and_player(request, pk)
+            if player is None:
+                return refusal(services.NotAPlayer("you are not a player of this game"))
+            serializer.is_valid(raise_exception=True)
+            return refusal(action)
         try:
             changed = services.action_submit(
-                game_id=game.pk, player=player, ply=data["ply"], action=action
+                game_id=pk, player=player, ply=serializer.validated_data["ply"], action=action
             )
+        except Match.DoesNotExist:
+            raise Http404 from None
+        except services.NotAPlayer as error:
+            _game(pk)  # 404 if the caller may not see it
+            return refusal(error)
         except services.PlayError as error:
             return refusal(error)
         return _player_view(pk, player, changed)
+
+
+def _parsed_action(serializer: ActionSerializer) -> EngineAction | services.IllegalMove | None:
+    """The engine's action a move's body names; the refusal if it names none; None if the body
+    does not validate."""
+    if not serializer.is_valid():
+        return None
+    data = serializer.validated_data
+    try:
+        return EngineAction.from_parts(data["type"], data.get("card") or None, data.get("melds"))
+    except EngineError as error:
+        return services.IllegalMove(str(error), code=error.rule)
 
 
 class GameContinueView(APIView):

@@ -12,10 +12,10 @@ from games.models import Match
 from tests.play import active_game, move, pick, view
 
 #: Queries of one move over the API in a timed game between people: the token's sign-in (2),
-#: the game and the caller's player (2), the savepoint (2), the match locked, the game read
-#: under the lock, the deal, the action written, the game and the match saved, the last
-#: finished deal for the pushed views.
-MOVE_QUERIES = 13
+#: the caller's player, the savepoint (2), the match locked, the game read under the lock,
+#: the deal, the action written, the game and the match saved, the last finished deal for
+#: the pushed views.
+MOVE_QUERIES = 12
 
 
 @pytest.fixture
