@@ -25,7 +25,8 @@ client on h11), the spectators in another; both stamp with ``time.monotonic()``,
 Linux is the one system-wide CLOCK_MONOTONIC, so a move stamped in one process and its
 receipt stamped in the other compare. The orchestrator (this process) makes the world with
 Django, drives the phases over the children's stdin/stdout and joins their records.
-``--quick``: 20 players, 180 spectators, short phases.
+``--quick``: 20 players, 180 spectators, short phases. ``--think LOW,HIGH``: another pace
+(seconds before each move; the figures are only comparable at the same pace).
 """
 
 from __future__ import annotations
@@ -304,6 +305,7 @@ class Player:
         self.move_http = Http(config["host"], config["port"], auth)
         self.base = f"ws://{config['host']}:{config['port']}"
         self.deflate = config["deflate"]
+        self.think = tuple(config.get("think", THINK))
         self.etag: str | None = None
         self.seq: int | None = None
         self.view: dict | None = None
@@ -360,7 +362,7 @@ class Player:
 
     async def _act(self, seq: int) -> None:
         try:
-            await asyncio.sleep(self.rng.uniform(*THINK))
+            await asyncio.sleep(self.rng.uniform(*self.think))
             view = self.view if self.mode != "sockets" else self.socket.view
             if self.mode == "sockets" and self.socket.ws is None:
                 return  # reconnecting: the view on connect says whose turn it is
@@ -806,9 +808,19 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="no permessage-deflate (browsers ask for it; default: asked)",
     )
+    parser.add_argument(
+        "--think",
+        default=f"{THINK[0]},{THINK[1]}",
+        help="seconds a person thinks before each move, LOW,HIGH (default: %(default)s)",
+    )
     parser.add_argument("--port", type=int, default=8140)
     parser.add_argument("--keep-cluster", action="store_true")
     args = parser.parse_args(argv)
+    try:
+        think = tuple(float(x) for x in args.think.split(","))
+        assert len(think) == 2 and 0 <= think[0] <= think[1]
+    except (ValueError, AssertionError):
+        parser.error(f"--think wants LOW,HIGH in seconds, LOW <= HIGH: not {args.think!r}")
     sizes = dict(QUICK if args.quick else FULL)
     if args.games:
         sizes["games"] = args.games
@@ -847,7 +859,12 @@ def main(argv: list[str]) -> int:
         setup_django(cluster)
         specs = create_world(sizes["games"])
         games = sorted({s["game"] for s in specs})
-        common = {"host": cluster.HOST, "port": cluster.PORT, "deflate": not args.no_deflate}
+        common = {
+            "host": cluster.HOST,
+            "port": cluster.PORT,
+            "deflate": not args.no_deflate,
+            "think": think,
+        }
         players = Child(
             "players",
             {**common, "players": specs, "out": str(RUN_DIR / "players-records.json")},
@@ -981,7 +998,7 @@ def main(argv: list[str]) -> int:
         f"processes (asyncio, websockets, permessage-deflate "
         f"{'off' if args.no_deflate else 'asked'})",
         f"{len(specs)} players in {len(games)} untimed games (best of 5 to 250), thinking "
-        f"{THINK[0]}-{THINK[1]} s a move",
+        f"{think[0]}-{think[1]} s a move",
         "",
         f"move to opponent, {len(specs)} players ({sizes['sockets']:.0f} s; {n_sock} moves, "
         f"{REST_SHARE:.0%} over REST)",
