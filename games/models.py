@@ -101,6 +101,7 @@ class Match(models.Model):
 
     class Meta:
         ordering = ["-id"]
+        verbose_name_plural = "matches"
         constraints = [
             models.CheckConstraint(
                 condition=~Q(player_a=models.F("player_b")), name="games_match_two_players"

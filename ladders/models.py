@@ -341,6 +341,7 @@ class LadderMatch(models.Model):
 
     class Meta:
         ordering = ["-match"]
+        verbose_name_plural = "ladder matches"
         indexes = [
             # The sweep's query: matches the pool has not yet taken into account.
             models.Index(
