@@ -162,6 +162,10 @@ class Ladder(models.Model):
     bot_pairs = models.BooleanField(
         default=False, help_text="Two bots may be paired (else bots wait for humans)."
     )
+    bots_only = models.BooleanField(
+        default=False,
+        help_text="Only bots (house and external) may queue: a ladder for programs.",
+    )
     bot_requeue_seconds = models.PositiveIntegerField(
         null=True,
         blank=True,

@@ -109,7 +109,8 @@ def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -
     ``ladder_closed``, ``already_queued`` (this ladder), ``queued_elsewhere`` (another
     ladder's queue), ``in_match`` (a match of this ladder in progress) and
     ``match_in_progress`` (any other match in progress, e.g. under another rule set);
-    LadderError ``unknown_bot`` for a bot whose strategy is not installed.
+    LadderError ``unknown_bot`` for a bot whose strategy is not installed, 403 ``bots_only``
+    for a person on a ladder for bots only.
     """
     from ladders import tasks
 
@@ -122,6 +123,12 @@ def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -
         raise LadderError(
             f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
             code="unknown_bot",
+        )
+    if ladder.bots_only and not player.is_any_bot:
+        raise LadderError(
+            f"{ladder.name} is for bots only: a person may watch it, or play through a bot",
+            code="bots_only",
+            status=403,
         )
     with transaction.atomic():
         existing = QueueEntry.objects.select_related("ladder").filter(player=player).first()
