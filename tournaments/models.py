@@ -24,7 +24,7 @@ from django.db.models import Q
 
 from accounts.models import Player
 from games.models import Match, TimeoutPolicy
-from tournaments.formats import DOUBLE_ELIM, ROUND_ROBIN, SINGLE_ELIM, SWISS
+from tournaments.formats import ARENA, DOUBLE_ELIM, ROUND_ROBIN, SINGLE_ELIM, SWISS
 from tournaments.formats.standings import DEFAULT_TIEBREAKS, FIDE_UNPLAYED, PLAIN_UNPLAYED
 
 
@@ -33,6 +33,7 @@ class Format(models.TextChoices):
     DOUBLE_ELIM = DOUBLE_ELIM, "Double elimination"
     ROUND_ROBIN = ROUND_ROBIN, "Round robin"
     SWISS = SWISS, "Swiss"
+    ARENA = ARENA, "Arena"
 
 
 class Seeding(models.TextChoices):
@@ -110,6 +111,15 @@ class Event(models.Model):
         null=True, blank=True, help_text="Swiss: empty for ceil(log2 N)."
     )
     tiebreaks = models.JSONField(default=default_tiebreaks, blank=True)
+    arena_minutes = models.FloatField(
+        null=True, blank=True, help_text="Arena: how long it runs, in minutes (empty: 60)."
+    )
+    berserk = models.BooleanField(
+        default=True,
+        db_default=True,
+        help_text="Arena: a player may halve their own clock at the start of a match for an "
+        "extra point if they win it.",
+    )
     tiebreak_unplayed = models.CharField(
         max_length=8,
         choices=TiebreakUnplayed.choices,
@@ -139,6 +149,8 @@ class Event(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Arena: no match starts from then on (matches in play still count).
+    ends_at = models.DateTimeField(null=True, blank=True, editable=False)
     cancel_reason = models.CharField(max_length=300, blank=True, editable=False)
     # One more with each committed change anyone watching the event would see (see
     # tournaments.live): a socket's client tells a newer message from an older one.
@@ -158,6 +170,10 @@ class Event(models.Model):
     @property
     def is_over(self) -> bool:
         return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
+
+    @property
+    def is_arena(self) -> bool:
+        return self.format == Format.ARENA
 
     @property
     def grace(self) -> timedelta:
@@ -186,6 +202,9 @@ class Entry(models.Model):
     registered_at = models.DateTimeField(auto_now_add=True)
     checked_in_at = models.DateTimeField(null=True, blank=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
+    paused_at = models.DateTimeField(
+        null=True, blank=True, help_text="Arena: paused since then; not paired until they rejoin."
+    )
 
     class Meta:
         ordering = ["event", "seed", "id"]

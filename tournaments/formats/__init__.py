@@ -11,7 +11,9 @@ order where order matters. Four formats:
 - :mod:`~tournaments.formats.swiss`: Dutch-style pairing within score groups, no rematch while
   one can be avoided, at most one bye per player;
 - :mod:`~tournaments.formats.standings`: match points and the configurable tiebreaks, a total
-  order.
+  order;
+- :mod:`~tournaments.formats.arena`: a time-boxed event where free players are paired at once
+  by standing, with streak scoring and berserk.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ SINGLE_ELIM = "single_elim"
 DOUBLE_ELIM = "double_elim"
 ROUND_ROBIN = "round_robin"
 SWISS = "swiss"
+ARENA = "arena"
 
-FORMATS: tuple[str, ...] = (SINGLE_ELIM, DOUBLE_ELIM, ROUND_ROBIN, SWISS)
+FORMATS: tuple[str, ...] = (SINGLE_ELIM, DOUBLE_ELIM, ROUND_ROBIN, SWISS, ARENA)
 
 #: The version of the bracket and schedule rules an event starts with. 2: the measured
 #: losers-bracket drop-in orders and the double round robin's swapped rounds; events started
@@ -30,6 +33,7 @@ FORMATS_VERSION = 2
 ELIMINATION: frozenset[str] = frozenset({SINGLE_ELIM, DOUBLE_ELIM})
 
 __all__ = [
+    "ARENA",
     "DOUBLE_ELIM",
     "ELIMINATION",
     "FORMATS",
