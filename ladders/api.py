@@ -135,6 +135,7 @@ class LadderSerializer(serializers.ModelSerializer):
             "window_max": ladder.window_max,
             "window_deviation_factor": ladder.window_deviation_factor,
             "bot_pairs": ladder.bot_pairs,
+            "bots_only": ladder.bots_only,
             "bot_requeue_seconds": ladder.bot_requeue_seconds,
         }
 
@@ -393,6 +394,7 @@ class LadderWriteSerializer(serializers.Serializer):
     increment_seconds = StrictIntegerField(min_value=0, max_value=600, required=False)
     rating_system = serializers.ChoiceField(choices=Ladder.System.choices, required=False)
     bot_pairs = StrictBooleanField(required=False)
+    bots_only = StrictBooleanField(required=False)
 
 
 def _ladders():
