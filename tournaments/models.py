@@ -24,7 +24,7 @@ from django.db.models import Q
 
 from accounts.models import Player
 from games.models import Match, TimeoutPolicy
-from tournaments.formats import ARENA, DOUBLE_ELIM, ROUND_ROBIN, SINGLE_ELIM, SWISS
+from tournaments.formats import ARENA, DOUBLE_ELIM, ROUND_ROBIN, SINGLE_ELIM, SWISS, TWO_STAGE
 from tournaments.formats.standings import DEFAULT_TIEBREAKS, FIDE_UNPLAYED, PLAIN_UNPLAYED
 
 
@@ -34,6 +34,21 @@ class Format(models.TextChoices):
     ROUND_ROBIN = ROUND_ROBIN, "Round robin"
     SWISS = SWISS, "Swiss"
     ARENA = ARENA, "Arena"
+    TWO_STAGE = TWO_STAGE, "Groups, then playoffs"
+
+
+class GroupFormat(models.TextChoices):
+    """How the groups of a two-stage event play."""
+
+    ROUND_ROBIN = ROUND_ROBIN, "Round robin"
+    SWISS = SWISS, "Swiss"
+
+
+class PlayoffFormat(models.TextChoices):
+    """How the playoff of a two-stage event plays."""
+
+    SINGLE_ELIM = SINGLE_ELIM, "Single elimination"
+    DOUBLE_ELIM = DOUBLE_ELIM, "Double elimination"
 
 
 class Seeding(models.TextChoices):
@@ -120,6 +135,35 @@ class Event(models.Model):
         help_text="Arena: a player may halve their own clock at the start of a match for an "
         "extra point if they win it.",
     )
+    # Groups, then playoffs (see tournaments.formats.two_stage).
+    group_count = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Groups then playoffs: how many groups (or a size)."
+    )
+    group_size = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Groups then playoffs: players per group, at most (empty, and no count: 4).",
+    )
+    group_format = models.CharField(
+        max_length=12,
+        choices=GroupFormat.choices,
+        default=GroupFormat.ROUND_ROBIN,
+        db_default=GroupFormat.ROUND_ROBIN,
+        help_text="Groups then playoffs: how the groups play (a Swiss plays swiss_rounds).",
+    )
+    advance_per_group = models.PositiveSmallIntegerField(
+        default=2,
+        db_default=2,
+        help_text="Groups then playoffs: how many of each group go on to the playoff.",
+    )
+    playoff_format = models.CharField(
+        max_length=12,
+        choices=PlayoffFormat.choices,
+        default=PlayoffFormat.SINGLE_ELIM,
+        db_default=PlayoffFormat.SINGLE_ELIM,
+        help_text="Groups then playoffs: the playoff's bracket (third_place, bracket_reset "
+        "apply).",
+    )
     tiebreak_unplayed = models.CharField(
         max_length=8,
         choices=TiebreakUnplayed.choices,
@@ -176,6 +220,10 @@ class Event(models.Model):
         return self.format == Format.ARENA
 
     @property
+    def is_two_stage(self) -> bool:
+        return self.format == Format.TWO_STAGE
+
+    @property
     def grace(self) -> timedelta:
         return timedelta(seconds=self.grace_seconds)
 
@@ -202,6 +250,12 @@ class Entry(models.Model):
     registered_at = models.DateTimeField(auto_now_add=True)
     checked_in_at = models.DateTimeField(null=True, blank=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
+    group = models.PositiveSmallIntegerField(
+        null=True, blank=True, editable=False, help_text="Groups then playoffs: 1 is group A."
+    )
+    playoff_seed = models.PositiveSmallIntegerField(
+        null=True, blank=True, editable=False, help_text="Groups then playoffs: once qualified."
+    )
     paused_at = models.DateTimeField(
         null=True, blank=True, help_text="Arena: paused since then; not paired until they rejoin."
     )
