@@ -29,7 +29,6 @@ from config.api import PageNumberPagination, StaffModelPermissions, error_body, 
 from config.errors import ServiceError
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from games.api import MatchListSerializer, PlayerBriefSerializer, RulesField
-from games.services import rules_build
 from ladders import seasons, selectors, services
 from ladders.models import Ladder, Rating, RatingChange, Season, SeasonEntry
 
@@ -460,12 +459,7 @@ def ladder_update(*, ladder: Ladder, **changes: Any) -> Ladder:
     for name, value in changes.items():
         setattr(ladder, name, value)
     if {"rules", "best_of", "target"} & set(changes):
-        built = rules_build(ladder.rules or None, best_of=ladder.best_of, target=ladder.target)
-        if built.duplicate_deals:  # as services.ladder_create: a ladder pairs people
-            raise services.LadderError(
-                "a ladder cannot play duplicate deals: they are for house bots only",
-                code="duplicate_deals_need_bots",
-            )
+        services.ladder_rules_check(ladder)
     ladder.full_clean()
     ladder.save()
     return ladder

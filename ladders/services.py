@@ -75,6 +75,16 @@ def ladder_create(*, name: str, slug: str | None = None, **fields: Any) -> Ladde
     The rule set must be one the engine accepts (LadderError ``invalid_rules`` otherwise).
     """
     ladder = Ladder(name=name, slug=slug or slugify(name), **fields)
+    ladder_rules_check(ladder)
+    ladder.full_clean()
+    ladder.save()
+    return ladder
+
+
+def ladder_rules_check(ladder: Ladder) -> None:
+    """Refuse a ladder's rule set unless the engine accepts it (PlayError ``invalid_rules``
+    naming the option) and it plays no duplicate deals (LadderError): the check of the
+    organiser API and of the admin's form alike."""
     rules = games_services.rules_build(
         ladder.rules or None, best_of=ladder.best_of, target=ladder.target
     )
@@ -84,9 +94,6 @@ def ladder_create(*, name: str, slug: str | None = None, **fields: Any) -> Ladde
             "a ladder cannot play duplicate deals: they are for house bots only",
             code="duplicate_deals_need_bots",
         )
-    ladder.full_clean()
-    ladder.save()
-    return ladder
 
 
 def membership_ensure(*, ladder: Ladder, player: Player) -> Rating:
