@@ -58,6 +58,18 @@ FORMAT_FIELDS: dict[str, tuple[str, ...]] = {
     Format.DOUBLE_ELIM: ("bracket_reset",),
     Format.ROUND_ROBIN: ("double_round_robin", *TIEBREAK_SETTINGS),
     Format.SWISS: ("swiss_rounds", "late_registration", *TIEBREAK_SETTINGS),
+    Format.ARENA: ("arena_minutes", "berserk"),
+    Format.TWO_STAGE: (
+        "group_count",
+        "group_size",
+        "group_format",
+        "swiss_rounds",
+        "advance_per_group",
+        "playoff_format",
+        "third_place",
+        "bracket_reset",
+        *TIEBREAK_SETTINGS,
+    ),
 }
 
 
@@ -91,6 +103,13 @@ EVENT_SETTINGS = [
     "bracket_reset",
     "double_round_robin",
     "swiss_rounds",
+    "group_count",
+    "group_size",
+    "group_format",
+    "advance_per_group",
+    "playoff_format",
+    "arena_minutes",
+    "berserk",
     "tiebreaks",
     "tiebreak_unplayed",
 ]
