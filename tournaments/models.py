@@ -111,6 +111,10 @@ class Event(models.Model):
         "removed at the start. Empty: no check-in.",
     )
     capacity = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: no limit.")
+    bots_only = models.BooleanField(
+        default=False,
+        help_text="Only bots enter: house bots, and external bots with their own tokens.",
+    )
     late_registration = models.BooleanField(
         default=False, help_text="Swiss: register until half the rounds have started."
     )
