@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import Player
 from tournaments.formats import bracket as brackets
+from tournaments.formats import double_elim, single_elim
 from tournaments.formats.standings import Entrant, Result, standings
 from tournaments.models import Entry, Event, Format, Pairing, Round
 from tournaments.rating_hook import ratings_for
@@ -69,11 +71,25 @@ def _entry_json(entry: Entry | None) -> dict[str, Any] | None:
     }
 
 
+@lru_cache(maxsize=32)
+def _bracket_for(format: str, entrants: int, option: bool, classic: bool) -> brackets.Bracket:
+    if format == Format.SINGLE_ELIM:
+        return single_elim.build(entrants, third_place=option)
+    rounds = brackets.bracket_size(entrants).bit_length() - 1
+    orders = double_elim.classic_orders(rounds) if classic else None
+    return double_elim.build(entrants, reset=option, orders=orders)
+
+
+def bracket_of(event: Event) -> brackets.Bracket:
+    """The event's bracket (elimination formats, once started), by the rules it started with."""
+    assert event.entrants_count is not None
+    option = event.third_place if event.format == Format.SINGLE_ELIM else event.bracket_reset
+    return _bracket_for(event.format, event.entrants_count, option, event.formats_version is None)
+
+
 def _bracket_states(event: Event) -> dict[str, brackets.NodeState] | None:
     if not event.is_elimination or event.entrants_count is None:
         return None
-    from tournaments.services import bracket_of
-
     entries = list(event.entries.filter(seed__isnull=False).order_by("seed"))
     results = {
         p.key: p.winner_id for p in Pairing.objects.filter(event=event, result__in=Pairing.RECORDED)
@@ -135,8 +151,6 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
     reached: dict[int, str] = {}
     states = _bracket_states(event) if started else None
     if states is not None:
-        from tournaments.services import bracket_of
-
         bracket = bracket_of(event)
         stages = brackets.stages(bracket, states)
         for key, node in bracket.nodes.items():
