@@ -1,6 +1,6 @@
 """Events, their entries, rounds and pairings (each pointing at a games.Match), webhooks, audit.
 
-An :class:`Event` is run by the services in ``tournaments/services.py``; the pairing logic is
+An :class:`Event` is run by the services in ``tournaments/services/``; the pairing logic is
 pure and lives in ``tournaments/formats/``. The state of an elimination bracket is a function
 of its recorded results (see :func:`tournaments.formats.bracket.resolve`): a
 :class:`Pairing` row per bracket match keeps what that function last said, plus the match
@@ -26,6 +26,7 @@ from accounts.models import Player
 from games.models import Match, TimeoutPolicy
 from tournaments.formats import ARENA, DOUBLE_ELIM, ROUND_ROBIN, SINGLE_ELIM, SWISS, TWO_STAGE
 from tournaments.formats.standings import DEFAULT_TIEBREAKS, FIDE_UNPLAYED, PLAIN_UNPLAYED
+from tournaments.webhook_urls import UnsafeWebhookURL, url_check
 
 
 class Format(models.TextChoices):
@@ -165,8 +166,7 @@ class Event(models.Model):
         choices=PlayoffFormat.choices,
         default=PlayoffFormat.SINGLE_ELIM,
         db_default=PlayoffFormat.SINGLE_ELIM,
-        help_text="Groups then playoffs: the playoff's bracket (third_place, bracket_reset "
-        "apply).",
+        help_text="Groups then playoffs: the playoff's bracket (third_place, bracket_reset apply).",
     )
     tiebreak_unplayed = models.CharField(
         max_length=8,
@@ -441,17 +441,16 @@ class Webhook(models.Model):
         return self.url
 
     def clean(self) -> None:
-        """Refuse a URL the service must not call (see :func:`tournaments.webhooks.url_check`).
+        """Refuse a URL the service must not call (see :func:`tournaments.webhook_urls.url_check`,
+        which :mod:`tournaments.webhooks` offers too).
 
         The admin's forms call this; deliveries check the URL again at every attempt.
         """
-        from tournaments import webhooks
-
         if not self.url:
             return
         try:
-            webhooks.url_check(self.url)
-        except webhooks.UnsafeWebhookURL as exc:
+            url_check(self.url)
+        except UnsafeWebhookURL as exc:
             raise ValidationError({"url": ValidationError(str(exc), code=exc.code)}) from None
 
 

@@ -5,7 +5,7 @@ module                  holds
 ======================  ===================================================================
 ``base``                the errors (``TournamentError``, ``Conflict``), the audit log, the
                         lock order every service follows
-``events``              creating and checking an event; the rules and clock of its matches
+``events``              creating, editing and checking an event; its matches' rules, clock
 ``registration``        opening and closing registration; register, add players and bots,
                         check in, withdraw or disqualify, reinstate
 ``start``               seeding (rating, random with a recorded seed, manual) and the start
@@ -25,8 +25,9 @@ The one import circle inside ``tournaments``: a service enqueues a task. ``tourn
 imports the services and ``tournaments.webhooks`` at the top; ``tournaments.webhooks`` (which
 the services call to emit an event) imports ``tournaments.tasks`` lazily, inside the function
 that enqueues a delivery. A service module that needs a task does the same: it imports
-``tournaments.tasks`` inside the function, never at the top. ``tests/unit/test_layers.py``
-fails on any other circle, and on a selector importing a service.
+``tournaments.tasks`` inside the function, never at the top.
+``tests/unit/test_tournament_layers.py`` fails on any other circle, and on a selector importing
+a service.
 
 Everything other code imported from the single ``tournaments.services`` module is re-exported
 here, so ``from tournaments import services`` and ``services.event_start(...)`` keep working;
@@ -36,7 +37,13 @@ code inside the project may import the specific module instead.
 from tournaments.selectors import bracket_of
 from tournaments.services.base import Conflict, TournamentError
 from tournaments.services.cancellation import event_cancel
-from tournaments.services.events import event_create, event_validate, match_rules, time_control
+from tournaments.services.events import (
+    event_create,
+    event_update,
+    event_validate,
+    match_rules,
+    time_control,
+)
 from tournaments.services.registration import (
     bots_add,
     entry_add,
@@ -68,6 +75,7 @@ __all__ = [
     "event_open_registration",
     "event_seed",
     "event_start",
+    "event_update",
     "event_validate",
     "events_reconcile",
     "match_ready",

@@ -1,15 +1,23 @@
-"""Creating and checking events: the options an event may take, the rules its matches play."""
+"""Creating, editing and checking events: the options an event may take, the rules its matches
+play."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
+
+from django.db import transaction
 
 from accounts.models import Player
 from games import services as play
 from tournaments.formats.standings import UNPLAYED_MODES, validate_tiebreaks
 from tournaments.live import event_changed
-from tournaments.models import Entry, Event, Format, Seeding
-from tournaments.services.base import TournamentError, User, log_action
+from tournaments.models import Entry, Event, EventLog, Format, Seeding
+from tournaments.services import two_stage
+from tournaments.services.base import Conflict, TournamentError, User, log_action
+
+#: The longest arena, in minutes (a day).
+ARENA_MAX_MINUTES = 24 * 60
 
 
 def event_validate(event: Event) -> None:
@@ -54,8 +62,16 @@ def event_validate(event: Event) -> None:
         raise TournamentError(
             "registration must close after it opens", code="invalid_registration_window"
         )
+    minutes = event.arena_minutes
+    if minutes is not None and not 0 < minutes <= ARENA_MAX_MINUTES:
+        raise TournamentError(
+            f"arena_minutes must be more than 0 and at most {ARENA_MAX_MINUTES}; got {minutes}",
+            code="invalid_arena_minutes",
+        )
     if event.capacity is not None and event.capacity < 2:
         raise TournamentError("an event needs room for at least two players", code="capacity")
+    if event.format == Format.TWO_STAGE:
+        two_stage.options_check(event)
 
 
 def match_rules(event: Event) -> dict[str, Any]:
@@ -89,3 +105,36 @@ def event_create(
     log_action(event, "create", created_by)
     event_changed(event)
     return event
+
+
+#: Settings that change only before the start (after it only the name does), as in the admin.
+EDITABLE_ONCE_STARTED = {"name"}
+
+
+def event_update(*, event: Event, by: User | None = None, **changes: Any) -> Event:
+    """Change an event's settings (staff): validated as a whole, logged ``edit`` with the
+    fields that changed, as the admin's change form logs it. Once the event has started only
+    the name changes (409 ``event_started``)."""
+    with transaction.atomic():
+        event = Event.objects.select_for_update().get(pk=event.pk)
+        changed = [name for name, value in changes.items() if getattr(event, name) != value]
+        started = event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION)
+        frozen = sorted(set(changed) - EDITABLE_ONCE_STARTED) if started else []
+        if frozen:
+            raise Conflict(
+                f"the event has started: {', '.join(frozen)} can no longer change",
+                code="event_started",
+            )
+        candidate = copy.copy(event)
+        for name, value in changes.items():
+            setattr(candidate, name, value)
+        event_validate(candidate)
+        if changed:
+            candidate.save(update_fields=changed)
+            EventLog.objects.create(
+                event=candidate,
+                action="edit",
+                actor=by if by is not None and by.is_authenticated else None,
+                detail={"fields": changed},
+            )
+    return candidate
