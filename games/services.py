@@ -237,6 +237,8 @@ def challenge_create(
     """
     if challenger.is_bot:
         raise PlayError("bots do not issue challenges", code="bot_challenger")
+    if opponent.is_deleted:
+        raise PlayError("this player deleted their account", code="player_deleted", status=409)
     with transaction.atomic():
         if opponent.is_bot:
             # A bot match starts at once: the same guard as an accepted challenge.
