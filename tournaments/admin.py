@@ -358,6 +358,10 @@ class EventAdmin(admin.ModelAdmin):
         """The settings in groups; every format's own options, shown by the format chosen
         (a started event: only its format's, read-only, with the rules as stored)."""
         own = format_fields()
+        # Each format's own options first, the tiebreaks (which two formats share) after.
+        own = [n for n in own if n not in TIEBREAK_SETTINGS] + [
+            n for n in own if n in TIEBREAK_SETTINGS
+        ]
         if self._started(obj):
             shown = set(FORMAT_FIELDS.get(obj.format, ()))
             options = ["tiebreaks" if n in TIEBREAK_FIELDS else n for n in own if n in shown]
