@@ -47,7 +47,7 @@ GROUP_FORMATS: tuple[str, ...] = (ROUND_ROBIN, SWISS)
 PLAYOFF_FORMATS: tuple[str, ...] = (SINGLE_ELIM, DOUBLE_ELIM)
 #: The group size when neither a group count nor a size is given.
 DEFAULT_GROUP_SIZE = 4
-_GROUP_KEY = re.compile(r"G[A-Z]+\d+\.\d+\Z")
+_GROUP_KEY = re.compile(r"G([A-Z]+)\d+\.\d+\Z")
 #: The most groups an event may have (group names run A..Z, AA..ZZ).
 MAX_GROUPS = 26 * 27
 
@@ -282,6 +282,12 @@ def group_key(group: int, round_number: int, table: int) -> str:
     return f"G{group_name(group)}{round_number}.{table}"
 
 
+def group_of_key(key: str) -> str | None:
+    """The group's name in a group match's key (``GB3.2`` -> ``B``); None for the playoff's."""
+    found = _GROUP_KEY.match(key)
+    return found.group(1) if found else None
+
+
 def is_group_key(key: str) -> bool:
     """Whether a pairing key is a group match's (the playoff's keys never start with G)."""
     return _GROUP_KEY.match(key) is not None
@@ -299,6 +305,7 @@ __all__ = [
     "group_count_for",
     "group_key",
     "group_name",
+    "group_of_key",
     "group_rounds",
     "is_group_key",
     "meeting_round",
