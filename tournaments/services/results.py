@@ -11,6 +11,7 @@ from games.models import IN_PROGRESS, Match
 from tournaments import webhooks
 from tournaments.live import event_changed, match_players_tell
 from tournaments.models import Event, Pairing
+from tournaments.services import two_stage
 from tournaments.services.advancing import advance, drop_match, void_result
 from tournaments.services.base import (
     Conflict,
@@ -106,6 +107,7 @@ def pairing_override(
         )
         if event.status != Event.Status.RUNNING:
             raise Conflict(f"the event is {event.status}", code="event_not_running")
+        two_stage.group_results_open(event, pairing)
         if pairing.entry_a is None or pairing.entry_b is None:
             raise Conflict("this pairing has no match between two players", code="no_match")
         players = {
@@ -168,6 +170,7 @@ def pairing_rerun(*, pairing: Pairing, by: User | None = None) -> Pairing:
         )
         if event.status != Event.Status.RUNNING:
             raise Conflict(f"the event is {event.status}", code="event_not_running")
+        two_stage.group_results_open(event, pairing)
         match = pairing.match
         if match is None:
             raise Conflict("this pairing has no match to re-run", code="no_match")
