@@ -6,6 +6,7 @@ explicitly; everything but the display name is read-only.
 
 import django_filters
 from django.contrib.auth import authenticate, user_logged_in, user_logged_out
+from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.urls import path
@@ -17,10 +18,10 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from accounts import lockout, names, selectors, services
+from accounts import deletion, lockout, names, selectors, services
 from accounts.auth import TokenAuthentication
 from accounts.models import NAME_MAX_LENGTH, Player
-from config.api import error_body
+from config.api import error_body, refusal
 from config.fields import StrictCharField
 
 # --- Serializers ----------------------------------------------------------------------------
@@ -57,6 +58,23 @@ class RegisterSerializer(serializers.Serializer):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
     name = StrictCharField(max_length=NAME_MAX_LENGTH, required=False, allow_blank=True)
+    email = serializers.EmailField(
+        max_length=254,
+        required=False,
+        allow_blank=True,
+        help_text="Optional: where a password reset is sent (never shown to anyone).",
+    )
+
+
+class PasswordSerializer(serializers.Serializer):
+    password = StrictCharField(
+        max_length=128, write_only=True, trim_whitespace=False, help_text="The current password."
+    )
+
+
+class PasswordChangeSerializer(serializers.Serializer):
+    old_password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
+    new_password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
 
 
 class SignInSerializer(serializers.Serializer):
@@ -172,6 +190,58 @@ class SignOutEverywhereView(LogoutAllView):
         services.sign_out_everywhere(user=request.user)
         user_logged_out.send(sender=request.user.__class__, request=request, user=request.user)
         return self.get_post_response(request)
+
+
+ErrorSerializer = inline_serializer(
+    "AccountError",
+    {
+        "detail": serializers.CharField(),
+        "code": serializers.CharField(),
+        "match": serializers.IntegerField(required=False),
+        "event": serializers.IntegerField(required=False),
+    },
+)
+
+
+def _check_password(request: Request, password: str) -> Response | None:
+    """The caller's password, checked as a sign-in checks it (a wrong one counts towards the
+    lockout): None when right; else the answer (400 naming ``password``, 429 locked out)."""
+    user = authenticate(
+        request=request._request, username=request.user.get_username(), password=password
+    )
+    if getattr(request._request, "axes_locked_out", False):
+        return lockout.lockout_json()
+    if user is None or user.pk != request.user.pk:
+        return Response(
+            error_body("Invalid input.", "wrong_password", {"password": ["Wrong password."]}),
+            status=400,
+        )
+    return None
+
+
+class PasswordChangeView(APIView):
+    """Change the caller's password. Every sign-in of theirs ends (all their tokens revoked,
+    all their web sessions ended); the answer is a new token, as a sign-in's."""
+
+    authentication_classes = [TokenAuthentication]
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_scope = "sign-in"
+
+    @extend_schema(request=PasswordChangeSerializer, responses={200: TokenSerializer})
+    def post(self, request: Request) -> Response:
+        body = PasswordChangeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        if refused := _check_password(request, body.validated_data["old_password"]):
+            return refused
+        user = request.user
+        try:
+            validate_password(body.validated_data["new_password"], user=user)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError({"new_password": list(error.messages)}) from None
+        user.set_password(body.validated_data["new_password"])
+        user.save(update_fields=["password"])
+        services.sign_out_everywhere(user=user)
+        return _token_response(request, user, selectors.player_for_user(user=user), status=200)
 
 
 # --- The caller -----------------------------------------------------------------------------
@@ -301,6 +371,28 @@ class MeView(generics.GenericAPIView):
             body["permissions"] = staff_permissions(user)
         return Response(body)
 
+    @extend_schema(
+        request=PasswordSerializer,
+        responses={204: None, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def delete(self, request: Request) -> Response:
+        """Delete the caller's account, with their password (``accounts.deletion``): the
+        person's data goes, their player stays as ``deleted-<id>`` so that finished matches,
+        brackets and ratings stay whole. 409 ``account_busy`` (naming the ``match`` or the
+        ``event``) while they play a match or are entered in an event that has not ended:
+        resign or withdraw first. Staff accounts are removed by an administrator (403)."""
+        body = PasswordSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        if request.user.is_staff:
+            raise exceptions.PermissionDenied("Staff accounts are removed by an administrator.")
+        if refused := _check_password(request, body.validated_data["password"]):
+            return refused
+        try:
+            deletion.account_delete(user=request.user)
+        except deletion.AccountBusy as error:
+            return refusal(error)
+        return Response(status=204)
+
     @extend_schema(request=PlayerUpdateSerializer, responses={200: MeSerializer})
     def patch(self, request: Request) -> Response:
         player = self.get_object()
@@ -323,6 +415,7 @@ urlpatterns = [
     path("auth/login", SignInView.as_view(), name="login"),
     path("auth/logout", SignOutView.as_view(), name="logout"),
     path("auth/logoutall", SignOutEverywhereView.as_view(), name="logoutall"),
+    path("auth/password", PasswordChangeView.as_view(), name="password-change"),
     path("me", MeView.as_view(), name="me"),
     *router.urls,
 ]

@@ -69,6 +69,13 @@ class Player(models.Model):
         help_text="External bots: which challenges the server accepts for it at once.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    deleted_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="A person who deleted their account: their user is gone, their player stays "
+        "(anonymised) so that their matches, brackets and ratings stay whole.",
+    )
 
     class Meta:
         ordering = ["id"]
@@ -81,7 +88,10 @@ class Player(models.Model):
             # The database, not only the forms, keeps the kinds apart.
             models.CheckConstraint(
                 condition=(
-                    models.Q(kind="human", user__isnull=False, bot_strategy="", owner__isnull=True)
+                    (
+                        models.Q(kind="human", bot_strategy="", owner__isnull=True)
+                        & (models.Q(user__isnull=False) | models.Q(deleted_at__isnull=False))
+                    )
                     | (
                         models.Q(kind="bot", user__isnull=True, owner__isnull=True)
                         & ~models.Q(bot_strategy="")
@@ -92,7 +102,8 @@ class Player(models.Model):
                 ),
                 name="accounts_player_kind_fields",
                 violation_error_message=(
-                    "A human has a user and no bot strategy; a house bot has a strategy and no "
+                    "A human has a user (unless they deleted their account) and no bot "
+                    "strategy; a house bot has a strategy and no "
                     "user; an external bot has a user and an owner and no strategy."
                 ),
             ),
@@ -100,6 +111,11 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def is_deleted(self) -> bool:
+        """True for the anonymised player of a person who deleted their account."""
+        return self.deleted_at is not None
 
     @property
     def is_bot(self) -> bool:

@@ -4,9 +4,11 @@ Services raise Django's ``ValidationError`` with messages per field; the API tur
 400 in the error shape.
 """
 
+import re
 import secrets
 from importlib import import_module
 
+from django import forms
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -22,6 +24,9 @@ from accounts.selectors import player_name_taken, player_names
 from config.errors import ServiceError
 
 NAME_TAKEN = "A player with this name already exists."
+#: The names of deleted accounts' players (``deleted-<id>``): nobody may take one.
+DELETED_NAME = re.compile(r"deleted-\d+", re.IGNORECASE)
+DELETED_NAME_MESSAGE = "Names like “deleted-12” are kept for deleted accounts."
 USERNAME_TAKEN = "A user with this username already exists."
 
 
@@ -46,24 +51,49 @@ def _name_errors(
         return [ValidationError(names.MIXED_SCRIPT_MESSAGE, code=names.MIXED_SCRIPT)]
     if not bot and names.wears_bot_suffix(name):
         return [ValidationError(names.RESERVED_MESSAGE, code=names.RESERVED)]
+    if DELETED_NAME.fullmatch(name):
+        return [ValidationError(DELETED_NAME_MESSAGE, code=names.RESERVED)]
     if names.lookalike(name, player_names(exclude_id=exclude_id)):
         return [ValidationError(names.CONFUSABLE_MESSAGE, code=names.CONFUSABLE)]
     return []
 
 
-def player_register(*, username: str, password: str, name: str | None = None) -> Player:
+def _email_errors(email: str) -> list[str]:
+    try:
+        forms.EmailField(max_length=254).clean(email)
+    except ValidationError as exc:
+        return list(exc.messages)
+    return []
+
+
+def email_update(*, user: AbstractBaseUser, email: str) -> AbstractBaseUser:
+    """Set (or, empty, remove) the e-mail address a password reset is sent to."""
+    email = get_user_model().objects.normalize_email((email or "").strip())
+    if email and (errors := _email_errors(email)):
+        raise ValidationError({"email": errors})
+    user.email = email
+    user.save(update_fields=["email"])
+    return user
+
+
+def player_register(
+    *, username: str, password: str, name: str | None = None, email: str = ""
+) -> Player:
     """Create a user and their human player; ``name`` defaults to the username.
 
     Checks every field before writing and reports all problems at once: the username (valid,
     not taken ignoring case), the password (Django's password validators) and the display name
     (normalised; valid, not taken ignoring case, not a look-alike: :func:`_name_errors`).
     A race with a concurrent registration of the same name ends in the unique constraint and
-    is reported the same way.
+    is reported the same way. ``email`` (optional) is where a password reset is sent.
     """
     User = get_user_model()
     username = User.normalize_username((username or "").strip())
     name = names.normalize(name) or username
+    email = User.objects.normalize_email((email or "").strip())
     errors: dict[str, list] = {}
+    if email and (email_errors := _email_errors(email)):
+        errors["email"] = email_errors
 
     try:
         User._meta.get_field(User.USERNAME_FIELD).clean(username, None)
@@ -83,7 +113,7 @@ def player_register(*, username: str, password: str, name: str | None = None) ->
 
     try:
         with transaction.atomic():
-            user = User.objects.create_user(username=username, password=password)
+            user = User.objects.create_user(username=username, email=email, password=password)
             return Player.objects.create(kind=Player.Kind.HUMAN, user=user, name=name)
     except IntegrityError:
         # Lost a race: someone took the username or the name since the checks above.
@@ -123,8 +153,10 @@ def bot_create(*, name: str, strategy: str) -> Player:
     return Player.objects.create(kind=Player.Kind.BOT, name=name, bot_strategy=strategy.strip())
 
 
-def sign_out_everywhere(*, user: AbstractBaseUser) -> int:
-    """End every sign-in of the user: revoke all their tokens and end all their web sessions.
+def sign_out_everywhere(*, user: AbstractBaseUser, keep_session: str | None = None) -> int:
+    """End every sign-in of the user: revoke all their tokens and end all their web sessions
+    but ``keep_session`` (a key: after a change of password, the session it was made in,
+    which ``update_session_auth_hash`` keeps signed in).
 
     Returns how many web sessions were ended. The session store (the database, as
     ``SESSION_ENGINE`` is Django's default) has no index by user, so every unexpired
@@ -136,7 +168,7 @@ def sign_out_everywhere(*, user: AbstractBaseUser) -> int:
     ended = [
         session.pk
         for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
-        if session.get_decoded().get(SESSION_KEY) == str(user.pk)
+        if session.pk != keep_session and session.get_decoded().get(SESSION_KEY) == str(user.pk)
     ]
     Session.objects.filter(pk__in=ended).delete()
     return len(ended)

@@ -1,8 +1,8 @@
 """What the cluster benchmarks and drills share: the cluster, Django, free Redis databases.
 
-Imported by bench/play.py, load.py, tournaments.py, drills.py and fuzz.py (each runs with
-bench/ on its path). Nothing here imports a third-party package at module level: load.py is
-also locust's locustfile, loaded in bench/.venv-load, where only ``a_move`` is used.
+Imported by bench/play.py, load.py, live.py, tournaments.py, drills.py, fuzz.py and
+profile_move.py (each runs with bench/ on its path). Nothing here imports a third-party
+package at module level: the benches' client processes import it before any set-up.
 """
 
 from __future__ import annotations

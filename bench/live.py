@@ -562,12 +562,21 @@ async def spectators_main(config: dict) -> None:
 class Child:
     """A client process driven over stdin/stdout, one command and one answer at a time."""
 
-    def __init__(self, role: str, config: dict, name: str) -> None:
-        path = RUN_DIR / f"{name}.json"
+    def __init__(
+        self,
+        role: str,
+        config: dict,
+        name: str,
+        script: Path | None = None,
+        run_dir: Path = RUN_DIR,
+    ) -> None:
+        """Start ``script ROLE CONFIG`` (this file by default); its config and log in
+        ``run_dir``. Waits for its "ready"."""
+        path = run_dir / f"{name}.json"
         path.write_text(json.dumps(config))
-        self.log = (RUN_DIR / f"{name}.log").open("w")
+        self.log = (run_dir / f"{name}.log").open("w")
         self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), role, str(path)],
+            [sys.executable, str(script or Path(__file__).resolve()), role, str(path)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,

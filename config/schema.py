@@ -99,6 +99,7 @@ EVENT_OPTION_CODES = [
     "invalid_tiebreaks",
     "invalid_registration_window",
     "capacity",
+    "invalid_groups",
 ]
 #: Entering a player (an organiser's add or import).
 ENTER_CODES = ["unknown_bot", "duplicate_deals_need_bots"]
@@ -150,6 +151,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
             "invalid_tiebreaks",
             "invalid_registration_window",
             "capacity",
+            "invalid_groups",
         ],
     },
     "POST /api/events/{id}/register": {
@@ -217,7 +219,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     },
     "POST /api/events/{id}/pairings/{key}/override": {
         "400": ["reason_required", "not_in_match"],
-        "409": ["event_not_running", "no_match", "no_change"],
+        "409": ["event_not_running", "no_match", "no_change", "playoff_started"],
     },
     "POST /api/events/{id}/pairings/{key}/rerun": {
         "409": ["event_not_running", "no_match", "not_bots", "not_failed"]

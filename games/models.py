@@ -78,6 +78,10 @@ class Match(models.Model):
     # Timed games: the network lag measured on a mover's socket is credited back to their
     # clock, up to a quota per move (games.services.LAG_QUOTA_MS), banked up to a few quotas.
     lag_compensation = models.BooleanField(default=True)
+    # Berserk (an arena's option): this player's base time is halved in every game of the
+    # match; chosen before their first move (games.services.match_berserk).
+    berserk_a = models.BooleanField(default=False, db_default=False)
+    berserk_b = models.BooleanField(default=False, db_default=False)
     seed = models.BigIntegerField(help_text="Secret until the match ends.")
     seed_commitment = models.CharField(max_length=64, help_text="SHA-256 of 'ginrummy:<seed>'.")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.SCHEDULED)
@@ -101,6 +105,7 @@ class Match(models.Model):
 
     class Meta:
         ordering = ["-id"]
+        verbose_name_plural = "matches"
         constraints = [
             models.CheckConstraint(
                 condition=~Q(player_a=models.F("player_b")), name="games_match_two_players"
@@ -135,6 +140,17 @@ class Match(models.Model):
     @property
     def is_timed(self) -> bool:
         return self.base_seconds is not None
+
+    def berserk(self, index: int) -> bool:
+        """Whether player ``index`` (0: A, 1: B) halved their clock for this match."""
+        return self.berserk_a if index == 0 else self.berserk_b
+
+    def base_ms(self, index: int) -> int | None:
+        """Player ``index``'s clock at the start of each game (halved by berserk)."""
+        if self.base_seconds is None:
+            return None
+        base = self.base_seconds * 1000
+        return base // 2 if self.berserk(index) else base
 
     @property
     def is_bot_match(self) -> bool:

@@ -249,7 +249,7 @@ def clocks_from_log(*, game: Game) -> list[int] | None:
     match = game.match
     if not match.is_timed:
         return None
-    clocks = [match.base_seconds * 1000] * 2
+    clocks = [match.base_ms(0) or 0, match.base_ms(1) or 0]
     increment = match.increment_seconds * 1000
     charged = None
     last_deal = None

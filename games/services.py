@@ -237,6 +237,8 @@ def challenge_create(
     """
     if challenger.is_bot:
         raise PlayError("bots do not issue challenges", code="bot_challenger")
+    if opponent.is_deleted:
+        raise PlayError("this player deleted their account", code="player_deleted", status=409)
     with transaction.atomic():
         if opponent.is_bot:
             # A bot match starts at once: the same guard as an accepted challenge.
@@ -421,8 +423,7 @@ def _game_begin(match: Match, engine: EngineMatch, now: datetime) -> Game:
         to_act=g.to_act_player,
     )
     if match.is_timed:
-        base_ms = match.base_seconds * 1000
-        game.clock_a_ms = game.clock_b_ms = base_ms
+        game.clock_a_ms, game.clock_b_ms = match.base_ms(0), match.base_ms(1)
         game.clock_charged_at = game.turn_began_at = now
         game.turn_deadline = _deadline(match, game, game.to_act)
     game.save()
@@ -1169,6 +1170,51 @@ def match_forfeit(
         if match.status != Match.Status.ACTIVE:
             raise Conflict(f"a match that is {match.status} cannot be forfeited", code="too_late")
         _forfeit(match, index, reason, end_reason, now)
+    return match
+
+
+def match_berserk(*, match: Match, player: Player, now: datetime | None = None) -> Match:
+    """``player`` halves their own base time for the rest of the match (berserk).
+
+    Only in a timed match that has not ended, and only before the player's first move of
+    the match: the game in play (if any) gives them half the base time at once, every later
+    game starts them on half. Whether berserk is allowed at all is the caller's rule (an
+    arena's option); this keeps the clocks. Conflict ``berserk_too_late`` after a move of
+    theirs, ``berserk_already`` a second time, ``not_timed`` for an untimed match.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        match = _locked(match.pk)
+        index = match.index_of(player.pk)
+        if index is None:
+            raise NotAPlayer("you are not a player of this match")
+        if match.status not in (Match.Status.SCHEDULED, Match.Status.ACTIVE):
+            raise Conflict(f"the match is {match.status}", code="match_over")
+        if not match.is_timed:
+            raise Conflict("an untimed match has no clock to halve", code="not_timed")
+        if match.berserk(index):
+            raise Conflict("you went berserk in this match already", code="berserk_already")
+        game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
+        if _settle(match, now, game):
+            _follow_up(match)
+            game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
+        if match.status not in (Match.Status.SCHEDULED, Match.Status.ACTIVE):
+            raise Conflict(f"the match is {match.status}", code="match_over")
+        moved = Action.objects.filter(deal__game__match=match, player_id=player.pk).exists()
+        if moved or (game is not None and game.number > 0):
+            raise Conflict(
+                "berserk is chosen before your first move of the match", code="berserk_too_late"
+            )
+        setattr(match, "berserk_a" if index == 0 else "berserk_b", True)
+        match.save(update_fields=["berserk_a" if index == 0 else "berserk_b"])
+        if game is not None:
+            # Nothing charged to this player yet (no move of theirs): their clock is the base.
+            game.set_clock_ms(index, min(game.clock_ms(index) or 0, match.base_ms(index) or 0))
+            if game.to_act == index:
+                game.turn_deadline = _deadline(match, game, index)
+            _touched(match, game)
+            game.save()
+            _follow_up(match)
     return match
 
 

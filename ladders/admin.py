@@ -1,8 +1,12 @@
 """Staff manage ladders and pools here, put bots in a queue, and read ratings and history."""
 
+from django import forms
 from django.contrib import admin, messages
+from django.utils.html import format_html
 
 from accounts.models import Player
+from config.errors import ServiceError
+from games.forms import RULE_FIELD_NAMES, RulesFields, ShowsFieldsSelect
 from ladders import services
 from ladders.models import (
     Ladder,
@@ -14,15 +18,122 @@ from ladders.models import (
     SeasonEntry,
 )
 
+#: Each rating system's own settings: the form shows them only while that system is chosen.
+SYSTEM_FIELDS: dict[str, tuple[str, ...]] = {
+    Ladder.System.ELO: (
+        "k_provisional",
+        "provisional_matches",
+        "k_established",
+        "k_top",
+        "top_threshold",
+    ),
+    Ladder.System.GLICKO2: (
+        "glicko_deviation",
+        "glicko_volatility",
+        "glicko_tau",
+        "glicko_period_days",
+        "provisional_deviation",
+        "window_deviation_factor",
+    ),
+}
+MATCH_FIELDS = [
+    "rules_preset",
+    "best_of",
+    "target",
+    "base_seconds",
+    "increment_seconds",
+    "turn_limit_seconds",
+    "timeout_policy",
+]
+RATING_FIELDS = [
+    "rating_system",
+    "initial_rating",
+    "scoring",
+    "human_bot_factor",
+    "rating_floor",
+    *(name for names in SYSTEM_FIELDS.values() for name in names),
+]
+
+
+class LadderForm(RulesFields, forms.ModelForm):
+    """A ladder's settings, the rules in fields; the rule set is checked by
+    ``services.ladder_rules_check``, as the organiser API checks it."""
+
+    class Meta:
+        model = Ladder
+        fields = [
+            f.name for f in Ladder._meta.fields if f.editable and f.name not in ("id", "rules")
+        ]
+        widgets = {"rating_system": ShowsFieldsSelect(SYSTEM_FIELDS)}
+
+    def clean(self):
+        cleaned = super().clean()  # the rules, from their fields
+        if self.errors:
+            return cleaned
+        candidate = Ladder(
+            rules=cleaned["rules"],
+            best_of=cleaned.get("best_of", self.instance.best_of),
+            target=cleaned.get("target", self.instance.target),
+        )
+        try:
+            services.ladder_rules_check(candidate)
+        except ServiceError as error:
+            self.add_rules_error(str(error))
+        return cleaned
+
 
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin):
-    list_display = ["name", "kind", "is_open", "best_of", "target", "base_seconds", "scoring"]
-    list_filter = ["kind", "is_open"]
+    form = LadderForm
+    list_display = [
+        "name",
+        "kind",
+        "is_open",
+        "rating_system",
+        "best_of",
+        "target",
+        "base_seconds",
+        "scoring",
+        "public_page",
+    ]
+    list_filter = ["kind", "is_open", "rating_system"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     readonly_fields = ["created_at"]
     actions = ["queue_bots"]
+
+    def get_fieldsets(self, request, obj=None):
+        """The settings in groups; each rating system's own shown by the system chosen."""
+        listed = {*MATCH_FIELDS, *RATING_FIELDS, "rules", "created_at"}
+        rest = [
+            f.name
+            for f in Ladder._meta.get_fields()
+            if getattr(f, "editable", False) and f.concrete and not f.auto_created
+            if f.name not in listed
+        ]
+        options = [n for n in RULE_FIELD_NAMES if n != "rules_preset"]
+        return [
+            (None, {"fields": rest}),
+            ("Match", {"fields": MATCH_FIELDS}),
+            (
+                "Rule options",
+                {
+                    "fields": options,
+                    "classes": ["collapse"],
+                    "description": "Change single rules of the preset; empty: the preset's.",
+                },
+            ),
+            ("Ratings", {"fields": RATING_FIELDS}),
+            (None, {"fields": ["created_at"]}),
+        ]
+
+    def view_on_site(self, obj):
+        """The ladder's leaderboard ("View on site")."""
+        return f"/leaderboard?ladder={obj.pk}"
+
+    @admin.display(description="Page")
+    def public_page(self, ladder):
+        return format_html('<a href="/leaderboard?ladder={}">leaderboard</a>', ladder.pk)
 
     @admin.action(
         description="Put every bot member of the ladder in its queue",

@@ -29,7 +29,6 @@ from config.api import PageNumberPagination, StaffModelPermissions, error_body, 
 from config.errors import ServiceError
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from games.api import MatchListSerializer, PlayerBriefSerializer, RulesField
-from games.services import rules_build
 from ladders import seasons, selectors, services
 from ladders.models import Ladder, Rating, RatingChange, Season, SeasonEntry
 
@@ -135,6 +134,7 @@ class LadderSerializer(serializers.ModelSerializer):
             "window_max": ladder.window_max,
             "window_deviation_factor": ladder.window_deviation_factor,
             "bot_pairs": ladder.bot_pairs,
+            "bots_only": ladder.bots_only,
             "bot_requeue_seconds": ladder.bot_requeue_seconds,
         }
 
@@ -393,6 +393,7 @@ class LadderWriteSerializer(serializers.Serializer):
     increment_seconds = StrictIntegerField(min_value=0, max_value=600, required=False)
     rating_system = serializers.ChoiceField(choices=Ladder.System.choices, required=False)
     bot_pairs = StrictBooleanField(required=False)
+    bots_only = StrictBooleanField(required=False)
 
 
 def _ladders():
@@ -458,12 +459,7 @@ def ladder_update(*, ladder: Ladder, **changes: Any) -> Ladder:
     for name, value in changes.items():
         setattr(ladder, name, value)
     if {"rules", "best_of", "target"} & set(changes):
-        built = rules_build(ladder.rules or None, best_of=ladder.best_of, target=ladder.target)
-        if built.duplicate_deals:  # as services.ladder_create: a ladder pairs people
-            raise services.LadderError(
-                "a ladder cannot play duplicate deals: they are for house bots only",
-                code="duplicate_deals_need_bots",
-            )
+        services.ladder_rules_check(ladder)
     ladder.full_clean()
     ladder.save()
     return ladder

@@ -162,6 +162,10 @@ class Ladder(models.Model):
     bot_pairs = models.BooleanField(
         default=False, help_text="Two bots may be paired (else bots wait for humans)."
     )
+    bots_only = models.BooleanField(
+        default=False,
+        help_text="Only bots (house and external) may queue: a ladder for programs.",
+    )
     bot_requeue_seconds = models.PositiveIntegerField(
         null=True,
         blank=True,
@@ -341,6 +345,7 @@ class LadderMatch(models.Model):
 
     class Meta:
         ordering = ["-match"]
+        verbose_name_plural = "ladder matches"
         indexes = [
             # The sweep's query: matches the pool has not yet taken into account.
             models.Index(

@@ -75,6 +75,16 @@ def ladder_create(*, name: str, slug: str | None = None, **fields: Any) -> Ladde
     The rule set must be one the engine accepts (LadderError ``invalid_rules`` otherwise).
     """
     ladder = Ladder(name=name, slug=slug or slugify(name), **fields)
+    ladder_rules_check(ladder)
+    ladder.full_clean()
+    ladder.save()
+    return ladder
+
+
+def ladder_rules_check(ladder: Ladder) -> None:
+    """Refuse a ladder's rule set unless the engine accepts it (PlayError ``invalid_rules``
+    naming the option) and it plays no duplicate deals (LadderError): the check of the
+    organiser API and of the admin's form alike."""
     rules = games_services.rules_build(
         ladder.rules or None, best_of=ladder.best_of, target=ladder.target
     )
@@ -84,9 +94,6 @@ def ladder_create(*, name: str, slug: str | None = None, **fields: Any) -> Ladde
             "a ladder cannot play duplicate deals: they are for house bots only",
             code="duplicate_deals_need_bots",
         )
-    ladder.full_clean()
-    ladder.save()
-    return ladder
 
 
 def membership_ensure(*, ladder: Ladder, player: Player) -> Rating:
@@ -109,7 +116,8 @@ def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -
     ``ladder_closed``, ``already_queued`` (this ladder), ``queued_elsewhere`` (another
     ladder's queue), ``in_match`` (a match of this ladder in progress) and
     ``match_in_progress`` (any other match in progress, e.g. under another rule set);
-    LadderError ``unknown_bot`` for a bot whose strategy is not installed.
+    LadderError ``unknown_bot`` for a bot whose strategy is not installed, 403 ``bots_only``
+    for a person on a ladder for bots only.
     """
     from ladders import tasks
 
@@ -122,6 +130,12 @@ def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -
         raise LadderError(
             f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
             code="unknown_bot",
+        )
+    if ladder.bots_only and not player.is_any_bot:
+        raise LadderError(
+            f"{ladder.name} is for bots only: a person may watch it, or play through a bot",
+            code="bots_only",
+            status=403,
         )
     with transaction.atomic():
         existing = QueueEntry.objects.select_related("ladder").filter(player=player).first()

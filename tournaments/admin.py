@@ -23,17 +23,60 @@ from django.utils.html import format_html
 
 from accounts.models import Player
 from games.engine import bots as engine_bots
+from games.forms import RULE_FIELD_NAMES, RulesFields, ShowsFieldsSelect
 from tournaments import services, webhooks
+from tournaments.formats.standings import TIEBREAKS
 from tournaments.models import (
     Entry,
     Event,
     EventLog,
+    Format,
     Pairing,
     Webhook,
     WebhookDelivery,
 )
 
 FORM_TEMPLATE = "admin/tournaments/form.html"
+
+#: The tiebreaks as the form names them, and one select per place in their order.
+TIEBREAK_LABELS = {
+    "direct_encounter": "Direct encounter",
+    "buchholz": "Buchholz",
+    "median_buchholz": "Median Buchholz",
+    "sonneborn_berger": "Sonneborn-Berger",
+    "games_won": "Games won",
+    "margin": "Point margin",
+}
+TIEBREAK_FIELDS: tuple[str, ...] = tuple(f"tiebreak_{n}" for n in range(1, len(TIEBREAKS) + 1))
+TIEBREAK_SETTINGS: tuple[str, ...] = (*TIEBREAK_FIELDS, "tiebreak_unplayed")
+
+#: Each format's own settings (fields of Event or of EventForm): the event form shows them
+#: only while that format is chosen, and a started event's page only its format's. A new
+#: format declares its line here; a field not listed under any format is shown for all.
+FORMAT_FIELDS: dict[str, tuple[str, ...]] = {
+    Format.SINGLE_ELIM: ("third_place",),
+    Format.DOUBLE_ELIM: ("bracket_reset",),
+    Format.ROUND_ROBIN: ("double_round_robin", *TIEBREAK_SETTINGS),
+    Format.SWISS: ("swiss_rounds", "late_registration", *TIEBREAK_SETTINGS),
+    Format.ARENA: ("arena_minutes", "berserk"),
+    Format.TWO_STAGE: (
+        "group_count",
+        "group_size",
+        "group_format",
+        "swiss_rounds",
+        "advance_per_group",
+        "playoff_format",
+        "third_place",
+        "bracket_reset",
+        *TIEBREAK_SETTINGS,
+    ),
+}
+
+
+def format_fields() -> list[str]:
+    """Every format's own fields, each once, in the order the formats declare them."""
+    return list(dict.fromkeys(name for names in FORMAT_FIELDS.values() for name in names))
+
 
 #: What an organiser sets on an event (the rest is progress, kept by the services).
 EVENT_SETTINGS = [
@@ -60,6 +103,13 @@ EVENT_SETTINGS = [
     "bracket_reset",
     "double_round_robin",
     "swiss_rounds",
+    "group_count",
+    "group_size",
+    "group_format",
+    "advance_per_group",
+    "playoff_format",
+    "arena_minutes",
+    "berserk",
     "tiebreaks",
     "tiebreak_unplayed",
 ]
@@ -109,23 +159,90 @@ def _action_with_reason(modeladmin, request, queryset, *, action, title, submit,
 # --- events ---------------------------------------------------------------------------------
 
 
-class EventForm(forms.ModelForm):
+def _tiebreak_field(place: int) -> forms.ChoiceField:
+    """The select of the tiebreak at ``place`` (1: the first after match points)."""
+    return forms.ChoiceField(
+        label=f"Tiebreak {place}",
+        required=False,
+        choices=[("", "—"), *((name, TIEBREAK_LABELS.get(name, name)) for name in TIEBREAKS)],
+        help_text="After match points, in this order; empty places are skipped."
+        if place == 1
+        else "",
+    )
+
+
+#: A form class declaring the tiebreak selects (Django's metaclass collects them).
+_TiebreakFields = type(forms.Form)(
+    "_TiebreakFields",
+    (forms.Form,),
+    {name: _tiebreak_field(n) for n, name in enumerate(TIEBREAK_FIELDS, 1)},
+)
+
+
+class EventForm(RulesFields, _TiebreakFields, forms.ModelForm):
+    """An event's settings in fields: the rules (a preset and the options changed from it),
+    the tiebreaks in order, each format's options. Checked as a whole by
+    ``services.event_validate``, the check the organiser API makes, so both refuse alike."""
+
     class Meta:
         model = Event
-        fields = EVENT_SETTINGS
+        fields = [name for name in EVENT_SETTINGS if name not in ("rules", "tiebreaks")]
+        widgets = {"format": ShowsFieldsSelect(FORMAT_FIELDS)}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "initial" not in kwargs:
+            for name, tiebreak in zip(TIEBREAK_FIELDS, self.instance.tiebreaks or [], strict=False):
+                self.initial.setdefault(name, tiebreak)
 
     def clean(self):
-        cleaned = super().clean()
+        cleaned = super().clean()  # the rules, from their fields
+        tiebreaks = [cleaned[name] for name in TIEBREAK_FIELDS if cleaned.get(name)]
+        cleaned["tiebreaks"] = self.instance.tiebreaks = tiebreaks
         if self.errors:
             return cleaned
         candidate = copy.copy(self.instance)
+        model_fields = {f.name for f in Event._meta.fields}
         for name, value in cleaned.items():
-            setattr(candidate, name, value)
+            if name in model_fields:
+                setattr(candidate, name, value)
         try:
             services.event_validate(candidate)
         except services.TournamentError as error:
-            raise ValidationError(str(error), code=error.code) from None
+            if error.code == "invalid_rules":
+                self.add_rules_error(str(error))
+            elif error.code == "invalid_tiebreaks" and "tiebreak_unplayed" not in str(error):
+                self.add_error(self._tiebreak_at_fault(tiebreaks, str(error)), str(error))
+            else:
+                raise ValidationError(str(error), code=error.code) from None
         return cleaned
+
+    def _tiebreak_at_fault(self, tiebreaks: list[str], message: str) -> str:
+        """The select of the tiebreak a refusal names (its second place if repeated)."""
+        chosen = [(name, self.cleaned_data.get(name)) for name in TIEBREAK_FIELDS]
+        named = [field for field, value in chosen if value and f"'{value}'" in message]
+        return named[-1] if named else TIEBREAK_FIELDS[0]
+
+    def changed_settings(self) -> list[str]:
+        """The event's fields that changed (the rule and tiebreak selects as ``rules`` and
+        ``tiebreaks``), as the organiser API logs them."""
+        changed = []
+        for name in self.changed_data:
+            if name in RULE_FIELD_NAMES:
+                name = "rules"
+            elif name in TIEBREAK_FIELDS:
+                name = "tiebreaks"
+            if name not in changed:
+                changed.append(name)
+        return changed
+
+
+class StartedEventForm(forms.ModelForm):
+    """A started event: only its name changes (the rest is shown read-only)."""
+
+    class Meta:
+        model = Event
+        fields = ["name"]
 
 
 class EntryInlineForm(forms.ModelForm):
@@ -196,7 +313,16 @@ class AddBotsForm(forms.Form):
 @admin.register(Event)
 class EventAdmin(admin.ModelAdmin):
     form = EventForm
-    list_display = ["name", "format", "status", "entries_active", "rated", "started_at", "champion"]
+    list_display = [
+        "name",
+        "format",
+        "status",
+        "entries_active",
+        "rated",
+        "started_at",
+        "champion",
+        "public_page",
+    ]
     list_filter = ["status", "format", "rated"]
     search_fields = ["name"]
     inlines = [EntryInline, WebhookInline]
@@ -220,19 +346,89 @@ class EventAdmin(admin.ModelAdmin):
         "links",
     ]
     settings_fields = EVENT_SETTINGS
-    fieldsets = [
-        (None, {"fields": settings_fields}),
-        ("Progress", {"fields": progress}),
-    ]
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("champion")
 
+    @staticmethod
+    def _started(obj) -> bool:
+        return obj is not None and obj.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION)
+
+    def get_fieldsets(self, request, obj=None):
+        """The settings in groups; every format's own options, shown by the format chosen
+        (a started event: only its format's, read-only, with the rules as stored)."""
+        own = format_fields()
+        # Each format's own options first, the tiebreaks (which two formats share) after.
+        own = [n for n in own if n not in TIEBREAK_SETTINGS] + [
+            n for n in own if n in TIEBREAK_SETTINGS
+        ]
+        if self._started(obj):
+            shown = set(FORMAT_FIELDS.get(obj.format, ()))
+            options = ["tiebreaks" if n in TIEBREAK_FIELDS else n for n in own if n in shown]
+            match = ["rules", "target", "best_of", "duplicate_deals"]
+        else:
+            options = own
+            match = ["rules_preset", "target", "best_of", "duplicate_deals"]
+        options = list(dict.fromkeys(options))
+        general = ["name", "format", "rated"]
+        clock = [
+            "base_seconds",
+            "increment_seconds",
+            "turn_limit_seconds",
+            "timeout_policy",
+            "grace_seconds",
+        ]
+        entry = [
+            "registration_opens_at",
+            "registration_closes_at",
+            "check_in_opens_at",
+            "capacity",
+            "seeding",
+            "seeding_seed",
+        ]
+        listed = {*general, *match, *clock, *entry, *own, "rules", "tiebreaks"}
+        rest = [n for n in self.settings_fields if n not in listed]  # a setting added later
+        fieldsets = [
+            (None, {"fields": general + rest}),
+            ("Match", {"fields": match}),
+        ]
+        if not self._started(obj):
+            fieldsets.append(
+                (
+                    "Rule options",
+                    {
+                        "fields": [n for n in RULE_FIELD_NAMES if n != "rules_preset"],
+                        "classes": ["collapse"],
+                        "description": "Change single rules of the preset; empty: the preset's.",
+                    },
+                )
+            )
+        fieldsets += [
+            ("Clock", {"fields": clock}),
+            ("Registration and seeding", {"fields": entry}),
+            ("Format options", {"fields": options}),
+            ("Progress", {"fields": self.progress}),
+        ]
+        return fieldsets
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if self._started(obj):
+            kwargs["form"] = StartedEventForm
+        return super().get_form(request, obj, change, **kwargs)
+
     def get_readonly_fields(self, request, obj=None):
-        if obj is not None and obj.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
+        if self._started(obj):
             # Started: only the name changes; everything else made the field what it is.
             return [f for f in self.settings_fields if f != "name"] + self.progress
         return self.progress
+
+    def view_on_site(self, obj):
+        """The event's public page ("View on site")."""
+        return reverse("web:event", args=[obj.pk])
+
+    @admin.display(description="Page")
+    def public_page(self, event):
+        return format_html('<a href="{}">view</a>', reverse("web:event", args=[event.pk]))
 
     @admin.display(description="Entries")
     def entries_active(self, event):
@@ -243,10 +439,12 @@ class EventAdmin(admin.ModelAdmin):
         if event.pk is None:
             return "-"
         return format_html(
+            '<a href="{}">public page</a> · '
             '<a href="{}">add bots</a> · <a href="{}">pairings</a> · <a href="{}">audit log</a>'
             ' · <a href="/api/events/{}/bracket">bracket JSON</a>'
             ' · <a href="/api/events/{}/standings">standings JSON</a>'
             ' · <a href="/api/events/{}/results.csv">results CSV</a>',
+            reverse("web:event", args=[event.pk]),
             reverse("admin:tournaments_event_add_bots", args=[event.pk]),
             reverse("admin:tournaments_pairing_changelist") + f"?event__id__exact={event.pk}",
             reverse("admin:tournaments_eventlog_changelist") + f"?event__id__exact={event.pk}",
@@ -262,9 +460,9 @@ class EventAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         if created:
             EventLog.objects.create(event=obj, action="create", actor=request.user)
-        elif form.changed_data:
+        elif changed := getattr(form, "changed_settings", lambda: form.changed_data)():
             EventLog.objects.create(
-                event=obj, action="edit", actor=request.user, detail={"fields": form.changed_data}
+                event=obj, action="edit", actor=request.user, detail={"fields": changed}
             )
 
     def save_formset(self, request, form, formset, change):

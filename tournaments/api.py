@@ -32,7 +32,16 @@ from games.api import PlayerBriefSerializer, RulesField
 from games.models import Match, TimeoutPolicy
 from tournaments import selectors, services
 from tournaments.formats.standings import TIEBREAKS
-from tournaments.models import Entry, Event, Format, Seeding, TiebreakUnplayed
+from tournaments.formats.two_stage import MAX_GROUPS
+from tournaments.models import (
+    Entry,
+    Event,
+    Format,
+    GroupFormat,
+    PlayoffFormat,
+    Seeding,
+    TiebreakUnplayed,
+)
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -75,6 +84,7 @@ class EntrySerializer(serializers.ModelSerializer):
             "registered_at",
             "checked_in_at",
             "withdrawn_at",
+            "paused_at",
         ]
         read_only_fields = fields
 
@@ -116,6 +126,14 @@ class EventSerializer(serializers.ModelSerializer):
             "bracket_reset",
             "double_round_robin",
             "swiss_rounds",
+            "group_count",
+            "group_size",
+            "group_format",
+            "advance_per_group",
+            "playoff_format",
+            "arena_minutes",
+            "berserk",
+            "ends_at",
             "tiebreaks",
             "tiebreak_unplayed",
             "rounds_planned",
@@ -186,6 +204,27 @@ class EventCreateSerializer(serializers.Serializer):
         child=serializers.ChoiceField(choices=TIEBREAKS), required=False, max_length=6
     )
     tiebreak_unplayed = serializers.ChoiceField(choices=TiebreakUnplayed.choices, required=False)
+    group_count = StrictIntegerField(
+        min_value=1, max_value=MAX_GROUPS, required=False, allow_null=True
+    )
+    group_size = StrictIntegerField(min_value=2, max_value=4096, required=False, allow_null=True)
+    group_format = serializers.ChoiceField(choices=GroupFormat.choices, required=False)
+    advance_per_group = StrictIntegerField(min_value=1, max_value=4096, required=False)
+    playoff_format = serializers.ChoiceField(choices=PlayoffFormat.choices, required=False)
+    arena_minutes = serializers.FloatField(
+        min_value=0.1, max_value=24 * 60, required=False, allow_null=True
+    )
+    berserk = StrictBooleanField(required=False)
+
+    def to_internal_value(self, data):
+        """Refuse options this API does not know (400 naming each), as the service does."""
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: ["unknown event option"] for name in unknown}
+                )
+        return super().to_internal_value(data)
 
 
 ErrorSerializer = inline_serializer(

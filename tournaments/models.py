@@ -1,6 +1,6 @@
 """Events, their entries, rounds and pairings (each pointing at a games.Match), webhooks, audit.
 
-An :class:`Event` is run by the services in ``tournaments/services.py``; the pairing logic is
+An :class:`Event` is run by the services in ``tournaments/services/``; the pairing logic is
 pure and lives in ``tournaments/formats/``. The state of an elimination bracket is a function
 of its recorded results (see :func:`tournaments.formats.bracket.resolve`): a
 :class:`Pairing` row per bracket match keeps what that function last said, plus the match
@@ -24,8 +24,9 @@ from django.db.models import Q
 
 from accounts.models import Player
 from games.models import Match, TimeoutPolicy
-from tournaments.formats import DOUBLE_ELIM, ROUND_ROBIN, SINGLE_ELIM, SWISS
+from tournaments.formats import ARENA, DOUBLE_ELIM, ROUND_ROBIN, SINGLE_ELIM, SWISS, TWO_STAGE
 from tournaments.formats.standings import DEFAULT_TIEBREAKS, FIDE_UNPLAYED, PLAIN_UNPLAYED
+from tournaments.webhook_urls import UnsafeWebhookURL, url_check
 
 
 class Format(models.TextChoices):
@@ -33,6 +34,22 @@ class Format(models.TextChoices):
     DOUBLE_ELIM = DOUBLE_ELIM, "Double elimination"
     ROUND_ROBIN = ROUND_ROBIN, "Round robin"
     SWISS = SWISS, "Swiss"
+    ARENA = ARENA, "Arena"
+    TWO_STAGE = TWO_STAGE, "Groups, then playoffs"
+
+
+class GroupFormat(models.TextChoices):
+    """How the groups of a two-stage event play."""
+
+    ROUND_ROBIN = ROUND_ROBIN, "Round robin"
+    SWISS = SWISS, "Swiss"
+
+
+class PlayoffFormat(models.TextChoices):
+    """How the playoff of a two-stage event plays."""
+
+    SINGLE_ELIM = SINGLE_ELIM, "Single elimination"
+    DOUBLE_ELIM = DOUBLE_ELIM, "Double elimination"
 
 
 class Seeding(models.TextChoices):
@@ -95,6 +112,10 @@ class Event(models.Model):
         "removed at the start. Empty: no check-in.",
     )
     capacity = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: no limit.")
+    bots_only = models.BooleanField(
+        default=False,
+        help_text="Only bots enter: house bots, and external bots with their own tokens.",
+    )
     late_registration = models.BooleanField(
         default=False, help_text="Swiss: register until half the rounds have started."
     )
@@ -110,6 +131,43 @@ class Event(models.Model):
         null=True, blank=True, help_text="Swiss: empty for ceil(log2 N)."
     )
     tiebreaks = models.JSONField(default=default_tiebreaks, blank=True)
+    arena_minutes = models.FloatField(
+        null=True, blank=True, help_text="Arena: how long it runs, in minutes (empty: 60)."
+    )
+    berserk = models.BooleanField(
+        default=True,
+        db_default=True,
+        help_text="Arena: a player may halve their own clock at the start of a match for an "
+        "extra point if they win it.",
+    )
+    # Groups, then playoffs (see tournaments.formats.two_stage).
+    group_count = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Groups then playoffs: how many groups (or a size)."
+    )
+    group_size = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Groups then playoffs: players per group, at most (empty, and no count: 4).",
+    )
+    group_format = models.CharField(
+        max_length=12,
+        choices=GroupFormat.choices,
+        default=GroupFormat.ROUND_ROBIN,
+        db_default=GroupFormat.ROUND_ROBIN,
+        help_text="Groups then playoffs: how the groups play (a Swiss plays swiss_rounds).",
+    )
+    advance_per_group = models.PositiveSmallIntegerField(
+        default=2,
+        db_default=2,
+        help_text="Groups then playoffs: how many of each group go on to the playoff.",
+    )
+    playoff_format = models.CharField(
+        max_length=12,
+        choices=PlayoffFormat.choices,
+        default=PlayoffFormat.SINGLE_ELIM,
+        db_default=PlayoffFormat.SINGLE_ELIM,
+        help_text="Groups then playoffs: the playoff's bracket (third_place, bracket_reset apply).",
+    )
     tiebreak_unplayed = models.CharField(
         max_length=8,
         choices=TiebreakUnplayed.choices,
@@ -139,6 +197,8 @@ class Event(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Arena: no match starts from then on (matches in play still count).
+    ends_at = models.DateTimeField(null=True, blank=True, editable=False)
     cancel_reason = models.CharField(max_length=300, blank=True, editable=False)
     # One more with each committed change anyone watching the event would see (see
     # tournaments.live): a socket's client tells a newer message from an older one.
@@ -158,6 +218,14 @@ class Event(models.Model):
     @property
     def is_over(self) -> bool:
         return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
+
+    @property
+    def is_arena(self) -> bool:
+        return self.format == Format.ARENA
+
+    @property
+    def is_two_stage(self) -> bool:
+        return self.format == Format.TWO_STAGE
 
     @property
     def grace(self) -> timedelta:
@@ -186,6 +254,15 @@ class Entry(models.Model):
     registered_at = models.DateTimeField(auto_now_add=True)
     checked_in_at = models.DateTimeField(null=True, blank=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
+    group = models.PositiveSmallIntegerField(
+        null=True, blank=True, editable=False, help_text="Groups then playoffs: 1 is group A."
+    )
+    playoff_seed = models.PositiveSmallIntegerField(
+        null=True, blank=True, editable=False, help_text="Groups then playoffs: once qualified."
+    )
+    paused_at = models.DateTimeField(
+        null=True, blank=True, help_text="Arena: paused since then; not paired until they rejoin."
+    )
 
     class Meta:
         ordering = ["event", "seed", "id"]
@@ -364,17 +441,16 @@ class Webhook(models.Model):
         return self.url
 
     def clean(self) -> None:
-        """Refuse a URL the service must not call (see :func:`tournaments.webhooks.url_check`).
+        """Refuse a URL the service must not call (see :func:`tournaments.webhook_urls.url_check`,
+        which :mod:`tournaments.webhooks` offers too).
 
         The admin's forms call this; deliveries check the URL again at every attempt.
         """
-        from tournaments import webhooks
-
         if not self.url:
             return
         try:
-            webhooks.url_check(self.url)
-        except webhooks.UnsafeWebhookURL as exc:
+            url_check(self.url)
+        except UnsafeWebhookURL as exc:
             raise ValidationError({"url": ValidationError(str(exc), code=exc.code)}) from None
 
 

@@ -11,8 +11,6 @@ wrong, 409 for a state that does not allow it (``event_started``, ``event_full``
 
 from __future__ import annotations
 
-import copy
-
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.http import HttpResponse
@@ -41,6 +39,7 @@ from tournaments.models import (
     Webhook,
     WebhookDelivery,
 )
+from tournaments.services.events import event_update  # also offered here, as before
 
 # --- permissions ----------------------------------------------------------------------------
 
@@ -194,38 +193,6 @@ class DeliverySerializer(serializers.ModelSerializer):
 
 
 # --- events ---------------------------------------------------------------------------------
-
-#: Settings that change only before the start (after it only the name does), as in the admin.
-EDITABLE_ONCE_STARTED = {"name"}
-
-
-def event_update(*, event: Event, by=None, **changes) -> Event:
-    """Change an event's settings (staff): validated as a whole, logged ``edit`` with the
-    fields that changed, as the admin's change form logs it. Once the event has started only
-    the name changes (409 ``event_started``)."""
-    with transaction.atomic():
-        event = Event.objects.select_for_update().get(pk=event.pk)
-        changed = [name for name, value in changes.items() if getattr(event, name) != value]
-        started = event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION)
-        frozen = sorted(set(changed) - EDITABLE_ONCE_STARTED) if started else []
-        if frozen:
-            raise services.Conflict(
-                f"the event has started: {', '.join(frozen)} can no longer change",
-                code="event_started",
-            )
-        candidate = copy.copy(event)
-        for name, value in changes.items():
-            setattr(candidate, name, value)
-        services.event_validate(candidate)
-        if changed:
-            candidate.save(update_fields=changed)
-            EventLog.objects.create(
-                event=candidate,
-                action="edit",
-                actor=by if by is not None and by.is_authenticated else None,
-                detail={"fields": changed},
-            )
-    return candidate
 
 
 class OpenRegistrationView(OrganiserView):

@@ -1,14 +1,14 @@
 """Receivers of games' signals: a finished tournament match advances its event."""
 
 from games.models import Match
-from tournaments import services
+from tournaments.services.results import pairing_record
 
 
 def advance_on_match_finished(sender, match: Match, **kwargs) -> None:
     """``games.signals.match_finished``: record the result and advance, in the same transaction.
 
-    Idempotent (see :func:`tournaments.services.pairing_record`). If it fails, games logs it
+    Idempotent (see :func:`tournaments.services.results.pairing_record`). If it fails, games logs it
     and keeps the result; the periodic sweep records it later.
     """
     if match.source == Match.Source.TOURNAMENT:
-        services.pairing_record(match=match)
+        pairing_record(match=match)

@@ -7,13 +7,14 @@ lock and the recorded results for the sweep, the delivery's status for webhooks)
 from celery import shared_task
 
 from config import embedded
-from tournaments import services, webhooks
+from tournaments import webhooks
+from tournaments.services import showing_up
 
 
 @shared_task(name="tournaments.sweep")
 def sweep() -> dict[str, int]:
     """Beat: forfeit no-shows whose grace period is over; record results a receiver missed."""
-    return services.sweep()
+    return showing_up.sweep()
 
 
 @shared_task(name="tournaments.deliver_webhook", bind=True, max_retries=webhooks.MAX_RETRIES)

@@ -19,6 +19,13 @@ class SignUpForm(forms.Form):
         required=False,
         help_text="What other players see; your username if left empty.",
     )
+    email = forms.EmailField(
+        label="E-mail",
+        required=False,
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+        help_text="Optional: where a password reset is sent. Nobody else sees it.",
+    )
     password = forms.CharField(
         strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "new-password"})
     )
@@ -39,7 +46,10 @@ class SignUpForm(forms.Form):
         data = self.cleaned_data
         try:
             return services.player_register(
-                username=data["username"], password=data["password"], name=data.get("name")
+                username=data["username"],
+                password=data["password"],
+                name=data.get("name"),
+                email=data.get("email") or "",
             )
         except ValidationError as error:
             for field, messages in error.message_dict.items():

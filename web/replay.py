@@ -62,6 +62,16 @@ def deal_frames(*, rules: dict[str, Any], deal: dict[str, Any]) -> dict[str, Any
     }
 
 
+#: How the deal index names each ending (after the winner's name, with the points).
+RESULT_WORDS = {
+    "knock": "knock",
+    "undercut": "undercut",
+    "gin": "gin",
+    "big_gin": "big gin",
+    "draw": "drawn deal",
+}
+
+
 def deal_index(log: dict[str, Any]) -> list[dict[str, Any]]:
     """The games of a match log with a one-line summary of each deal, for navigation."""
     games = []
@@ -73,6 +83,7 @@ def deal_index(log: dict[str, Any]) -> list[dict[str, Any]]:
                 {
                     "number": index,
                     "termination": outcome["termination"] if outcome else "abandoned",
+                    "result": RESULT_WORDS.get(outcome["termination"], "") if outcome else "",
                     "winner": outcome["winner"] if outcome else None,
                     "points": outcome["points"] if outcome else 0,
                     "moves": len(deal["actions"]),
@@ -80,3 +91,14 @@ def deal_index(log: dict[str, Any]) -> list[dict[str, Any]]:
             )
         games.append({"number": number, "deals": deals, "forfeit": game["forfeit"]})
     return games
+
+
+def next_deal(index: list[dict[str, Any]], game_no: int, deal_no: int) -> dict[str, int] | None:
+    """The deal after ``game_no``/``deal_no`` in :func:`deal_index` order (the next game's
+    first deal after a game's last), or None after the match's last deal."""
+    if deal_no + 1 < len(index[game_no]["deals"]):
+        return {"game": game_no, "deal": deal_no + 1}
+    for later in index[game_no + 1 :]:
+        if later["deals"]:
+            return {"game": later["number"], "deal": 0}
+    return None

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from web import views
+from web import account_views, views
 
 app_name = "web"
 
@@ -11,6 +11,25 @@ urlpatterns = [
     path("login", views.SignInView.as_view(), name="login"),
     path("logout", views.sign_out, name="logout"),
     path("signup", views.sign_up, name="signup"),
+    path("account", account_views.account, name="account"),
+    path("account/password", account_views.PasswordChangeView.as_view(), name="password_change"),
+    path("account/delete", account_views.account_delete, name="account_delete"),
+    path("password-reset", account_views.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "password-reset/sent",
+        account_views.PasswordResetSentView.as_view(),
+        name="password_reset_sent",
+    ),
+    path(
+        "password-reset/<uidb64>/<token>",
+        account_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password-reset/done",
+        account_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
     path("lobby", views.lobby, name="lobby"),
     path("games/<int:pk>", views.table, name="table"),
     path("matches/<int:pk>", views.match_detail, name="match"),

@@ -267,7 +267,19 @@ WEB_RULES: dict[str, list[Rule]] = {
     ],
     "web:event": [Rule(OPEN, reads=frozenset({200, 302})), Rule(DRAFT, reads=frozenset({404}))],
     "web:player": [Rule(ALICE, reads=frozenset({200, 302}))],
+    # Someone else's reset link without its token: the page says the link does not work.
+    "web:password_reset_confirm": [
+        Rule(lambda w: {"uidb64": _uid(w["alice"].user), "token": "set-password"}),
+        Rule(lambda w: {"uidb64": _uid(w["alice"].user), "token": "bogus-token"}),
+    ],
 }
+
+
+def _uid(user) -> str:
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    return urlsafe_base64_encode(force_bytes(user.pk))
 
 
 def test_every_api_route_with_an_id_has_an_authorisation_rule():

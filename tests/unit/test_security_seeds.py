@@ -19,6 +19,7 @@ from tests.live import Socket, fresh_layer, run
 from tests.tournaments import event_with, humans
 from tournaments import consumers, services
 from tournaments.models import Event
+from tournaments.services import start
 
 pytestmark = pytest.mark.django_db
 
@@ -130,7 +131,7 @@ def drawn(monkeypatch):
     """The seeding seeds the tournaments draw (62 bits), in order; match seeds as ever."""
     draws = iter([1111, 2222, 3333])
     taken = []
-    real = services.secrets.randbits
+    real = start.secrets.randbits
 
     def randbits(bits):
         if bits != 62:
@@ -138,7 +139,7 @@ def drawn(monkeypatch):
         taken.append(next(draws))
         return taken[-1]
 
-    monkeypatch.setattr(services.secrets, "randbits", randbits)
+    monkeypatch.setattr(start.secrets, "randbits", randbits)
     return taken
 
 

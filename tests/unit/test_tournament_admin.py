@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 EVENT_FORM = {
     "name": "Friday night gin",
     "format": "single_elim",
-    "rules": "{}",
+    "rules_preset": "standard",
     "best_of": 5,
     "target": 250,
     "base_seconds": 600,
@@ -23,8 +23,14 @@ EVENT_FORM = {
     "grace_seconds": 300,
     "seeding": "random",
     "bracket_reset": "on",
-    "tiebreaks": '["buchholz", "sonneborn_berger", "games_won", "margin"]',
+    "tiebreak_1": "buchholz",
+    "tiebreak_2": "sonneborn_berger",
+    "tiebreak_3": "games_won",
+    "tiebreak_4": "margin",
     "tiebreak_unplayed": "fide",
+    "group_format": "round_robin",
+    "advance_per_group": 2,
+    "playoff_format": "single_elim",
     "entries-TOTAL_FORMS": 0,
     "entries-INITIAL_FORMS": 0,
     "webhooks-TOTAL_FORMS": 0,
@@ -58,8 +64,9 @@ def test_staff_create_an_event_and_it_is_audited(admin_client, admin_user):
     [
         ("format", "ladder_of_doom", "Select a valid choice"),
         ("seeding", "by_shoe_size", "Select a valid choice"),
-        ("tiebreaks", '["coin_toss"]', "unknown tiebreak"),
-        ("rules", '{"knock_limit": "ten"}', "invalid value"),
+        ("tiebreak_1", "coin_toss", "Select a valid choice"),
+        ("rule_knock_limit", "ten", "Enter a whole number"),
+        ("rules_preset", "strip_gin", "Select a valid choice"),
     ],
 )
 def test_creating_an_event_with_a_bad_option_shows_the_error(admin_client, field, value, message):

@@ -12,6 +12,7 @@ from tests.tournaments import bots, by_seed, decide, event_with, humans, pairing
 from tournaments import services
 from tournaments.formats.swiss import default_rounds
 from tournaments.models import Entry, Event, EventLog, Pairing, Round
+from tournaments.services import start
 
 pytestmark = pytest.mark.django_db
 
@@ -333,7 +334,7 @@ def test_seeding_by_rating_uses_the_rated_pool_and_unrated_players_follow(monkey
     players = humans(3)
     event = event_with(players, "single_elim", seeding="rating")
     ratings = {players[1].pk: 1700, players[2].pk: 1600}
-    monkeypatch.setattr(services, "ratings_for", lambda ids: {i: ratings.get(i) for i in ids})
+    monkeypatch.setattr(start, "ratings_for", lambda ids: {i: ratings.get(i) for i in ids})
     services.event_seed(event=event)
     order = list(event.entries.order_by("seed"))
     assert [e.player for e in order] == [players[1], players[2], players[0]]

@@ -11,7 +11,11 @@ order where order matters. Four formats:
 - :mod:`~tournaments.formats.swiss`: Dutch-style pairing within score groups, no rematch while
   one can be avoided, at most one bye per player;
 - :mod:`~tournaments.formats.standings`: match points and the configurable tiebreaks, a total
-  order.
+  order;
+- :mod:`~tournaments.formats.arena`: a time-boxed event where free players are paired at once
+  by standing, with streak scoring and berserk;
+- :mod:`~tournaments.formats.two_stage`: groups (round robin or Swiss), snake-seeded, then a
+  cross-seeded single- or double-elimination playoff of the top of each group.
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ SINGLE_ELIM = "single_elim"
 DOUBLE_ELIM = "double_elim"
 ROUND_ROBIN = "round_robin"
 SWISS = "swiss"
+ARENA = "arena"
+TWO_STAGE = "two_stage"
 
-FORMATS: tuple[str, ...] = (SINGLE_ELIM, DOUBLE_ELIM, ROUND_ROBIN, SWISS)
+FORMATS: tuple[str, ...] = (SINGLE_ELIM, DOUBLE_ELIM, ROUND_ROBIN, SWISS, ARENA, TWO_STAGE)
 
 #: The version of the bracket and schedule rules an event starts with. 2: the measured
 #: losers-bracket drop-in orders and the double round robin's swapped rounds; events started
@@ -30,6 +36,7 @@ FORMATS_VERSION = 2
 ELIMINATION: frozenset[str] = frozenset({SINGLE_ELIM, DOUBLE_ELIM})
 
 __all__ = [
+    "ARENA",
     "DOUBLE_ELIM",
     "ELIMINATION",
     "FORMATS",
@@ -37,4 +44,5 @@ __all__ = [
     "ROUND_ROBIN",
     "SINGLE_ELIM",
     "SWISS",
+    "TWO_STAGE",
 ]

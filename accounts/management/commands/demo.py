@@ -31,12 +31,37 @@ DEMO_LADDER = {
     "bot_pairs": False,
     "bot_requeue_seconds": 5,
 }
+#: House bots of the bot ladder (a player waits in one queue at a time, so they are not the
+#: Quick ladder's).
+BOT_LADDER_BOTS = [
+    ("Rex (random)", "random"),
+    ("Gil (greedy)", "greedy"),
+    ("Eve (expert)", "expert"),
+    ("Max (expert)", "expert"),
+]
+#: A ladder for programs (docs/bots.md): house bots are paired with each other and rejoin
+#: after each match, so they play continuously; an external bot joins the queue with its
+#: token. One game to 100 with 30 s a game and no increment, the EAAI challenge's budget.
+BOT_LADDER = {
+    "name": "Bot ladder",
+    "slug": "bots",
+    "description": "For bots only: house bots and your own (see Write a bot). One game to "
+    "100, 30 s a game, no increment.",
+    "best_of": Ladder.Format.SINGLE_GAME,
+    "target": 100,
+    "base_seconds": 30,
+    "increment_seconds": 0,
+    "bot_pairs": True,
+    "bots_only": True,
+    "bot_requeue_seconds": 10,
+}
 
 
 class Command(BaseCommand):
     help = (
-        "Create a staff account (password printed once, on creation), a few bot players and "
-        "an open ladder with the bots in its queue."
+        "Create a staff account (password printed once, on creation), a few bot players, "
+        "an open ladder with the bots in its queue and a bot-only ladder where house bots "
+        "play each other continuously."
     )
 
     def add_arguments(self, parser):
@@ -62,21 +87,22 @@ class Command(BaseCommand):
             )
         created = [
             bot_create(name=name, strategy=strategy).name
-            for name, strategy in DEMO_BOTS
+            for name, strategy in DEMO_BOTS + BOT_LADDER_BOTS
             if not Player.objects.filter(name__iexact=name).exists()
         ]
         bots = Player.objects.filter(kind=Player.Kind.BOT).count()
         self.stdout.write(f"Bots: {len(created)} created, {bots} in all.")
-        self._ladder()
+        self._ladder(DEMO_LADDER, DEMO_BOTS)
+        self._ladder(BOT_LADDER, BOT_LADDER_BOTS)
 
-    def _ladder(self) -> None:
-        """The open demo ladder, and the demo bots in its queue (unless waiting or playing)."""
-        ladder = Ladder.objects.filter(slug=DEMO_LADDER["slug"]).first()
+    def _ladder(self, settings: dict, members: list[tuple[str, str]]) -> None:
+        """An open demo ladder, and its bots in its queue (unless waiting or playing)."""
+        ladder = Ladder.objects.filter(slug=settings["slug"]).first()
         if ladder is None:
-            ladder = ladder_services.ladder_create(**DEMO_LADDER)
+            ladder = ladder_services.ladder_create(**settings)
             self.stdout.write(f"Ladder {ladder.name!r} created.")
         queued = 0
-        for bot in Player.objects.filter(name__in=[name for name, _ in DEMO_BOTS], kind="bot"):
+        for bot in Player.objects.filter(name__in=[name for name, _ in members], kind="bot"):
             if QueueEntry.objects.filter(player=bot).exists():
                 continue
             try:

@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bot", default="random", help="random, first-legal, or module:Class")
     parser.add_argument("--concurrency", type=int, default=8, help="games at once (default 8)")
     parser.add_argument("--challenge", type=int, metavar="PLAYER", help="challenge a player first")
+    parser.add_argument(
+        "--ladder", type=int, metavar="LADDER", help="join a ladder's queue, again after each match"
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     if not args.token:
@@ -48,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     client = ApiClient(args.url, args.token)
     me = client.account()
     logging.info("connected as %s (player %s)", me["name"], me["id"])
-    runner = Runner(client, load_bot(args.bot), concurrency=args.concurrency)
+    runner = Runner(client, load_bot(args.bot), concurrency=args.concurrency, ladder=args.ladder)
     if args.challenge:
         match = client.challenge(args.challenge)
         logging.info("challenged player %s: match %s", args.challenge, match["id"])

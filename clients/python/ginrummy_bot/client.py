@@ -110,3 +110,10 @@ class ApiClient:
         """Challenge a player (``best_of``, ``target``, ``time_control``, ``rules``)."""
         body = {"opponent": opponent, **options}
         return self._json(self.session.post(self._url("/api/matches"), json=body, timeout=10))
+
+    def queue(self, ladder_id: int) -> dict:
+        """Join a ladder's queue (``POST /api/ladders/{id}/queue``): paired, a ``game_start``
+        comes on the event stream."""
+        return self._json(
+            self.session.post(self._url(f"/api/ladders/{ladder_id}/queue"), timeout=10)
+        )

@@ -20,7 +20,9 @@ class Runner:
     """Connect ``bot`` through ``client`` and play until :meth:`stop`.
 
     ``concurrency`` caps the games played at once (a challenge past it is declined);
-    ``backoff`` is the first and the longest wait before reconnecting, in seconds.
+    ``backoff`` is the first and the longest wait before reconnecting, in seconds;
+    ``ladder`` is a ladder whose queue the bot joins when it connects and again after each
+    match (a refusal because it is waiting or playing already is not an error).
     """
 
     def __init__(
@@ -30,8 +32,10 @@ class Runner:
         *,
         concurrency: int = 8,
         backoff: tuple[float, float] = (1.0, 30.0),
+        ladder: int | None = None,
     ) -> None:
         self.client, self.bot = client, bot
+        self.ladder = ladder
         self.concurrency = concurrency
         self.backoff = backoff
         self.stopped = threading.Event()
@@ -49,7 +53,12 @@ class Runner:
         self.stopped.set()
 
     def _follow_events(self) -> None:
-        for event in self.client.events():
+        events = self.client.events()
+        first = True
+        for event in events:
+            if first:  # connected: a match the queue pairs now reaches this stream
+                first = False
+                self.join_queue()
             if self.stopped.is_set():
                 return
             if event is not None:
@@ -74,8 +83,22 @@ class Runner:
                 event.get("games_won"),
             )
             self.finished.append(event)
+            self.join_queue()
         elif kind == "challenge_canceled":
             logger.info("challenge %s %s", event["match"], event.get("status"))
+
+    def join_queue(self) -> bool:
+        """Join :attr:`ladder`'s queue, if any; False when refused (waiting, playing)."""
+        if self.ladder is None:
+            return False
+        try:
+            self.client.queue(self.ladder)
+        except ApiError as error:
+            if error.status != 409:  # 409: waiting already, or a match in progress
+                logger.warning("joining ladder %s: %s", self.ladder, error)
+            return False
+        logger.info("waiting in the queue of ladder %s", self.ladder)
+        return True
 
     def _answer(self, challenge: dict[str, Any]) -> None:
         match = challenge["match"]

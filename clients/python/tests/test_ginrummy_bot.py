@@ -69,6 +69,9 @@ class FakeClient:
     def continue_(self, game_id):
         return self._call("continue", game_id)
 
+    def queue(self, ladder):
+        return self._call("queue", ladder)
+
 
 def runner(client, bot=None, **options) -> Runner:
     return Runner(client, bot or FirstLegalBot(), backoff=(0.01, 0.02), **options)
@@ -182,6 +185,19 @@ def test_the_event_stream_starts_each_game_once_though_reconnects_announce_it_ag
     thread.join(2)
     assert not thread.is_alive()
     assert len(client.games[6]) == 1  # its stream was opened once
+
+
+def test_on_a_ladder_it_joins_the_queue_when_connected_and_after_each_match():
+    finish = {"type": "game_finish", "match": 3, "winner": None, "games_won": [1, 0]}
+    client = FakeClient(events=[None, finish])
+    client.refuse[("queue", 4)] = ApiError(409, "already_queued", "waiting")
+    r = runner(client, ladder=4)
+    thread = threading.Thread(target=r._follow_events, daemon=True)
+    thread.start()
+    thread.join(2)
+    # Connected (refused: waiting already, which is no error), then the match is over.
+    assert client.calls == [("queue", 4), ("queue", 4)]
+    assert runner(FakeClient()).join_queue() is False  # no ladder: nothing to join
 
 
 # --- the HTTP client ------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Run a whole bot event from nothing: migrate, create the bots and the event, start, wait.
 
     python manage.py run_bot_event --players 256 --format single_elim
+    python manage.py run_bot_event --players 256 --format two_stage --group-size 8 --advance 2
 
 Embedded (no broker) the matches run in this process on the in-process worker's batch threads
 (``EMBEDDED_WORKER=inline``: one after the other, inside the start); with ``CELERY_BROKER_URL``
@@ -38,6 +39,15 @@ class Command(BaseCommand):
         parser.add_argument("--strategy", default="greedy", help="the bots' strategy")
         parser.add_argument("--seed", type=int, default=None, help="seeding seed (recorded)")
         parser.add_argument("--rounds", type=int, default=None, help="Swiss rounds")
+        parser.add_argument("--group-size", type=int, default=None, help="two_stage: per group")
+        parser.add_argument("--group-count", type=int, default=None, help="two_stage: groups")
+        parser.add_argument(
+            "--group-format", default=None, help="two_stage: round_robin or swiss groups"
+        )
+        parser.add_argument("--advance", type=int, default=None, help="two_stage: per group")
+        parser.add_argument(
+            "--playoff", default=None, help="two_stage: single_elim or double_elim playoff"
+        )
         parser.add_argument("--duplicate-deals", action="store_true")
         parser.add_argument("--timeout", type=float, default=3600, help="seconds to wait")
         parser.add_argument("--no-migrate", action="store_true", help="skip `migrate`")
@@ -58,6 +68,14 @@ class Command(BaseCommand):
             call_command("migrate", verbosity=0, interactive=False)
         players = self._bots(options["players"], options["strategy"])
         extra = {"swiss_rounds": options["rounds"]} if options["rounds"] else {}
+        stages = {
+            "group_size": options["group_size"],
+            "group_count": options["group_count"],
+            "group_format": options["group_format"],
+            "advance_per_group": options["advance"],
+            "playoff_format": options["playoff"],
+        }
+        extra.update({name: value for name, value in stages.items() if value is not None})
         try:
             event = services.event_create(
                 name=f"{options['players']} {options['strategy']} bots, {options['format']}",

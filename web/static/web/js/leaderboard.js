@@ -11,6 +11,7 @@ const summary = document.getElementById("board-summary");
 kind.value = params.get("kind") || "";
 hide.checked = params.get("hide_provisional") === "true";
 let page = Number(params.get("page")) || 1;
+const systems = new Map(); // ladder id -> its rating system ("elo", "glicko2")
 
 function query() {
   const q = new URLSearchParams({ page: String(page) });
@@ -40,6 +41,8 @@ async function load() {
   }
   flash(flashBox, "");
   const ladder = select.selectedOptions[0].textContent;
+  // Glicko-2 ladders: each rating with its deviation (the API's, as of now).
+  const glicko = systems.get(select.value) === "glicko2";
   summary.textContent = board.count
     ? `${ladder}: ${board.count} ranked player${board.count === 1 ? "" : "s"}, page ${board.page}.`
     : `${ladder}: nobody is ranked yet (players need enough rated matches).`;
@@ -49,13 +52,14 @@ async function load() {
       r.player.kind === "bot" ? el("span", { class: "tag" }, "bot") : null),
     el("td", { class: "num" }, String(Math.round(r.rating)),
       r.provisional ? el("span", { class: "tag", title: "provisional: still in the first rated matches" }, "prov") : null),
+    glicko ? el("td", { class: "num deviation" }, r.deviation == null ? "–" : `±${Math.round(r.deviation)}`) : null,
     el("td", { class: "num" }, String(Math.round(r.peak))),
     el("td", { class: "num" }, `${r.wins}–${r.losses}`),
     el("td", { class: "num" }, String(r.matches_played)),
   ));
   document.getElementById("board").replaceChildren(
     el("caption", { class: "sr-only" }, `Leaderboard of ${ladder}`),
-    el("thead", {}, el("tr", {}, ...["Rank", "Player", "Rating", "Peak", "W–L", "Matches"].map((h, i) =>
+    el("thead", {}, el("tr", {}, ...["Rank", "Player", "Rating", ...(glicko ? ["Deviation"] : []), "Peak", "W–L", "Matches"].map((h, i) =>
       el("th", { scope: "col", class: i === 1 ? "" : "num" }, h)))),
     el("tbody", {}, ...rows));
   const pager = [];
@@ -78,6 +82,7 @@ async function start() {
     summary.textContent = "There are no ladders yet.";
     return;
   }
+  for (const ladder of ladders) systems.set(String(ladder.id), ladder.rating_settings?.system);
   for (const ladder of ladders) select.append(el("option", { value: String(ladder.id) }, ladder.name));
   if (params.get("ladder")) select.value = params.get("ladder");
   for (const control of [select, kind, hide]) {

@@ -23,7 +23,44 @@ function problem(error, what) {
 // --- challenge a bot -----------------------------------------------------------------------
 
 const form = document.getElementById("challenge-form");
+
+// The last challenge's settings (not the opponent) come back for the next one, in this
+// browser's storage.
+const SETTINGS_KEY = "rummy:challenge-settings";
+const REMEMBERED = ["time_control", "turn_limit", "timeout_policy", "rules", "target", "best_of"];
+
+function rememberSettings(data) {
+  const settings = Object.fromEntries(REMEMBERED.map((name) => [name, data.get(name)]));
+  try {
+    localStorage.setItem(SETTINGS_KEY, JSON.stringify(settings));
+  } catch {
+    // storage refused (a private window): nothing is remembered
+  }
+}
+
+function restoreSettings() {
+  let settings;
+  try {
+    settings = JSON.parse(localStorage.getItem(SETTINGS_KEY) || "null");
+  } catch {
+    return;
+  }
+  if (!settings || typeof settings !== "object") return;
+  for (const name of REMEMBERED) {
+    const value = settings[name];
+    if (typeof value !== "string") continue;
+    const field = form.elements.namedItem(name);
+    if (field instanceof HTMLSelectElement) {
+      if ([...field.options].some((o) => o.value === value)) field.value = value;
+    } else if (field) {
+      const radio = [...form.querySelectorAll(`input[name="${name}"]`)].find((r) => r.value === value);
+      if (radio) radio.checked = true;
+    }
+  }
+}
+
 if (form) {
+  restoreSettings();
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const submit = document.getElementById("challenge-submit");
@@ -48,6 +85,7 @@ if (form) {
     }
     try {
       const { data: match } = await api("/api/matches", { method: "POST", body });
+      rememberSettings(data);
       window.location.assign(match.current_game ? `/games/${match.current_game}` : `/matches/${match.id}`);
     } catch (error) {
       flash(flashBox, problem(error, "The challenge failed"));
@@ -191,6 +229,8 @@ class QueueWidget {
       } else if (s.status === "paired" && s.match) {
         const href = s.match.current_game ? `/games/${s.match.current_game}` : `/matches/${s.match.id}`;
         parts.push(el("p", { role: "status" }, "Paired! ", el("a", { href, class: "button primary" }, "Go to your match")));
+      } else if (ladder.matchmaking && ladder.matchmaking.bots_only) {
+        parts.push(el("p", { class: "meta" }, "For bots only: play here through a bot of yours (see Write a bot in the docs)."));
       } else {
         parts.push(el("button", { type: "button", class: "button primary", disabled: this.busy || !ladder.is_open, onclick: () => this.command("POST") },
           ladder.is_open ? "Join the queue" : "Closed"));

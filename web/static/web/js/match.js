@@ -1,6 +1,8 @@
-// A match page: "I am here" tells a tournament that this player showed up; a challenger waits
-// here for the challenged player's answer and goes to the table once they accept.
+// A match page: "I am here" tells a tournament that this player showed up (the time left to
+// do so counts down beside it); a challenger waits here for the challenged player's answer
+// and goes to the table once they accept.
 import { api, ApiError, flash } from "./api.js";
+import { startCountdowns } from "./countdown.js";
 
 const button = document.getElementById("show-up");
 const box = document.getElementById("match-flash");
@@ -13,6 +15,7 @@ async function wait(url) {
 }
 
 if (button) {
+  startCountdowns(); // the time left to show up, ticking
   button.addEventListener("click", async () => {
     if (button.disabled) return;
     button.disabled = true;

@@ -47,6 +47,40 @@ function outcomeText(o) {
   }
 }
 
+// The move list beside the board: one button per move, a click goes there.
+const moveList = $("move-list");
+const moveButtons = frames.slice(1).map((frame, i) =>
+  el("button", { type: "button", class: "move", dataset: { at: String(i + 1) }, onclick: () => jump(i + 1) },
+    el("span", { class: "ply" }, `${i + 1}.`), " ", describe(frame)));
+moveList.replaceChildren(...moveButtons.map((button) => el("li", {}, button)));
+
+function showMove() {
+  for (const button of moveButtons) {
+    const current = Number(button.dataset.at) === at;
+    button.classList.toggle("current", current);
+    if (current) button.setAttribute("aria-current", "step");
+    else button.removeAttribute("aria-current");
+  }
+  const current = moveButtons[at - 1];
+  if (current) {
+    // Keep the move in sight inside the list without scrolling the page.
+    const top = current.offsetTop - moveList.offsetTop;
+    if (top < moveList.scrollTop || top + current.offsetHeight > moveList.scrollTop + moveList.clientHeight) {
+      moveList.scrollTop = top - moveList.clientHeight / 2;
+    }
+  } else {
+    moveList.scrollTop = 0;
+  }
+}
+
+function nextDealLink() {
+  if (!data.next) {
+    return el("p", {}, "The match's last deal. ", el("a", { href: `/matches/${data.match}` }, "Back to the match"));
+  }
+  const label = data.next.game === data.game ? "Next deal ▶" : `Next deal: game ${data.next.game + 1}, deal 1 ▶`;
+  return el("p", {}, el("a", { class: "button primary", id: "next-deal", href: `?game=${data.next.game}&deal=${data.next.deal}` }, label));
+}
+
 function render() {
   const frame = frames[at];
   const pile = frame.discard_pile;
@@ -68,8 +102,10 @@ function render() {
     if (o && o.layoffs && o.layoffs.length) {
       rows.push(el("p", {}, "Laid off: ", ...o.layoffs.map((l, i) => el("span", {}, i ? "; " : "", cardFace(l.card), " onto ", cardList(l.onto)))));
     }
+    rows.push(nextDealLink());
     box.replaceChildren(...rows);
   }
+  showMove();
   for (const button of document.querySelectorAll("[data-step]")) {
     // aria-disabled, not disabled: the focused button keeps the focus at either end.
     const step = button.dataset.step;
@@ -80,7 +116,11 @@ function render() {
 
 function go(step) {
   const last = frames.length - 1;
-  at = { first: 0, prev: Math.max(0, at - 1), next: Math.min(last, at + 1), last }[step];
+  jump({ first: 0, prev: Math.max(0, at - 1), next: Math.min(last, at + 1), last }[step]);
+}
+
+function jump(to) {
+  at = to;
   render();
 }
 

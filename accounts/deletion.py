@@ -1,0 +1,115 @@
+"""A person deletes their account: their data goes, their player stays, anonymised.
+
+What goes: the user row (username, e-mail, password hash, last sign-in) with the admin's log
+of it; every web session and API token of the user; the API tokens of the external bots they
+own (the bots stay, with their matches and ratings, but cannot play until nobody can); their
+failed sign-in records (django-axes keeps a username and an address); their place in a ladder
+queue; their open challenges (withdrawn, or declined).
+
+What stays: the player row, renamed ``deleted-<id>`` (no one may register that name) with
+no description and no user, marked ``deleted_at``; their matches, games, deals, event
+entries, pairings, ratings and rating changes point at the player, not at the person, so
+finished matches, brackets, standings and leaderboards stay whole.
+
+Refused (409 ``account_busy``, naming it) while the person has a match scheduled or in play
+(resign it first) or an entry in an event that has not ended (withdraw first): a running
+bracket would otherwise wait on a player nobody can sign in as.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from knox.models import AuthToken
+
+from accounts.models import Player
+from accounts.services import sign_out_everywhere
+from config.errors import ServiceError
+
+
+class AccountBusy(ServiceError):
+    """The account cannot go yet: its person is playing, or entered in an event."""
+
+    status = 409
+    code = "account_busy"
+
+
+def deleted_name(player: Player) -> str:
+    """``deleted-<id>``: neutral, unique (ids are), and reserved for deleted accounts."""
+    name = f"deleted-{player.pk}"
+    if Player.objects.filter(name__iexact=name).exclude(pk=player.pk).exists():
+        name = f"deleted-{player.pk}{secrets.randbelow(10**6):06d}"  # taken before reserving
+    return name
+
+
+def _refuse_if_busy(player: Player) -> None:
+    from games.models import IN_PROGRESS, Match
+    from tournaments.models import Entry, Event
+
+    match = (
+        Match.objects.filter(status__in=IN_PROGRESS)
+        .filter(Q(player_a=player) | Q(player_b=player))
+        .order_by("id")
+        .first()
+    )
+    if match is not None:
+        raise AccountBusy(
+            f"you are playing match {match.pk}: resign it (or finish it) first",
+            match=match.pk,
+        )
+    entry = (
+        Entry.objects.select_related("event")
+        .filter(player=player, status__in=Entry.ACTIVE)
+        .exclude(event__status__in=[Event.Status.FINISHED, Event.Status.CANCELLED])
+        .first()
+    )
+    if entry is not None:
+        raise AccountBusy(
+            f"you are entered in the event {entry.event.name!r}: withdraw from it first",
+            event=entry.event_id,
+        )
+
+
+def _drop_challenges(player: Player) -> None:
+    from games import services as game_services
+    from games.models import Match
+
+    for match in Match.objects.filter(status=Match.Status.CHALLENGED, player_a=player):
+        game_services.match_cancel(match=match, player=player, reason="account deleted")
+    for match in Match.objects.filter(status=Match.Status.CHALLENGED, player_b=player):
+        game_services.challenge_answer(match=match, player=player, accept=False)
+
+
+def account_delete(*, user: AbstractBaseUser) -> Player | None:
+    """Delete the user's account (see the module); returns their player, anonymised.
+
+    Raises :class:`AccountBusy` (nothing changed) while they play or are entered in an
+    event that has not ended. A user without a player (staff made by ``createsuperuser``)
+    is deleted outright.
+    """
+    from ladders.models import QueueEntry
+
+    with transaction.atomic():
+        player = Player.objects.select_for_update().filter(user=user).first()
+        if player is not None:
+            _refuse_if_busy(player)
+            _drop_challenges(player)
+            QueueEntry.objects.filter(player=player).delete()
+            AuthToken.objects.filter(user__player__owner=player).delete()
+            player.name = deleted_name(player)
+            player.description = ""
+            player.user = None
+            player.deleted_at = timezone.now()
+            player.save(update_fields=["name", "description", "user", "deleted_at"])
+        sign_out_everywhere(user=user)
+        username = user.get_username()
+        AccessAttempt.objects.filter(username=username).delete()
+        AccessFailureLog.objects.filter(username=username).delete()
+        AccessLog.objects.filter(username=username).delete()
+        user.delete()
+    return player

@@ -1,0 +1,271 @@
+"""Registration: opening and closing it, entering, checking in, withdrawing, reinstating.
+
+Entering covers a player registering themself, an organiser adding a player or new house
+bots, and late entries into a running Swiss; withdrawing covers disqualifying.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from accounts.models import Player
+from games import services as play
+from games.engine import bots as engine_bots
+from games.models import IN_PROGRESS, Match
+from tournaments.live import event_changed
+from tournaments.models import Entry, Event, Format, Pairing
+from tournaments.services.advancing import advance
+from tournaments.services.base import (
+    Conflict,
+    TournamentError,
+    User,
+    lock_event,
+    lock_live_matches,
+    log_action,
+)
+from tournaments.services.results import pairing_record
+
+
+def event_open_registration(
+    *, event: Event, by: User | None = None, now: datetime | None = None
+) -> Event:
+    """Open registration now (a draft, or an event whose registration was closed)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = lock_event(event.pk)
+        if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
+            raise Conflict(f"the event is {event.status}", code="event_started")
+        event.status = Event.Status.REGISTRATION
+        if event.registration_opens_at is None or event.registration_opens_at > now:
+            event.registration_opens_at = now
+        if event.registration_closes_at is not None and event.registration_closes_at <= now:
+            event.registration_closes_at = None
+        event.save(update_fields=["status", "registration_opens_at", "registration_closes_at"])
+        log_action(event, "open_registration", by)
+        event_changed(event)
+    return event
+
+
+def event_close_registration(
+    *, event: Event, by: User | None = None, now: datetime | None = None
+) -> Event:
+    """Close registration now; the event can still be started (or reopened)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = lock_event(event.pk)
+        if event.status != Event.Status.REGISTRATION:
+            raise Conflict("registration is not open", code="registration_closed")
+        event.registration_closes_at = now
+        event.save(update_fields=["registration_closes_at"])
+        log_action(event, "close_registration", by)
+        event_changed(event)
+    return event
+
+
+def registration_open(event: Event, now: datetime | None = None) -> bool:
+    """Whether players may register now (late registration into a Swiss included)."""
+    now = now or timezone.now()
+    if event.status == Event.Status.RUNNING:
+        return _late_registration_open(event)
+    if event.status != Event.Status.REGISTRATION:
+        return False
+    if event.registration_opens_at is not None and now < event.registration_opens_at:
+        return False
+    return event.registration_closes_at is None or now < event.registration_closes_at
+
+
+def _late_registration_open(event: Event) -> bool:
+    """A running Swiss takes late entries until half its rounds have started."""
+    if event.format != Format.SWISS or not event.late_registration:
+        return False
+    started = event.rounds.count()
+    return 2 * started < (event.rounds_planned or 0)
+
+
+def _active_count(event: Event) -> int:
+    return event.entries.filter(status__in=Entry.ACTIVE).count()
+
+
+def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admin: bool) -> Entry:
+    """With the event locked: add ``player`` (or take back one who withdrew before the start)."""
+    if event.is_over:
+        raise Conflict(f"the event is {event.status}", code="event_over")
+    if player.is_bot and player.bot_strategy not in engine_bots.BOTS:
+        raise TournamentError(
+            f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
+            code="unknown_bot",
+        )
+    if event.duplicate_deals and not player.is_bot:
+        # See games.services.rules_check_players: a person would play both halves of a pair.
+        raise TournamentError(
+            "this event plays duplicate deals, which are for house bots only",
+            code="duplicate_deals_need_bots",
+        )
+    running = event.status == Event.Status.RUNNING
+    if running and not _late_registration_open(event):
+        raise Conflict("the event has started", code="registration_closed")
+    if not admin and not running and not registration_open(event, now):
+        raise Conflict("registration is closed", code="registration_closed")
+    entry = Entry.objects.filter(event=event, player=player).first()
+    if entry is not None and entry.status == Entry.Status.DISQUALIFIED:
+        raise Conflict(f"{player.name} is disqualified from this event", code="disqualified")
+    if entry is not None and (entry.is_active or running):
+        raise Conflict(f"{player.name} is already registered", code="already_registered")
+    if event.capacity is not None and _active_count(event) >= event.capacity:
+        raise Conflict(f"the event is full ({event.capacity} players)", code="event_full")
+    if entry is None:
+        entry = Entry(event=event, player=player)
+    entry.status = Entry.Status.REGISTERED
+    entry.withdrawn_at = None
+    entry.note = ""
+    if running:
+        # A late Swiss entry: the next pairing number, paired from the next round on.
+        entry.late = True
+        entry.seed = (event.entries.aggregate(top=Max("seed"))["top"] or 0) + 1
+    entry.save()
+    log_action(event, "add_entry" if admin else "register", by, entry=entry, player=player.pk)
+    event_changed(event)
+    return entry
+
+
+def entry_register(*, event: Event, player: Player, now: datetime | None = None) -> Entry:
+    """A signed-in player registers themself (while registration is open)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = lock_event(event.pk)
+        return _enter(event, player, now, by=player.user, admin=False)
+
+
+def entry_add(*, event: Event, player: Player, by: User | None = None) -> Entry:
+    """An organiser enters a player or a bot (before the start, or late into a Swiss)."""
+    with transaction.atomic():
+        event = lock_event(event.pk)
+        return _enter(event, player, timezone.now(), by=by, admin=True)
+
+
+def bots_add(*, event: Event, count: int, strategy: str, by: User | None = None) -> list[Entry]:
+    """Create ``count`` new bots of ``strategy`` and enter them (named after the event)."""
+    from accounts.services import bot_create
+
+    if strategy not in engine_bots.BOTS:
+        raise TournamentError(
+            f"unknown bot strategy {strategy!r}; known: {', '.join(sorted(engine_bots.BOTS))}",
+            code="unknown_bot",
+        )
+    if not 1 <= count <= 1024:
+        raise TournamentError("add between 1 and 1024 bots at a time", code="invalid_count")
+    with transaction.atomic():
+        event = lock_event(event.pk)
+        entries = []
+        base = Player.objects.filter(kind=Player.Kind.BOT).count()
+        for i in range(count):
+            number = base + i + 1
+            while Player.objects.filter(
+                name__iexact=f"{strategy.capitalize()} bot {number}"
+            ).exists():
+                number += 1
+            bot = bot_create(name=f"{strategy.capitalize()} bot {number}", strategy=strategy)
+            entries.append(_enter(event, bot, timezone.now(), by=by, admin=True))
+        return entries
+
+
+def entry_check_in(*, entry: Entry, now: datetime | None = None, by: User | None = None) -> Entry:
+    """Confirm a registered player will play (during the check-in window before the start)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = lock_event(entry.event_id)
+        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        if event.status != Event.Status.REGISTRATION:
+            raise Conflict("check-in is only before the start", code="check_in_closed")
+        if event.check_in_opens_at is None:
+            raise Conflict("this event has no check-in", code="no_check_in")
+        if now < event.check_in_opens_at:
+            raise Conflict("check-in has not opened yet", code="check_in_closed")
+        if entry.status == Entry.Status.CHECKED_IN:
+            return entry
+        if not entry.is_active:
+            raise Conflict(f"the entry is {entry.status}", code="not_registered")
+        entry.status = Entry.Status.CHECKED_IN
+        entry.checked_in_at = now
+        entry.save(update_fields=["status", "checked_in_at"])
+        log_action(event, "check_in", by, entry=entry)
+        event_changed(event)
+    return entry
+
+
+def entry_withdraw(
+    *,
+    entry: Entry,
+    by: User | None = None,
+    reason: str = "",
+    disqualify: bool = False,
+    now: datetime | None = None,
+) -> Entry:
+    """Withdraw (or disqualify) an entry. In a running event its unfinished match is forfeited,
+    and it is paired no more (in a bracket it counts as a bye from now on)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        lock_live_matches(entry.event_id, entry=entry)
+        event = lock_event(entry.event_id)
+        entry = (
+            Entry.objects.select_for_update(of=("self",)).select_related("player").get(pk=entry.pk)
+        )
+        if event.is_over:
+            raise Conflict(f"the event is {event.status}", code="event_over")
+        if entry.status == Entry.Status.DISQUALIFIED or (
+            entry.status == Entry.Status.WITHDRAWN and not disqualify
+        ):
+            raise Conflict(f"the entry is already {entry.status}", code="already_withdrawn")
+        entry.status = Entry.Status.DISQUALIFIED if disqualify else Entry.Status.WITHDRAWN
+        entry.withdrawn_at = now
+        entry.note = reason[:300]
+        if event.status != Event.Status.RUNNING:
+            entry.seed = None
+        entry.save(update_fields=["status", "withdrawn_at", "note", "seed"])
+        log_action(event, "disqualify" if disqualify else "withdraw", by, reason, entry=entry)
+        if event.status == Event.Status.RUNNING:
+            live = Pairing.objects.filter(
+                Q(entry_a=entry) | Q(entry_b=entry), event=event, match__status__in=IN_PROGRESS
+            ).select_related("match")
+            why = "disqualified" if disqualify else "withdrew"
+            for pairing in live:
+                assert pairing.match is not None
+                match = play.match_forfeit(
+                    match=pairing.match,
+                    loser=entry.player,
+                    reason=f"{why}: {reason}"[:300] if reason else why,
+                    end_reason=Match.EndReason.FORFEIT,
+                )
+                pairing_record(match=match)  # in case a receiver failed; idempotent
+            advance(event, now)
+        event_changed(event)
+    return entry
+
+
+def entry_reinstate(*, entry: Entry, by: User | None = None) -> Entry:
+    """Take back a withdrawn player: before the start, or into later rounds of a Swiss."""
+    with transaction.atomic():
+        event = lock_event(entry.event_id)
+        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        if entry.status != Entry.Status.WITHDRAWN:
+            raise Conflict(f"the entry is {entry.status}", code="not_withdrawn")
+        if event.is_over:
+            raise Conflict(f"the event is {event.status}", code="event_over")
+        if event.status == Event.Status.RUNNING and event.format != Format.SWISS:
+            raise Conflict(
+                "only a Swiss takes a withdrawn player back once it has started",
+                code="cannot_reinstate",
+            )
+        running = event.status == Event.Status.RUNNING
+        if not running and event.capacity is not None and _active_count(event) >= event.capacity:
+            raise Conflict(f"the event is full ({event.capacity} players)", code="event_full")
+        entry.status = Entry.Status.REGISTERED
+        entry.withdrawn_at = None
+        entry.save(update_fields=["status", "withdrawn_at"])
+        log_action(event, "reinstate", by, entry=entry)
+        event_changed(event)
+    return entry

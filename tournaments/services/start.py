@@ -1,0 +1,140 @@
+"""Seeding and the start: the seed order, the bracket's rows and the first matches."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.engine import bots as engine_bots
+from tournaments import webhooks
+from tournaments.formats import FORMATS_VERSION, round_robin, swiss
+from tournaments.live import event_changed
+from tournaments.models import Entry, Event, Format, Seeding
+from tournaments.rating_hook import DEFAULT_RATING, ratings_for
+from tournaments.selectors import bracket_of
+from tournaments.services import two_stage
+from tournaments.services.advancing import advance, create_bracket
+from tournaments.services.base import Conflict, TournamentError, User, lock_event, log_action
+from tournaments.services.events import event_validate
+from tournaments.services.payloads import entry_json
+
+
+def _seed(event: Event, entries: list[Entry], *, at_start: bool) -> list[Entry]:
+    """Number ``entries`` 1..N by the event's seeding method (saved); others lose their seed.
+
+    A random seeding is drawn at the start (``at_start``) and its seed recorded then: a seed
+    drawn while entries may still come would let anyone who learnt it compute the bracket.
+    Before the start it is provisional, from a seed that is thrown away, unless the organiser
+    fixed ``seeding_seed`` (a reproducible event).
+    """
+    if event.seeding == Seeding.RATING:
+        ratings = ratings_for(e.player_id for e in entries)
+        for e in entries:
+            e.rating = ratings.get(e.player_id)
+        order = sorted(
+            entries,
+            key=lambda e: (-(e.rating if e.rating is not None else DEFAULT_RATING), e.pk),
+        )
+    elif event.seeding == Seeding.RANDOM:
+        seed = event.seeding_seed
+        if seed is None:
+            seed = secrets.randbits(62)
+            if at_start:
+                event.seeding_seed = seed
+                event.save(update_fields=["seeding_seed"])
+        order = sorted(entries, key=lambda e: e.pk)
+        random.Random(seed).shuffle(order)
+    elif event.seeding == Seeding.MANUAL:
+        given = [e.seed for e in entries if e.seed is not None]
+        twice = sorted({s for s in given if given.count(s) > 1})
+        if twice:
+            raise TournamentError(f"seed {twice[0]} is given to two entries", code="duplicate_seed")
+        # Seeds as given (any numbers, in order), then the unseeded by registration.
+        order = sorted(entries, key=lambda e: (e.seed is None, e.seed or 0, e.pk))
+    else:
+        raise TournamentError(f"unknown seeding method {event.seeding!r}", code="unknown_seeding")
+    for number, e in enumerate(order, start=1):
+        e.seed = number
+    Entry.objects.filter(event=event).exclude(pk__in=[e.pk for e in order]).update(seed=None)
+    Entry.objects.bulk_update(order, ["seed", "rating"])
+    return order
+
+
+def event_seed(*, event: Event, by: User | None = None) -> list[Entry]:
+    """Seed the active entries now (the start seeds again; a random seeding draws anew)."""
+    with transaction.atomic():
+        event = lock_event(event.pk)
+        if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
+            raise Conflict(f"the event is {event.status}", code="event_started")
+        entries = list(event.entries.filter(status__in=Entry.ACTIVE).select_related("player"))
+        order = _seed(event, entries, at_start=False)
+        log_action(event, "seed", by, method=event.seeding, seeding_seed=event.seeding_seed)
+        event_changed(event)
+    return order
+
+
+def event_start(*, event: Event, by: User | None = None, now: datetime | None = None) -> Event:
+    """Start: remove those who did not check in, seed, create the first round, start matches.
+
+    Bot-vs-bot matches go to the workers at once (on commit); human matches wait for their
+    players until the grace period ends.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = lock_event(event.pk)
+        if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
+            raise Conflict(f"the event is {event.status}", code="event_started")
+        event_validate(event)
+        if event.check_in_opens_at is not None:
+            for entry in event.entries.filter(status=Entry.Status.REGISTERED):
+                entry.status = Entry.Status.WITHDRAWN
+                entry.withdrawn_at = now
+                entry.note = "did not check in"
+                entry.save(update_fields=["status", "withdrawn_at", "note"])
+                log_action(event, "no_check_in", by, entry=entry)
+        entries = list(event.entries.filter(status__in=Entry.ACTIVE).select_related("player"))
+        if len(entries) < 2:
+            raise TournamentError(
+                f"an event needs at least two entries to start; it has {len(entries)}",
+                code="not_enough_entries",
+            )
+        for entry in entries:
+            if entry.player.is_bot and entry.player.bot_strategy not in engine_bots.BOTS:
+                raise TournamentError(
+                    f"bot {entry.player.name!r} plays an unknown strategy", code="unknown_bot"
+                )
+        order = _seed(event, entries, at_start=True)
+        n = len(order)
+        event.status = Event.Status.RUNNING
+        event.started_at = now
+        event.entrants_count = n
+        event.formats_version = FORMATS_VERSION
+        if event.format == Format.SWISS:
+            event.rounds_planned = event.swiss_rounds or swiss.default_rounds(n)
+        elif event.format == Format.ROUND_ROBIN:
+            event.rounds_planned = round_robin.rounds_count(n, double=event.double_round_robin)
+        elif event.format == Format.TWO_STAGE:
+            event.rounds_planned = two_stage.rounds_planned(event)  # refuses impossible groups
+        else:
+            event.rounds_planned = len(bracket_of(event).rounds)
+        event.save()
+        log_action(event, "start", by, entrants=n, seeding_seed=event.seeding_seed)
+        webhooks.emit(
+            event,
+            "event.started",
+            {
+                "entrants": [entry_json(e) for e in order],
+                "rounds_planned": event.rounds_planned,
+            },
+        )
+        if event.is_elimination:
+            create_bracket(event)
+        elif event.format == Format.TWO_STAGE:
+            two_stage.groups_deal(event, order)
+        advance(event, now)
+        event_changed(event)
+    return event

@@ -1,0 +1,185 @@
+"""The account pages: the e-mail address, a change of password, a password reset by e-mail
+(Django's own views and tokens), and deleting one's account.
+
+A change or a reset of the password ends every other sign-in of the user: their other web
+sessions and all their API tokens (``accounts.services.sign_out_everywhere``); the session
+the change was made in stays signed in (``update_session_auth_hash``). Deleting the account
+is ``accounts.deletion.account_delete``, which the API's ``DELETE /api/me`` calls too.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import authenticate, logout
+from django.contrib.auth import views as auth_views
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.views.decorators.http import require_http_methods
+from rest_framework.throttling import SimpleRateThrottle
+
+from accounts import deletion, services
+from accounts.lockout import lockout_response
+from accounts.selectors import player_for_user
+from web.views import signin_required
+
+
+class EmailForm(forms.Form):
+    email = forms.EmailField(
+        label="E-mail",
+        required=False,
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+        help_text="Where a password reset is sent; nobody else sees it. Empty: no reset.",
+    )
+
+
+class DeleteAccountForm(forms.Form):
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+
+@signin_required
+@require_http_methods(["GET", "POST"])
+def account(request: HttpRequest) -> HttpResponse:
+    """The signed-in person's account: username, e-mail (a form), links to the rest."""
+    form = EmailForm(request.POST or None, initial={"email": request.user.email})
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.email_update(user=request.user, email=form.cleaned_data["email"])
+        except ValidationError as error:
+            for message in error.message_dict.get("email", error.messages):
+                form.add_error("email", message)
+        else:
+            messages.success(request, "Your e-mail address is saved.")
+            return redirect("web:account")
+    context = {"form": form, "me": player_for_user(user=request.user)}
+    return render(request, "web/account.html", context)
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's change of password; then every other sign-in of the user ends."""
+
+    template_name = "web/password_change.html"
+    success_url = reverse_lazy("web:account")
+
+    def form_valid(self, form):
+        # Django's saves the password and keeps this session signed in
+        # (update_session_auth_hash, which gives the session a new key: read it after).
+        response = super().form_valid(form)
+        ended = services.sign_out_everywhere(
+            user=form.user, keep_session=self.request.session.session_key
+        )
+        messages.success(
+            self.request,
+            "Your password is changed. Your other sign-ins have ended"
+            + (f" ({ended} web session{'s' if ended != 1 else ''})" if ended else "")
+            + ", and your API tokens are revoked.",
+        )
+        return response
+
+
+class PasswordResetRateThrottle(SimpleRateThrottle):
+    """Reset requests per client address (scope ``password-reset``): each sends an e-mail."""
+
+    scope = "password-reset"
+
+    def get_rate(self) -> str:
+        return self.THROTTLE_RATES.get(self.scope) or "5/hour"
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Ask for a reset link by e-mail; the answer is the same whether or not an account has
+    that address (nobody learns who has an account here)."""
+
+    template_name = "web/password_reset.html"
+    email_template_name = "web/password_reset_email.txt"
+    subject_template_name = "web/password_reset_subject.txt"
+    success_url = reverse_lazy("web:password_reset_sent")
+
+    def post(self, request, *args, **kwargs):
+        throttle = PasswordResetRateThrottle()
+        if not throttle.allow_request(request, None):
+            wait = math.ceil(throttle.wait() or 1)
+            form = self.get_form()
+            form.is_valid()
+            form.errors.clear()
+            form.add_error(
+                None, f"Too many reset requests from your address; try again in {wait} s."
+            )
+            response = self.render_to_response(self.get_context_data(form=form))
+            response.status_code = 429
+            response["Retry-After"] = str(wait)
+            return response
+        return super().post(request, *args, **kwargs)
+
+
+class PasswordResetSentView(auth_views.PasswordResetDoneView):
+    template_name = "web/password_reset_sent.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["timeout_hours"] = settings.PASSWORD_RESET_TIMEOUT // 3600
+        return context
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """The link of the e-mail: a new password; then every sign-in of the user ends (whoever
+    knew the old password is signed out). The link works once, and not after
+    ``PASSWORD_RESET_TIMEOUT``."""
+
+    template_name = "web/password_reset_confirm.html"
+    success_url = reverse_lazy("web:password_reset_done")
+    post_reset_login = False
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        services.sign_out_everywhere(user=form.user)
+        return response
+
+
+class PasswordResetDoneView(auth_views.PasswordResetCompleteView):
+    template_name = "web/password_reset_done.html"
+
+
+@signin_required
+@require_http_methods(["GET", "POST"])
+def account_delete(request: HttpRequest) -> HttpResponse:
+    """Delete one's account after typing the password (it counts towards the sign-in
+    lockout, as a sign-in does); refused, with the reason, while playing or entered."""
+    form = DeleteAccountForm(request.POST or None)
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        user = authenticate(
+            request, username=request.user.get_username(), password=form.cleaned_data["password"]
+        )
+        if getattr(request, "axes_locked_out", False):
+            return lockout_response(request)
+        if user is None or user.pk != request.user.pk:
+            form.add_error("password", "That is not your password.")
+            status = 400
+        else:
+            try:
+                deletion.account_delete(user=request.user)
+            except deletion.AccountBusy as error:
+                form.add_error(None, f"Your account cannot be deleted yet: {error}.")
+                status = 409
+            else:
+                logout(request)
+                messages.info(request, "Your account is deleted. Thank you for playing.")
+                return redirect("web:home")
+    elif request.method == "POST":
+        status = 400
+    context = {"form": form, "me": player_for_user(user=request.user)}
+    return render(request, "web/account_delete.html", context, status=status)

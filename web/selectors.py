@@ -1,0 +1,233 @@
+"""Reads for the web pages: the lobby's opponents, the home page's summary, the score charts.
+
+Everything here is public or the viewer's own: house bots and people to challenge, matches
+anyone may watch, events open to all, leaderboards, and the points of finished deals (the
+match page's table shows the same totals). No hand, stock or seed is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from accounts.models import Player
+from games import selectors as game_selectors
+from games.engine.rules import RuleSet, ScoringStyle
+from games.models import Deal, Game, Match
+from ladders import selectors as ladder_selectors
+from ladders.models import Ladder, Rating
+from tournaments import selectors as event_selectors
+from tournaments.models import Entry, Event, Pairing
+
+#: House-bot strategies from the weakest to the strongest, with the lobby's group labels.
+BOT_STRENGTHS = [
+    ("random", "Beginner bots: random play"),
+    ("greedy", "Club bots: greedy, knock at once"),
+    ("expert", "Strong bots: expert, track the cards"),
+]
+OTHER_BOTS = "Other bots"
+
+
+@dataclass
+class OpponentGroup:
+    """One ``<optgroup>`` of the lobby's opponent list."""
+
+    label: str
+    players: list[Player] = field(default_factory=list)
+    people: bool = False
+
+
+def event_filler_bots() -> QuerySet[Player]:
+    """House bots that only ever played in events: the fillers an organiser or a bot event
+    created by the dozen ("Greedy bot 17").
+
+    A bot counts as a filler when it has an event entry and no life outside events: no
+    ladder rating (a ladder's queue holds members only) and no match other than a
+    tournament's. The house bots people play (the demo's, queued in its ladder, or any bot
+    challenged once) stay listed.
+    """
+    me = OuterRef("pk")
+    outside_events = Match.objects.filter(Q(player_a=me) | Q(player_b=me)).exclude(
+        source=Match.Source.TOURNAMENT
+    )
+    return (
+        Player.objects.filter(kind=Player.Kind.BOT)
+        .filter(Exists(Entry.objects.filter(player=me)))
+        .exclude(Exists(Rating.objects.filter(player=me)))
+        .exclude(Exists(outside_events))
+    )
+
+
+def opponent_groups(
+    *, people: list[Player], find: str = "", chosen: Player | None = None
+) -> list[OpponentGroup]:
+    """The lobby's opponents: house bots by strength (weakest first), then people.
+
+    Without ``find`` the event fillers (:func:`event_filler_bots`) are left out; a search
+    lists every house bot whose name contains it, fillers too, and a ``chosen`` bot (a
+    link's ``?opponent=``) is always listed.
+    """
+    bots = Player.objects.filter(kind=Player.Kind.BOT)
+    if find:
+        bots = bots.filter(name__icontains=find)
+    else:
+        bots = bots.exclude(pk__in=event_filler_bots().values("pk"))
+    bots = list(bots.order_by("name"))
+    if chosen is not None and chosen.is_bot and chosen not in bots:
+        bots.insert(0, chosen)
+    groups = {strategy: OpponentGroup(label) for strategy, label in BOT_STRENGTHS}
+    other = OpponentGroup(OTHER_BOTS)
+    for bot in bots:
+        groups.get(bot.bot_strategy, other).players.append(bot)
+    ordered = [*groups.values(), other]
+    result = [group for group in ordered if group.players]
+    if people:
+        result.append(OpponentGroup("Players (they accept or decline)", list(people), True))
+    return result
+
+
+# --- the home page -------------------------------------------------------------------------
+
+#: How many of each the home page lists (it stays a light page).
+HOME_LIVE_GAMES = 8
+HOME_EVENTS = 5
+HOME_LADDERS = 2
+HOME_LEADERS = 5
+
+
+def live_games(*, limit: int = HOME_LIVE_GAMES) -> list[Match]:
+    """Matches in play that anyone may watch, newest first, people's before bots' games.
+
+    Each has ``current_game`` (the game in play, whose table a spectator sees without any
+    hidden card) and ``event`` (None unless a tournament match).
+    """
+    humans = Q(player_a__kind=Player.Kind.HUMAN) | Q(player_b__kind=Player.Kind.HUMAN)
+    in_play = Game.objects.filter(match=OuterRef("pk"), status=Game.Status.ACTIVE)
+    found: list[Match] = []
+    for only in (humans, ~humans):
+        if len(found) >= limit:
+            break
+        found += list(
+            game_selectors.match_list(viewer=None)
+            .filter(only, status=Match.Status.ACTIVE)
+            .filter(Exists(in_play))
+            .order_by("-started_at", "-pk")[: limit - len(found)]
+        )
+    current = dict(
+        Game.objects.filter(match__in=[m.pk for m in found], status=Game.Status.ACTIVE).values_list(
+            "match_id", "pk"
+        )
+    )
+    events = {
+        p.match_id: p.event
+        for p in Pairing.objects.filter(match__in=[m.pk for m in found]).select_related("event")
+    }
+    for match in found:
+        match.current_game = current.get(match.pk)
+        match.event = events.get(match.pk)
+    return found
+
+
+def home_events(*, limit: int = HOME_EVENTS) -> dict[str, list[Event]]:
+    """Events open for registration and in play, the newest first."""
+    listed = event_selectors.event_list()
+    return {
+        "open": list(listed.filter(status=Event.Status.REGISTRATION)[:limit]),
+        "running": list(listed.filter(status=Event.Status.RUNNING)[:limit]),
+    }
+
+
+def home_leaders(
+    *, ladders: int = HOME_LADDERS, leaders: int = HOME_LEADERS
+) -> list[dict[str, Any]]:
+    """The top of the leaderboards of the open ladders: ``[{"ladder", "rows"}]``."""
+    boards = []
+    for ladder in Ladder.objects.filter(is_open=True).order_by("id")[:ladders]:
+        page = ladder_selectors.leaderboard_page(ladder=ladder, page=1, page_size=leaders)
+        boards.append({"ladder": ladder, "rows": page.rows})
+    return boards
+
+
+# --- the match page's score charts -----------------------------------------------------------
+
+CHART_WIDTH = 320
+CHART_HEIGHT = 140
+CHART_PAD = 24
+
+
+def _running_scores(game: Game, deals: list[Deal], hollywood: bool) -> tuple[list, str]:
+    """Each player's hand points after each finished deal, and a note for the chart."""
+    totals = [0, 0]
+    points = []
+    for deal in deals:
+        if deal.winner_index is not None:
+            totals[deal.winner_index] += deal.points
+        points.append(tuple(totals))
+    note = ""
+    if game.status == Game.Status.FINISHED and game.results and points and not hollywood:
+        # The game's total is its result's: a shutout doubles the winner's hand points.
+        final = tuple(game.results[-1]["hand_points"])
+        if final != points[-1]:
+            points[-1] = final
+            note = "A shutout: the winner's hand points doubled."
+    return points, note
+
+
+def score_charts(*, match: Match, games: list[Game]) -> list[dict[str, Any]]:
+    """A small SVG chart per game: each player's running score by deal, and the target.
+
+    Returns one chart per game, in order, with the points as SVG coordinates (``x``,
+    ``ya``, ``yb``) and values (``a``, ``b``, one per finished deal), the two ``polyline``
+    strings and the target line. A finished game's last point is its total (the game
+    view's ``scores.hand_points``).
+    """
+    hollywood = RuleSet.from_dict(match.rules).scoring is ScoringStyle.HOLLYWOOD
+    by_game: dict[int, list[Deal]] = {g.pk: [] for g in games}
+    finished = Deal.objects.filter(game__in=by_game, status=Deal.Status.FINISHED)
+    for deal in finished.order_by("game_id", "number").only(
+        "game_id", "number", "winner_index", "points"
+    ):
+        by_game[deal.game_id].append(deal)
+    charts = []
+    for game in games:
+        scores, note = _running_scores(game, by_game[game.pk], hollywood)
+        top = max([match.target, *(max(s) for s in scores)]) or 1
+        inner_w = CHART_WIDTH - 2 * CHART_PAD
+        inner_h = CHART_HEIGHT - 2 * CHART_PAD
+        step = inner_w / max(1, len(scores))
+
+        def y(value: int, top: int = top, inner_h: int = inner_h) -> float:
+            return round(CHART_HEIGHT - CHART_PAD - value * inner_h / top, 1)
+
+        points = [
+            {
+                "deal": i + 1,
+                "x": round(CHART_PAD + (i + 1) * step, 1),
+                "a": a,
+                "b": b,
+                "ya": y(a),
+                "yb": y(b),
+            }
+            for i, (a, b) in enumerate(scores)
+        ]
+        start = f"{CHART_PAD},{y(0)}"
+        charts.append(
+            {
+                "game_id": game.pk,
+                "number": game.number + 1,
+                "width": CHART_WIDTH,
+                "height": CHART_HEIGHT,
+                "pad": CHART_PAD,
+                "right": CHART_WIDTH - CHART_PAD,
+                "base": y(0),
+                "target_y": y(match.target),
+                "target": match.target,
+                "points": points,
+                "line_a": " ".join([start, *(f"{p['x']},{p['ya']}" for p in points)]),
+                "line_b": " ".join([start, *(f"{p['x']},{p['yb']}" for p in points)]),
+                "note": note,
+            }
+        )
+    return charts

@@ -1,0 +1,218 @@
+// An elimination bracket as a bracket: one part per section (winners bracket, losers bracket,
+// finals), each a row of rounds. On a wide screen every match sits centred between the two
+// matches that feed it, lines join each match to the match its winner goes to, names are shown
+// whole (the bracket scrolls sideways instead, with a cue saying so). On a phone each part
+// shows one round at a time, chosen with tabs, with names wrapping rather than cut.
+import { el } from "./api.js";
+
+export const PHONE = window.matchMedia("(max-width: 40rem)");
+const GAP = 14; // px between two matches of a round that do not share a later match
+const shownRound = new Map(); // part name -> the round a phone shows (the viewer's choice)
+let last = null; // the last bracket drawn: drawn again when the screen turns wide or narrow
+
+export function sectionOf(name, format) {
+  if (/^Losers/i.test(name)) return "Losers bracket";
+  if (/^Grand final|third/i.test(name)) return "Finals";
+  return format === "double_elim" ? "Winners bracket" : "Bracket";
+}
+
+// "W2.1:a" -> ["W2.1", "a"]; "GF2:b if b wins" -> ["GF2", "b"]; "out" or null -> [null, null].
+function target(to) {
+  const found = /^([^:\s]+):([ab])/.exec(to || "");
+  return found ? [found[1], found[2]] : [null, null];
+}
+
+// Where each empty slot's player will come from: {"W2.1:a": "winner of W1.1", ...}.
+function feedsOf(bracket) {
+  const feeds = new Map();
+  for (const round of bracket.rounds) {
+    for (const p of round.pairings) {
+      const [wk, ws] = target(p.winner_to);
+      if (wk) feeds.set(`${wk}:${ws}`, `winner of ${p.key}`);
+      const [lk, ls] = target(p.loser_to);
+      if (lk) feeds.set(`${lk}:${ls}`, `loser of ${p.key}`);
+    }
+  }
+  return feeds;
+}
+
+function slot(side, name, pairing, live, feeds) {
+  if (!side) {
+    let text = feeds.get(`${pairing.key}:${name}`) || "to be decided";
+    if (pairing.status === "skipped") text = "—";
+    else if (pairing.result === "bye" || pairing.status === "finished" || pairing.status === "bye") text = "bye";
+    return el("div", { class: "slot empty" }, el("span", { class: "name meta" }, text));
+  }
+  const won = pairing.winner !== null && pairing.winner === side.entry;
+  const index = name === "a" ? 0 : 1;
+  let games = pairing.status === "finished" ? String(pairing.games[index]) : "";
+  if (live) games = String(live.games_won[index]);
+  return el("div", { class: `slot${won ? " winner" : ""}`, "aria-label": `${side.player.name}${won ? ", winner" : ""}` },
+    el("span", { class: "name" }, side.seed ? el("span", { class: "seed meta" }, `${side.seed} `) : null,
+      el("a", { href: `/players/${side.player.id}` }, side.player.name)),
+    el("span", { class: "games" }, games));
+}
+
+export function pairingNode(pairing, live, feeds = new Map(), mine = null) {
+  const isLive = pairing.match_status === "active";
+  const yours = mine !== null && [pairing.a, pairing.b].some((side) => side && side.entry === mine);
+  const [to] = target(pairing.winner_to);
+  const foot = el("div", { class: "foot" }, el("span", { class: "key meta" }, pairing.key));
+  if (pairing.match) {
+    let text = "match";
+    if (isLive) {
+      const game = live && live.games ? live.games.find((g) => g.status === "active") : null;
+      text = game ? `live · game ${game.number + 1}: ${game.score_a}–${game.score_b}` : "live";
+    } else if (pairing.status === "finished" && pairing.result !== "played") {
+      text = pairing.result.replace("_", " ");
+    }
+    foot.append(el("a", { href: isLive && live && live.current_game ? `/games/${live.current_game}` : `/matches/${pairing.match}` },
+      isLive ? el("span", { class: "live" }, "● ") : null, text));
+  } else if (pairing.status === "skipped") {
+    foot.append(el("span", { class: "meta" }, "not needed"));
+  }
+  return el("div", { class: `pairing${isLive ? " in-play" : ""}${yours ? " yours" : ""}`, dataset: { key: pairing.key, to: to || "" } },
+    slot(pairing.a, "a", pairing, live, feeds), slot(pairing.b, "b", pairing, live, feeds), foot);
+}
+
+// The round a phone opens on: the one in play, else the next to play, else the last.
+function currentRound(rounds) {
+  return rounds.find((r) => r.status === "running") || rounds.find((r) => r.status !== "finished") || rounds[rounds.length - 1];
+}
+
+function partNode(name, rounds, live, feeds, { titled, phone, mine }) {
+  const columns = rounds.map((round) => el("div", { class: "round", role: "group", "aria-label": round.name, dataset: { number: round.number } },
+    el("h3", {}, round.name),
+    el("div", { class: "matches" }, ...round.pairings.map((p) => pairingNode(p, live.get(p.match), feeds, mine)))));
+  const head = el("div", { class: "part-head" }, titled ? el("h3", { class: "part-title" }, name) : el("span"));
+  const part = el("div", { class: `bracket-part${phone ? " phone" : ""}`, dataset: { part: name } }, head);
+  if (phone) {
+    const wanted = shownRound.get(name);
+    const shown = rounds.find((r) => r.number === wanted) || currentRound(rounds);
+    const tabs = el("div", { class: "round-tabs", role: "tablist", "aria-label": `${name}: rounds` });
+    rounds.forEach((round, i) => {
+      const selected = round === shown;
+      columns[i].hidden = !selected;
+      columns[i].setAttribute("role", "tabpanel");
+      columns[i].id = `round-${round.number}`;
+      tabs.append(el("button", {
+        type: "button", role: "tab", class: "round-tab", "aria-selected": String(selected), "aria-controls": `round-${round.number}`,
+        onclick: () => {
+          shownRound.set(name, round.number);
+          for (const tab of tabs.children) tab.setAttribute("aria-selected", String(tab === tabs.children[i]));
+          columns.forEach((column, j) => { column.hidden = j !== i; });
+        },
+      }, round.name));
+    });
+    part.append(tabs, el("div", { class: "bracket" }, ...columns));
+    return part;
+  }
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("class", "connectors");
+  svg.setAttribute("aria-hidden", "true");
+  const scroll = el("div", { class: "bracket-scroll", onscroll: () => cue(part) }, el("div", { class: "bracket" }, svg, ...columns));
+  const more = el("button", { type: "button", class: "scroll-cue button small", hidden: true, onclick: () => {
+    const end = scroll.scrollLeft + scroll.clientWidth >= scroll.scrollWidth - 2;
+    scroll.scrollBy({ left: end ? -scroll.scrollWidth : scroll.clientWidth * 0.8, behavior: "smooth" });
+  } });
+  head.append(more);
+  part.append(scroll);
+  return part;
+}
+
+// Each match centred between the matches whose winners it takes (in this part), then the lines.
+function layout(part) {
+  const bracket = part.querySelector(".bracket");
+  const boxes = new Map([...bracket.querySelectorAll(".pairing")].map((box) => [box.dataset.key, box]));
+  const feeders = new Map();
+  for (const box of boxes.values()) {
+    if (!boxes.has(box.dataset.to)) continue;
+    if (!feeders.has(box.dataset.to)) feeders.set(box.dataset.to, []);
+    feeders.get(box.dataset.to).push(box);
+  }
+  for (const box of boxes.values()) box.style.marginTop = "";
+  const centre = new Map();
+  for (const column of bracket.querySelectorAll(".round > .matches")) {
+    let bottom = column.getBoundingClientRect().top;
+    let first = true;
+    for (const box of column.children) {
+      const height = box.getBoundingClientRect().height;
+      const lowest = bottom + (first ? 0 : GAP);
+      const fed = (feeders.get(box.dataset.key) || []).map((f) => centre.get(f.dataset.key));
+      const wanted = fed.length ? fed.reduce((a, b) => a + b, 0) / fed.length - height / 2 : lowest;
+      const top = Math.max(wanted, lowest);
+      box.style.marginTop = `${top - bottom}px`;
+      centre.set(box.dataset.key, top + height / 2);
+      bottom = top + height;
+      first = false;
+    }
+  }
+  const svg = bracket.querySelector("svg.connectors");
+  const origin = bracket.getBoundingClientRect();
+  svg.setAttribute("width", bracket.scrollWidth);
+  svg.setAttribute("height", bracket.scrollHeight);
+  const paths = [];
+  for (const [key, from] of feeders) {
+    const to = boxes.get(key).getBoundingClientRect();
+    const x2 = to.left - origin.left;
+    const y2 = to.top + to.height / 2 - origin.top;
+    for (const box of from) {
+      const r = box.getBoundingClientRect();
+      const x1 = r.right - origin.left;
+      const y1 = r.top + r.height / 2 - origin.top;
+      const xm = x2 - Math.min(x2 - x1, 2 * GAP) / 2;
+      const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+      path.setAttribute("class", `connector${box.querySelector(".slot.winner") ? " decided" : ""}`);
+      path.setAttribute("d", `M${x1} ${y1}H${xm}V${y2}H${x2}`);
+      path.dataset.from = box.dataset.key;
+      path.dataset.to = key;
+      paths.push(path);
+    }
+  }
+  svg.replaceChildren(...paths);
+  cue(part);
+}
+
+// The cue that the bracket goes on to the right (or back to the left) of what is in view.
+function cue(part) {
+  const scroll = part.querySelector(".bracket-scroll");
+  const button = part.querySelector(".scroll-cue");
+  if (!scroll || !button) return;
+  const hiddenWidth = scroll.scrollWidth - scroll.clientWidth;
+  const atEnd = scroll.scrollLeft >= hiddenWidth - 2;
+  part.dataset.scroll = hiddenWidth <= 2 ? "none" : atEnd ? "end" : "more";
+  button.hidden = hiddenWidth <= 2;
+  button.textContent = atEnd ? "← First rounds" : "More rounds: scroll sideways →";
+}
+
+/** Draw the bracket into ``container``: its rounds in parts, live scores from ``live`` (match id
+ * to the match as the API answers it), the viewer's own matches marked (``mine``, an entry id). */
+export function renderBracket(container, bracket, live, mine = null) {
+  last = { container, bracket, live, mine };
+  const parts = new Map();
+  for (const round of bracket.rounds) {
+    const name = sectionOf(round.name, bracket.format);
+    if (!parts.has(name)) parts.set(name, []);
+    parts.get(name).push(round);
+  }
+  const feeds = feedsOf(bracket);
+  const phone = PHONE.matches;
+  const nodes = [...parts].map(([name, rounds]) => partNode(name, rounds, live, feeds, { titled: parts.size > 1, phone, mine }));
+  container.replaceChildren(...nodes);
+  container.dataset.layout = phone ? "phone" : "wide";
+  if (!phone && container.offsetParent !== null) nodes.forEach(layout);
+}
+
+/** Lay out again what is drawn (after the container was shown, or the window resized). */
+export function relayout(container) {
+  if (container.dataset.layout === "wide") container.querySelectorAll(".bracket-part").forEach(layout);
+}
+
+PHONE.addEventListener("change", () => {
+  if (last) renderBracket(last.container, last.bracket, last.live, last.mine);
+});
+let resizing = 0;
+window.addEventListener("resize", () => {
+  cancelAnimationFrame(resizing);
+  resizing = requestAnimationFrame(() => { if (last) relayout(last.container); });
+});
