@@ -224,7 +224,10 @@ if CHANNEL_REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [CHANNEL_REDIS_URL],
+                # A consumer waits for its messages with BZPOPMIN for up to 5 s; redis-py's
+                # default read timeout (5 s) would end that wait, and the socket with it,
+                # whenever the answer comes a hair late (a busy machine).
+                "hosts": [{"address": CHANNEL_REDIS_URL, "socket_timeout": 30}],
                 "prefix": "ginrummy:live",
                 "capacity": CHANNEL_CAPACITY,
                 "expiry": 60,

@@ -101,3 +101,22 @@ def test_production_settings_pass_the_deployment_checklist(tmp_path):
 
     assert result.returncode == 0, result.stderr
     assert "System check identified no issues (0 silenced)." in result.stdout
+
+
+def test_the_redis_channel_layer_outwaits_its_own_blocking_receive(tmp_path):
+    # A consumer's receive blocks in BZPOPMIN for the layer's brpop_timeout; a read timeout
+    # no longer than that ends the wait with an error, and the consumer and its socket die.
+    check = (
+        "from channels.layers import get_channel_layer; "
+        "from channels_redis.utils import create_pool; "
+        "layer = get_channel_layer(); "
+        "pool = create_pool(layer.hosts[0]); "
+        "print('timeouts', pool.connection_kwargs['socket_timeout'], layer.brpop_timeout)"
+    )
+    done = manage(
+        "shell", "-c", check, tmp_path=tmp_path, DEBUG="1", REDIS_URL="redis://127.0.0.1:6379/9"
+    )
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if x.startswith("timeouts "))
+    socket_timeout, blocking = (float(x) for x in line.split()[1:])
+    assert socket_timeout > blocking + 5
