@@ -1,5 +1,6 @@
 """Reads of players and accounts."""
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 
@@ -15,6 +16,11 @@ def player_for_user(*, user: AbstractBaseUser | AnonymousUser) -> Player | None:
     """The player of a signed-in user, or None (anonymous, or a staff user with no player)."""
     if not user.is_authenticated:
         return None
+    if get_user_model().player.is_cached(user):  # read with the user (the token's sign-in)
+        try:
+            return user.player
+        except Player.DoesNotExist:
+            return None
     return Player.objects.filter(user=user).first()
 
 

@@ -177,8 +177,10 @@ def sign_out_everywhere(*, user: AbstractBaseUser, keep_session: str | None = No
 def token_issue(*, user: AbstractBaseUser) -> tuple[AuthToken, str]:
     """A new sign-in token for the user: the stored record and the secret (shown only once).
 
-    The token expires after ``REST_KNOX["TOKEN_TTL"]``; only its hash is stored.
+    The token expires after ``REST_KNOX["TOKEN_TTL"]``; only its hash is stored. The user's
+    tokens that have expired are deleted (a request checks only the token it carries).
     """
+    AuthToken.objects.filter(user=user, expiry__lt=timezone.now()).delete()
     return AuthToken.objects.create(user=user)
 
 

@@ -67,8 +67,9 @@ CLOSE_NOT_FOUND = 4404
 
 @database_sync_to_async
 def _user_for_token(token: bytes):
-    from knox.auth import TokenAuthentication
     from rest_framework.exceptions import AuthenticationFailed
+
+    from accounts.auth import TokenAuthentication
 
     try:
         user, _ = TokenAuthentication().authenticate_credentials(token)
@@ -105,8 +106,9 @@ def still_signed_in(scope) -> bool:
         return False
     token = scope.get("token")
     if token is not None:
-        from knox.auth import TokenAuthentication
         from rest_framework.exceptions import AuthenticationFailed
+
+        from accounts.auth import TokenAuthentication
 
         try:
             again, _ = TokenAuthentication().authenticate_credentials(token)

@@ -11,11 +11,11 @@ import pytest
 from games.models import Match
 from tests.play import active_game, move, pick, view
 
-#: Queries of one move over the API in a timed game between people: the token's sign-in (2),
-#: the caller's player, the savepoint (2), the match locked, the game read under the lock,
-#: the deal, the action written, the game and the match saved, the last finished deal for
-#: the pushed views.
-MOVE_QUERIES = 12
+#: Queries of one move over the API in a timed game between people: the token's sign-in
+#: (the token with its user and player), the savepoint (2), the match locked, the game read
+#: under the lock, the deal, the action written, the game and the match saved, the last
+#: finished deal for the pushed views.
+MOVE_QUERIES = 10
 
 
 @pytest.fixture

@@ -67,6 +67,39 @@ def test_expired_token_is_refused(alice_client, alice):
     assert response.json()["code"] == "authentication_failed"
 
 
+def test_an_expired_token_is_deleted_when_it_is_presented(alice_client, alice):
+    AuthToken.objects.filter(user=alice.user).update(expiry=timezone.now() - timedelta(seconds=1))
+
+    assert alice_client.get("/api/me").status_code == 401
+    assert not AuthToken.objects.filter(user=alice.user).exists()
+
+
+def test_signing_in_deletes_the_users_expired_tokens_and_keeps_the_others(alice, password):
+    old, current = APIClient(), APIClient()
+    sign_in(old, "alice", password)
+    sign_in(current, "alice", password)
+    expired = AuthToken.objects.filter(user=alice.user).order_by("created").first()
+    AuthToken.objects.filter(pk=expired.pk).update(expiry=timezone.now() - timedelta(seconds=1))
+
+    sign_in(APIClient(), "alice", password)
+
+    assert not AuthToken.objects.filter(pk=expired.pk).exists()
+    assert AuthToken.objects.filter(user=alice.user).count() == 2
+    assert current.get("/api/me").status_code == 200
+
+
+def test_a_token_with_the_right_key_but_the_wrong_secret_is_refused(alice_client, alice):
+    token = alice_client._credentials["HTTP_AUTHORIZATION"].split()[1]
+    forged = token[:-4] + ("0000" if token[-4:] != "0000" else "1111")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {forged}")
+
+    response = client.get("/api/me")
+
+    assert response.status_code == 401
+    assert AuthToken.objects.filter(user=alice.user).count() == 1
+
+
 def test_sign_out_revokes_only_the_current_token(alice, password):
     laptop, phone = APIClient(), APIClient()
     sign_in(laptop, "alice", password)
