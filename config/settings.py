@@ -481,6 +481,10 @@ INTERACTIVE_TASKS = env_list(
         "ladders.matchmake",
         "ladders.start_matches",
         "ladders.sweep",
+        # A human arena's pairing pass (someone waits for their next opponent); a bot
+        # arena's is tournaments.arena_pair_bots, batch.
+        "tournaments.arena_pair",
+        "tournaments.arena_sweep",
         "health.*",
         "*.push*",
         "live.*",
@@ -565,6 +569,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "tournaments.sweep",
         "schedule": 5.0,
         "options": {"expires": 10},
+    },
+    # Arenas: pair whoever is free, finish an arena whose time is up once nothing is in play
+    # (tournaments.services.arena.arenas_sweep); passes also run on commit of every result.
+    "sweep-arenas": {
+        "task": "tournaments.arena_sweep",
+        "schedule": 1.0,
+        "options": {"expires": 5},
     },
 }
 
