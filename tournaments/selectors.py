@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import Player
-from tournaments.formats import arena, double_elim, single_elim
+from tournaments.formats import arena, double_elim, single_elim, two_stage
 from tournaments.formats import bracket as brackets
 from tournaments.formats.standings import Entrant, Result, standings
 from tournaments.models import Entry, Event, Format, Pairing, Round
@@ -82,17 +82,42 @@ def _bracket_for(format: str, entrants: int, option: bool, classic: bool) -> bra
     return double_elim.build(entrants, reset=option, orders=orders)
 
 
+@lru_cache(maxsize=32)
+def _playoff_for(groups: int, advance: int, format: str, option: bool) -> brackets.Bracket:
+    return two_stage.build_playoff(
+        groups, advance, playoff_format=format, third_place=option, bracket_reset=option
+    )
+
+
 def bracket_of(event: Event) -> brackets.Bracket:
-    """The event's bracket (elimination formats, once started), by the rules it started with."""
+    """The event's bracket (elimination formats, once started), by the rules it started with;
+    a two-stage event's playoff."""
     assert event.entrants_count is not None
+    if event.format == Format.TWO_STAGE:
+        plan = two_stage.plan(
+            event.entrants_count,
+            group_count=event.group_count,
+            group_size=event.group_size,
+            advance=event.advance_per_group,
+        )
+        single = event.playoff_format == Format.SINGLE_ELIM
+        option = event.third_place if single else event.bracket_reset
+        return _playoff_for(plan.group_count, plan.advance, event.playoff_format, option)
     option = event.third_place if event.format == Format.SINGLE_ELIM else event.bracket_reset
     return _bracket_for(event.format, event.entrants_count, option, event.formats_version is None)
 
 
 def _bracket_states(event: Event) -> dict[str, brackets.NodeState] | None:
-    if not event.is_elimination or event.entrants_count is None:
+    if event.entrants_count is None:
         return None
-    entries = list(event.entries.filter(seed__isnull=False).order_by("seed"))
+    if event.format == Format.TWO_STAGE:
+        entries = list(event.entries.filter(playoff_seed__isnull=False).order_by("playoff_seed"))
+        if not entries:
+            return None  # the groups are still playing
+    elif event.is_elimination:
+        entries = list(event.entries.filter(seed__isnull=False).order_by("seed"))
+    else:
+        return None
     results = {
         p.key: p.winner_id for p in Pairing.objects.filter(event=event, result__in=Pairing.RECORDED)
     }
@@ -108,8 +133,11 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
     elimination event ranks by how far each player came (``reached`` names the round): the
     players knocked out in the same round share a rank (5-8, 9-16, ...), listed by seed, and
     its rows carry no Swiss tiebreaks. Byes count in every format. Before the start: the
-    registered players in seed (or registration) order.
+    registered players in seed (or registration) order. A two-stage event ranks across
+    both stages (see :func:`group_tables`).
     """
+    if event.format == Format.TWO_STAGE:
+        return _two_stage_standings(event, with_ratings)
     if event.is_arena:  # by its points: the sheet, the streak (tournaments.formats.arena)
         return _arena_standings(event, with_ratings)
     entries = list(event.entries.select_related("player").order_by("seed", "pk"))
@@ -218,7 +246,9 @@ def standings_columns(*, event: Event, rows: list[dict[str, Any]]) -> list[str]:
     if event.is_arena:
         columns = [*ARENA_COLUMNS, "rating"]
         return [c for c in columns if any(row.get(c) not in (None, "") for row in rows)]
-    if event.is_elimination:
+    if event.format == Format.TWO_STAGE:
+        columns = list(TWO_STAGE_COLUMNS)
+    elif event.is_elimination:
         columns = ["reached", "played", "wins", "losses", "byes", "games_won", "games_lost"]
         columns += ["margin", "rating"]
     else:
@@ -238,7 +268,7 @@ def _tiebreaks(event: Event) -> list[str]:
 def standings_view(*, event: Event) -> dict[str, Any]:
     """What ``GET /api/events/{id}/standings`` answers: the columns to show and the rows."""
     rows = standings_for_event(event=event)
-    return {
+    body = {
         "event": event.pk,
         "status": event.status,
         "format": event.format,
@@ -247,6 +277,10 @@ def standings_view(*, event: Event) -> dict[str, Any]:
         "columns": standings_columns(event=event, rows=rows),
         "rows": rows,
     }
+    if event.format == Format.TWO_STAGE:
+        body["groups"] = group_tables(event=event)
+        body["group_columns"] = group_columns(event=event)
+    return body
 
 
 def bracket_for_event(*, event: Event) -> dict[str, Any]:
@@ -294,8 +328,18 @@ def bracket_for_event(*, event: Event) -> dict[str, Any]:
                 "loser_to": p.loser_to or ("out" if event.is_elimination else None),
             }
         )
+    if event.format == Format.TWO_STAGE:
+        # Which stage each round belongs to; a group match names its group, a playoff match
+        # sends its loser out as an elimination bracket does.
+        for rnd in rounds.values():
+            groups = [two_stage.group_of_key(p["key"]) for p in rnd["pairings"]]
+            rnd["stage"] = "playoff" if None in groups else "groups"
+            for pairing, group in zip(rnd["pairings"], groups, strict=True):
+                pairing["group"] = group
+                if group is None and pairing["loser_to"] is None:
+                    pairing["loser_to"] = "out"
     champion = event.champion
-    return {
+    body = {
         "event": event.pk,
         "format": event.format,
         "status": event.status,
@@ -303,6 +347,233 @@ def bracket_for_event(*, event: Event) -> dict[str, Any]:
         "champion": _player_json(champion) if champion else None,
         "rounds": list(rounds.values()),
     }
+    if event.format == Format.TWO_STAGE:
+        body["playoff_format"] = event.playoff_format
+    return body
+
+
+# --- groups, then playoffs ------------------------------------------------------------------
+
+#: The columns of a group's table besides rank and player, in the order shown.
+GROUP_COLUMNS = (
+    "match_points",
+    "played",
+    "wins",
+    "losses",
+    "byes",
+    "games_won",
+    "games_lost",
+    "margin",
+)
+
+
+def _pairing_result(p: Pairing) -> Result | None:
+    """A settled pairing as the standings read it (None: nothing to count)."""
+    if p.entry_b_id is None:
+        return Result(p.entry_a_id, None, p.winner_id) if p.result == Pairing.Result.BYE else None
+    if p.result not in (*Pairing.RECORDED, Pairing.Result.WALKOVER):
+        return None
+    unplayed = p.result in UNPLAYED_RESULTS or (
+        p.result == Pairing.Result.FORFEIT and p.games_a + p.games_b == 0
+    )
+    return Result(
+        p.entry_a_id,
+        p.entry_b_id,
+        p.winner_id,
+        p.games_a,
+        p.games_b,
+        p.margin_a,
+        unplayed=unplayed,
+    )
+
+
+def group_tables(*, event: Event, with_ratings: bool = True) -> list[dict[str, Any]]:
+    """Each group of a two-stage event ranked by the event's tiebreaks (match points first).
+
+    ``[{"group": "A", "rows": [{"rank", "entry", "seed", "status", "player", "qualified",
+    match points, tiebreaks, ...}]}]``; ``qualified`` is true for the players who went on to
+    the playoff (None while the groups play). Rounds a group did not play (a smaller group
+    has fewer) are not counted against its players.
+    """
+    if not event.is_two_stage:
+        return []
+    entries = list(
+        event.entries.filter(group__isnull=False).select_related("player").order_by("seed")
+    )
+    if not entries:
+        return []
+    by_group: dict[int, list[Entry]] = {}
+    for e in entries:
+        by_group.setdefault(e.group, []).append(e)
+    group_of = {e.pk: e.group for e in entries}
+    results: dict[int, list[Result]] = {g: [] for g in by_group}
+    rounds_of_group: dict[int, set[int]] = {g: set() for g in by_group}
+    rounds_of_entry: dict[int, set[int]] = {e.pk: set() for e in entries}
+    pairings = Pairing.objects.filter(event=event, key__startswith="G").select_related("round")
+    for p in pairings:
+        if not two_stage.is_group_key(p.key) or p.entry_a_id not in group_of:
+            continue
+        group = group_of[p.entry_a_id]
+        rounds_of_group[group].add(p.round.number)
+        if p.status not in Pairing.SETTLED:
+            continue
+        result = _pairing_result(p)
+        if result is None:
+            continue
+        results[group].append(result)
+        for pk in (p.entry_a_id, p.entry_b_id):
+            if pk in rounds_of_entry:
+                rounds_of_entry[pk].add(p.round.number)
+    finished = set(
+        event.rounds.filter(status=Round.Status.FINISHED).values_list("number", flat=True)
+    )
+    started_playoff = any(e.playoff_seed is not None for e in entries)
+    ratings = ratings_for(e.player_id for e in entries) if with_ratings else {}
+    tables = []
+    for group in sorted(by_group):
+        members = by_group[group]
+        played_rounds = rounds_of_group[group] & finished
+        rows = standings(
+            [Entrant(e.pk, e.seed or 0) for e in members],
+            results[group],
+            tiebreaks=event.tiebreaks or [],
+            bye_points=1.0 if event.group_format == Format.SWISS else 0.0,
+            unplayed=event.tiebreak_unplayed,
+            missed={e.pk: len(played_rounds - rounds_of_entry[e.pk]) for e in members},
+        )
+        by_id = {e.pk: e for e in members}
+        lines = []
+        for row in rows:
+            entry = by_id[row.player]
+            line: dict[str, Any] = {
+                "rank": row.rank,
+                "entry": entry.pk,
+                "seed": entry.seed,
+                "status": entry.status,
+                "player": _player_json(entry.player),
+                "rating": ratings.get(entry.player_id),
+                "qualified": entry.playoff_seed is not None if started_playoff else None,
+                "playoff_seed": entry.playoff_seed,
+            }
+            for column in (*GROUP_COLUMNS, *(event.tiebreaks or [])):
+                line[column] = getattr(row, column)
+            lines.append(line)
+        tables.append({"group": two_stage.group_name(group - 1), "rows": lines})
+    return tables
+
+
+def group_columns(*, event: Event) -> list[str]:
+    """The columns of a group table, in order: match points, the event's tiebreaks, the rest."""
+    tiebreaks = list(event.tiebreaks or [])
+    return ["match_points", *tiebreaks, *(c for c in GROUP_COLUMNS[1:] if c not in tiebreaks)]
+
+
+def _two_stage_standings(event: Event, with_ratings: bool) -> list[dict[str, Any]]:
+    """The final ranking across both stages: the playoff's players by how far they came
+    (those knocked out in the same round share a rank, as in an elimination event), then
+    everyone else by their place in their group, then match points, then seed."""
+    tables = group_tables(event=event, with_ratings=with_ratings)
+    if not tables:  # before the start: the field in seed (or registration) order
+        entries = [e for e in event.entries.select_related("player") if e.is_active]
+        entries.sort(key=lambda e: (e.seed is None, e.seed or 0, e.pk))
+        ratings = ratings_for(e.player_id for e in entries) if with_ratings else {}
+        return [
+            {
+                "rank": rank,
+                "entry": e.pk,
+                "seed": e.seed,
+                "status": e.status,
+                "player": _player_json(e.player),
+                "rating": ratings.get(e.player_id),
+                "group": None,
+                "group_rank": None,
+                "reached": "",
+            }
+            for rank, e in enumerate(entries, start=1)
+        ]
+    line_of: dict[int, dict[str, Any]] = {}
+    for table in tables:
+        for row in table["rows"]:
+            line = {k: row[k] for k in ("entry", "seed", "status", "player", "rating")}
+            line.update(
+                group=table["group"],
+                group_rank=row["rank"],
+                reached=f"Group {table['group']}",
+                **{c: row[c] for c in GROUP_COLUMNS},
+            )
+            line_of[row["entry"]] = line
+    # The playoff's matches add to the totals; its stages rank its players.
+    stage: dict[int, tuple[int, int]] = {}
+    states = _bracket_states(event)
+    if states is not None:
+        bracket = bracket_of(event)
+        stage = brackets.stages(bracket, states)
+        for key, node in bracket.nodes.items():
+            state = states[key]
+            if state.status in (brackets.Status.WAITING, brackets.Status.SKIPPED):
+                continue
+            for player in state.players:
+                if player in line_of:
+                    line_of[player]["reached"] = bracket.rounds[node.round].name
+        winner = brackets.champion(bracket, states)
+        if isinstance(winner, int) and winner in line_of:
+            line_of[winner]["reached"] = "Champion"
+        playoff = Pairing.objects.filter(event=event, status__in=Pairing.SETTLED).exclude(
+            key__startswith="G"
+        )
+        for p in playoff:
+            result = _pairing_result(p)
+            if result is None or result.b is None:
+                if result is not None and p.entry_a_id in line_of:
+                    line_of[p.entry_a_id]["byes"] += 1
+                continue
+            for pk, won_games, lost_games, margin in (
+                (p.entry_a_id, p.games_a, p.games_b, p.margin_a),
+                (p.entry_b_id, p.games_b, p.games_a, -p.margin_a),
+            ):
+                line = line_of.get(pk)
+                if line is None:
+                    continue
+                line["played"] += 1
+                line["wins" if p.winner_id == pk else "losses"] += 1
+                line["games_won"] += won_games
+                line["games_lost"] += lost_games
+                line["margin"] += margin
+    lines = sorted(
+        line_of.values(),
+        key=lambda r: (
+            [-k for k in stage.get(r["entry"], (-1, 0))],
+            r["group_rank"],
+            -r["match_points"],
+            r["seed"] or 0,
+            r["entry"],
+        ),
+    )
+    out = []
+    for place, line in enumerate(lines, start=1):
+        mark = stage.get(line["entry"])
+        rank = place
+        if mark is not None:
+            # Knocked out in the same round of the playoff: the same rank.
+            rank = 1 + sum(1 for other in lines if stage.get(other["entry"], (-1, 0)) > mark)
+        out.append({"rank": rank, **line})
+    return out
+
+
+TWO_STAGE_COLUMNS = (
+    "reached",
+    "group",
+    "group_rank",
+    "match_points",
+    "played",
+    "wins",
+    "losses",
+    "byes",
+    "games_won",
+    "games_lost",
+    "margin",
+    "rating",
+)
 
 
 RESULT_COLUMNS = (

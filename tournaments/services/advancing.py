@@ -23,13 +23,14 @@ from games import services as play
 from games.models import IN_PROGRESS, Match
 from tournaments import webhooks
 from tournaments.formats import bracket as brackets
-from tournaments.formats import round_robin, swiss
+from tournaments.formats import round_robin, swiss, two_stage
 from tournaments.live import match_players_tell
 from tournaments.models import Entry, Event, Format, Pairing, Round
-from tournaments.selectors import bracket_of, standings_for_event
+from tournaments.selectors import bracket_of, group_tables, standings_for_event
 from tournaments.services.base import log_action
 from tournaments.services.events import match_rules, time_control
 from tournaments.services.payloads import player_json, round_json
+from tournaments.services.two_stage import playoff_started, stage_rounds
 
 
 def advance(event: Event, now: datetime) -> None:
@@ -40,6 +41,8 @@ def advance(event: Event, now: datetime) -> None:
         _advance_arena(event, now)
     elif event.is_elimination:
         _advance_bracket(event, now)
+    elif event.format == Format.TWO_STAGE:
+        _advance_two_stage(event, now)
     else:
         _advance_rounds(event, now)
 
@@ -67,10 +70,13 @@ _ROW_FIELDS = [f.name for f in dataclasses.fields(_Row)]
 
 
 def _advance_bracket(event: Event, now: datetime) -> None:
+    """The bracket worked out from its results, its rows brought in line (the playoff of a
+    two-stage event: its entrants are the qualifiers by playoff seed, its rows the bracket's)."""
     bracket = bracket_of(event)
+    seed = "playoff_seed" if event.format == Format.TWO_STAGE else "seed"
     entries = list(
-        event.entries.filter(seed__isnull=False)
-        .order_by("seed")
+        event.entries.filter(**{f"{seed}__isnull": False})
+        .order_by(seed)
         .values_list("pk", "status", "player_id")
     )
     entrants = [pk for pk, _, _ in entries]
@@ -80,7 +86,9 @@ def _advance_bracket(event: Event, now: datetime) -> None:
         row.key: row
         for row in (
             _Row(*values)
-            for values in Pairing.objects.filter(event=event).values_list(*_ROW_FIELDS)
+            for values in Pairing.objects.filter(
+                event=event, key__in=list(bracket.nodes)
+            ).values_list(*_ROW_FIELDS)
         )
     }
     results = {k: r.winner_id for k, r in rows.items() if r.result in Pairing.RECORDED}
@@ -300,16 +308,7 @@ def _update_rounds(event: Event, pairings: Iterable[Any], now: datetime) -> None
 
 def _advance_rounds(event: Event, now: datetime) -> None:
     """Swiss and round robin: pair the next round when the current one is complete."""
-    # A pairing without its match (a re-run) gets a new one.
-    restart = Pairing.objects.filter(
-        event=event,
-        status=Pairing.Status.WAITING,
-        entry_a__isnull=False,
-        entry_b__isnull=False,
-    ).select_related("entry_a", "entry_b")
-    for p in restart:
-        _pairing_start(event, p, None, now)
-        p.save()
+    _restart_waiting(event, now)
     # Only the rounds not finished yet can change (a Swiss of 1,024 has 5,120 pairings).
     open_rounds = list(
         Pairing.objects.filter(event=event).exclude(round__status=Round.Status.FINISHED)
@@ -326,6 +325,19 @@ def _advance_rounds(event: Event, now: datetime) -> None:
         created = _pair_round(event, number, now)
         if any(p.status not in Pairing.SETTLED for p in created):
             return
+
+
+def _restart_waiting(event: Event, now: datetime) -> None:
+    """A round's pairing without its match (a re-run) gets a new one."""
+    restart = Pairing.objects.filter(
+        event=event,
+        status=Pairing.Status.WAITING,
+        entry_a__isnull=False,
+        entry_b__isnull=False,
+    ).select_related("entry_a", "entry_b")
+    for p in restart:
+        _pairing_start(event, p, None, now)
+        p.save()
 
 
 def _swiss_players(event: Event) -> list[swiss.SwissPlayer]:
@@ -452,3 +464,169 @@ def _finish(event: Event, now: datetime, *, champion: int | None = None) -> None
         "event.finished",
         {"champion": champion and player_json(champion), "standings": rows[:16]},
     )
+
+
+def create_bracket(event: Event, *, first_round: int = 1) -> None:
+    """Every round and every match of the bracket, players filled in as results come.
+
+    The bracket's rounds are numbered from ``first_round`` (a playoff after group rounds).
+    """
+    bracket = bracket_of(event)
+    rounds = Round.objects.bulk_create(
+        [
+            Round(event=event, number=i, name=spec.name)
+            for i, spec in enumerate(bracket.rounds, start=first_round)
+        ]
+    )
+    pairings = []
+    for number, spec in enumerate(bracket.rounds):
+        for table, key in enumerate(spec.keys, start=1):
+            node = bracket.nodes[key]
+            pairings.append(
+                Pairing(
+                    event=event,
+                    round=rounds[number],
+                    key=key,
+                    table=table,
+                    winner_to=_target(bracket, node.winner_to),
+                    loser_to=_target(bracket, node.loser_to),
+                )
+            )
+    Pairing.objects.bulk_create(pairings)
+
+
+def _target(bracket: brackets.Bracket, target: tuple[str, int] | None) -> str:
+    """Where a winner or loser goes, as shown: ``W2.1:a``; ``GF2:b if b wins`` for the reset."""
+    if target is None:
+        return ""
+    shown = f"{target[0]}:{'ab'[target[1]]}"
+    return f"{shown} if b wins" if bracket.nodes[target[0]].reset else shown
+
+
+# --- groups, then playoffs --------------------------------------------------------------------
+
+
+def _advance_two_stage(event: Event, now: datetime) -> None:
+    """The next round of the groups, the playoff once they are over, then the playoff's
+    matches (as a bracket whose entrants are the qualifiers by playoff seed)."""
+    if playoff_started(event):
+        _advance_bracket(event, now)
+        return
+    _restart_waiting(event, now)
+    open_rounds = list(
+        Pairing.objects.filter(event=event).exclude(round__status=Round.Status.FINISHED)
+    )
+    _update_rounds(event, open_rounds, now)
+    if Pairing.objects.filter(event=event).exclude(status__in=Pairing.SETTLED).exists():
+        return
+    last = stage_rounds(event)
+    while True:
+        number = event.rounds.count() + 1
+        if number > last:
+            _playoff_create(event)
+            _advance_bracket(event, now)
+            return
+        created = _pair_group_round(event, number, now)
+        if any(p.status not in Pairing.SETTLED for p in created):
+            return
+
+
+def _group_swiss_players(event: Event, members: list[Entry]) -> list[swiss.SwissPlayer]:
+    """A Swiss group's active players: match points, opponents and byes so far."""
+    ids = {e.pk for e in members}
+    score: dict[int, float] = dict.fromkeys(ids, 0.0)
+    opponents: dict[int, set[int]] = {pk: set() for pk in ids}
+    byes: set[int] = set()
+    settled = Pairing.objects.filter(
+        event=event, status__in=Pairing.SETTLED, entry_a_id__in=ids
+    ).values_list("entry_a_id", "entry_b_id", "winner_id")
+    for a, b, winner in settled:
+        if winner in score:
+            score[winner] += 1
+        if b is None:
+            byes.add(a)
+        elif b in opponents:
+            opponents[a].add(b)
+            opponents[b].add(a)
+    return [
+        swiss.SwissPlayer(e.pk, score[e.pk], e.seed or 0, frozenset(opponents[e.pk]), e.pk in byes)
+        for e in members
+        if e.is_active
+    ]
+
+
+def _pair_group_round(event: Event, number: int, now: datetime) -> list[Pairing]:
+    """Create round ``number`` of every group that plays one, and start its matches."""
+    rnd = Round.objects.create(event=event, number=number, name=f"Groups, round {number}")
+    entries = list(event.entries.filter(group__isnull=False).order_by("seed"))
+    groups: dict[int, list[Entry]] = {}
+    for e in entries:
+        groups.setdefault(e.group, []).append(e)
+    by_pk = {e.pk: e for e in entries}
+    players = {e.pk: e.player_id for e in entries}
+    swiss_groups = event.group_format == Format.SWISS
+    created: list[Pairing] = []
+    table = 0
+    for group in sorted(groups):
+        members = groups[group]
+        if number > two_stage.group_rounds(len(members), event.group_format, event.swiss_rounds):
+            continue  # a smaller group has played all its rounds
+        tables: list[tuple[int | None, int | None]]
+        if swiss_groups:
+            paired = swiss.pair(_group_swiss_players(event, members))
+            tables = list(paired.pairs)
+            if paired.bye is not None:
+                tables.append((paired.bye, None))
+        else:
+            tables = [
+                (members[a - 1].pk if a else None, members[b - 1].pk if b else None)
+                for a, b in round_robin.berger(len(members))[number - 1]
+            ]
+        for local, (a, b) in enumerate(tables, start=1):
+            table += 1
+            key = two_stage.group_key(group - 1, number, local)
+            pairing = Pairing(event=event, round=rnd, key=key, table=table)
+            present = [x for x in (a, b) if x is not None and by_pk[x].is_active]
+            pairing.entry_a_id, pairing.entry_b_id = a, b
+            if a is None or b is None:
+                # A bye: a point in a Swiss group, nothing in a round robin (everyone has one).
+                pairing.entry_a_id, pairing.entry_b_id = (a or b), None
+                pairing.status = Pairing.Status.BYE
+                pairing.result = Pairing.Result.BYE
+                pairing.winner_id = (a or b) if swiss_groups else None
+                pairing.decided_at = now
+            elif len(present) < 2:
+                # A withdrawn player's tables stay: the opponent wins by walkover.
+                pairing.status = Pairing.Status.FINISHED
+                pairing.result = Pairing.Result.WALKOVER
+                pairing.winner_id = present[0] if present else None
+                pairing.decided_at = now
+            else:
+                _pairing_start(event, pairing, players, now)
+            pairing.save()
+            created.append(pairing)
+    _update_rounds(event, created, now)
+    return created
+
+
+def _playoff_create(event: Event) -> None:
+    """The top of each group take their playoff seeds, then the playoff's rounds and matches.
+
+    Players still in the event go first: a group short of them sends a withdrawn player,
+    who is a bye in the bracket.
+    """
+    tables = group_tables(event=event, with_ratings=False)
+    count = event.advance_per_group
+    places = []
+    for table in tables:
+        rows = table["rows"]
+        active = [r["entry"] for r in rows if r["status"] in Entry.ACTIVE]
+        gone = [r["entry"] for r in rows if r["status"] not in Entry.ACTIVE]
+        places.append((active + gone)[:count])
+    order = two_stage.playoff_order(len(tables), count)
+    seeds = {places[group][place - 1]: seed for seed, (group, place) in enumerate(order, 1)}
+    entries = list(event.entries.filter(pk__in=list(seeds)))
+    for entry in entries:
+        entry.playoff_seed = seeds[entry.pk]
+    Entry.objects.bulk_update(entries, ["playoff_seed"])
+    create_bracket(event, first_round=event.rounds.count() + 1)

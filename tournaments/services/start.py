@@ -12,12 +12,12 @@ from django.utils import timezone
 from games.engine import bots as engine_bots
 from tournaments import webhooks
 from tournaments.formats import FORMATS_VERSION, round_robin, swiss
-from tournaments.formats import bracket as brackets
 from tournaments.live import event_changed
-from tournaments.models import Entry, Event, Format, Pairing, Round, Seeding
+from tournaments.models import Entry, Event, Format, Seeding
 from tournaments.rating_hook import DEFAULT_RATING, ratings_for
 from tournaments.selectors import bracket_of
-from tournaments.services.advancing import advance
+from tournaments.services import two_stage
+from tournaments.services.advancing import advance, create_bracket
 from tournaments.services.arena import arena_begin
 from tournaments.services.base import Conflict, TournamentError, User, lock_event, log_action
 from tournaments.services.events import event_validate
@@ -120,6 +120,8 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
             event.rounds_planned = round_robin.rounds_count(n, double=event.double_round_robin)
         elif event.format == Format.ARENA:
             event.rounds_planned = None  # played against the clock, not in rounds
+        elif event.format == Format.TWO_STAGE:
+            event.rounds_planned = two_stage.rounds_planned(event)  # refuses impossible groups
         else:
             event.rounds_planned = len(bracket_of(event).rounds)
         event.save()
@@ -133,44 +135,12 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
             },
         )
         if event.is_elimination:
-            _create_bracket(event)
+            create_bracket(event)
+        elif event.format == Format.TWO_STAGE:
+            two_stage.groups_deal(event, order)
         if event.is_arena:
             arena_begin(event, now)  # its clock, and everyone paired at once
         else:
             advance(event, now)
         event_changed(event)
     return event
-
-
-def _create_bracket(event: Event) -> None:
-    """Every round and every match of the bracket, players filled in as results come."""
-    bracket = bracket_of(event)
-    rounds = Round.objects.bulk_create(
-        [
-            Round(event=event, number=i, name=spec.name)
-            for i, spec in enumerate(bracket.rounds, start=1)
-        ]
-    )
-    pairings = []
-    for number, spec in enumerate(bracket.rounds):
-        for table, key in enumerate(spec.keys, start=1):
-            node = bracket.nodes[key]
-            pairings.append(
-                Pairing(
-                    event=event,
-                    round=rounds[number],
-                    key=key,
-                    table=table,
-                    winner_to=_target(bracket, node.winner_to),
-                    loser_to=_target(bracket, node.loser_to),
-                )
-            )
-    Pairing.objects.bulk_create(pairings)
-
-
-def _target(bracket: brackets.Bracket, target: tuple[str, int] | None) -> str:
-    """Where a winner or loser goes, as shown: ``W2.1:a``; ``GF2:b if b wins`` for the reset."""
-    if target is None:
-        return ""
-    shown = f"{target[0]}:{'ab'[target[1]]}"
-    return f"{shown} if b wins" if bracket.nodes[target[0]].reset else shown
