@@ -154,7 +154,7 @@ def home_leaders(
 
 CHART_WIDTH = 320
 CHART_HEIGHT = 140
-CHART_PAD = 24
+CHART_PAD = 26
 
 
 def _running_scores(game: Game, deals: list[Deal], hollywood: bool) -> tuple[list, str]:
@@ -166,9 +166,10 @@ def _running_scores(game: Game, deals: list[Deal], hollywood: bool) -> tuple[lis
             totals[deal.winner_index] += deal.points
         points.append(tuple(totals))
     note = ""
-    if game.status == Game.Status.FINISHED and game.results and points and not hollywood:
-        # The game's total is its result's: a shutout doubles the winner's hand points.
-        final = tuple(game.results[-1]["hand_points"])
+    result = game.results[-1] if game.status == Game.Status.FINISHED and game.results else None
+    if result and result.get("shutout") and points and not hollywood:
+        # The game's total is its result's: a shutout may double the winner's hand points.
+        final = tuple(result["hand_points"])
         if final != points[-1]:
             points[-1] = final
             note = "A shutout: the winner's hand points doubled."
@@ -213,6 +214,14 @@ def score_charts(*, match: Match, games: list[Game]) -> list[dict[str, Any]]:
             for i, (a, b) in enumerate(scores)
         ]
         start = f"{CHART_PAD},{y(0)}"
+        # Each line ends with its total, the two labels kept apart when the scores are close.
+        labels = None
+        if points:
+            last = points[-1]
+            la, lb = last["ya"] + 3.5, last["yb"] + 3.5
+            if abs(la - lb) < 10:
+                la, lb = (la - 5, lb + 5) if last["a"] >= last["b"] else (la + 5, lb - 5)
+            labels = {"x": last["x"] + 4, "a": round(la, 1), "b": round(lb, 1)}
         charts.append(
             {
                 "game_id": game.pk,
@@ -227,6 +236,7 @@ def score_charts(*, match: Match, games: list[Game]) -> list[dict[str, Any]]:
                 "points": points,
                 "line_a": " ".join([start, *(f"{p['x']},{p['ya']}" for p in points)]),
                 "line_b": " ".join([start, *(f"{p['x']},{p['yb']}" for p in points)]),
+                "labels": labels,
                 "note": note,
             }
         )

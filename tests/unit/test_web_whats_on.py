@@ -187,9 +187,12 @@ def test_each_games_chart_has_a_point_per_deal_ending_at_the_games_total(bot_mat
         total = client.get(f"/api/games/{game.pk}").json()["scores"]["hand_points"]
         last = chart["points"][-1]
         assert [last["a"], last["b"]] == total
-        # running totals never go down
-        for before, after in zip(chart["points"], chart["points"][1:], strict=False):
-            assert after["a"] >= before["a"] and after["b"] >= before["b"]
+        # each point is the running total of the deals so far (a shutout doubles the last)
+        running = [0, 0]
+        for deal, point in zip(game.deals.filter(status="finished"), chart["points"], strict=True):
+            running[deal.winner_index] += deal.points
+            if point is not last or not game.results[-1]["shutout"]:
+                assert [point["a"], point["b"]] == running
 
 
 def test_the_match_page_draws_the_charts_beside_the_games(bot_match):
@@ -204,7 +207,7 @@ def test_the_match_page_draws_the_charts_beside_the_games(bot_match):
 def test_a_shutout_ends_the_chart_at_the_doubled_total():
     class FakeGame:
         status = Game.Status.FINISHED
-        results = [{"hand_points": [0, 120]}]
+        results = [{"hand_points": [0, 120], "shutout": True}]
 
     class FakeDeal:
         def __init__(self, winner, points):
