@@ -222,7 +222,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
         "409": ["event_not_running", "no_match", "no_change", "playoff_started"],
     },
     "POST /api/events/{id}/pairings/{key}/rerun": {
-        "409": ["event_not_running", "no_match", "not_bots", "not_failed"]
+        "409": ["event_not_running", "no_match", "not_bots", "not_failed", "playoff_started"]
     },
     "POST /api/events/{id}/webhooks": {"400": ["webhook_url_refused"]},
     "POST /api/ladders/{id}/queue": {
