@@ -142,9 +142,11 @@ def home_events(*, limit: int = HOME_EVENTS) -> dict[str, list[Event]]:
 def home_leaders(
     *, ladders: int = HOME_LADDERS, leaders: int = HOME_LEADERS
 ) -> list[dict[str, Any]]:
-    """The top of the leaderboards of the open ladders: ``[{"ladder", "rows"}]``."""
+    """The top of the leaderboards of the open ladders (not the rated pools of events):
+    ``[{"ladder", "rows"}]``, the oldest ladders first."""
     boards = []
-    for ladder in Ladder.objects.filter(is_open=True).order_by("id")[:ladders]:
+    open_ladders = Ladder.objects.filter(kind=Ladder.Kind.LADDER, is_open=True).order_by("id")
+    for ladder in open_ladders[:ladders]:
         page = ladder_selectors.leaderboard_page(ladder=ladder, page=1, page_size=leaders)
         boards.append({"ladder": ladder, "rows": page.rows})
     return boards
