@@ -69,3 +69,24 @@ def test_an_arenas_standings_update_live_as_matches_finish(page, context, live, 
     expect(page.get_by_role("button", name="Rejoin")).to_be_visible()
     assert Entry.objects.get(event=event, player=alice).paused_at is not None
     assert page.evaluate("window.__stayed") is True
+
+
+def test_berserk_at_the_table_halves_your_clock(page, context, live):
+    alice, bob = (PlayerFactory(user__username=n.lower(), name=n) for n in ("Alice", "Bob"))
+    event = open_event("Berserk arena", [alice, bob], format="arena")
+    event.base_seconds = 300
+    event.save(update_fields=["base_seconds"])
+    services.event_start(event=event)
+    match = Pairing.objects.get(event=event).match
+    game = match.games.get(status="active")
+    sign_in(context, live, alice.user)
+    page.goto(f"/games/{game.pk}")
+    expect(page.locator("#seat-bottom .hand .card").first).to_be_visible()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Berserk").click()
+    expect(page.locator("#berserk-box")).to_contain_text("Berserk: half your clock")
+    match.refresh_from_db()
+    index = match.index_of(alice.pk)
+    assert (match.berserk_a, match.berserk_b)[index] is True
+    game.refresh_from_db()
+    assert game.clock_ms(index) == 150_000

@@ -33,6 +33,7 @@ from django.utils import timezone
 from accounts.models import Player
 from games import services as play
 from games.models import IN_PROGRESS, Match
+from tournaments import webhooks
 from tournaments.formats import arena as rules
 from tournaments.live import event_changed, match_players_tell
 from tournaments.models import Entry, Event, Format, Pairing, Round
@@ -40,6 +41,7 @@ from tournaments.selectors import arena_table
 from tournaments.services.advancing import advance, arena_pair_soon
 from tournaments.services.base import Conflict, TournamentError, User, lock_event, log_action
 from tournaments.services.events import match_rules, time_control
+from tournaments.services.payloads import round_json
 
 logger = logging.getLogger(__name__)
 
@@ -58,10 +60,12 @@ def arena_begin(event: Event, now: datetime) -> None:
     """With the event locked and just set running: the clock, the round, the first pass."""
     event.ends_at = now + arena_duration(event)
     event.save(update_fields=["ends_at"])
-    Round.objects.create(
+    rnd = Round.objects.create(
         event=event, number=1, name=ROUND_NAME, status=Round.Status.RUNNING, started_at=now
     )
     _pair(event, now)
+    # The arena's one round starts with its first matches (the rest follow one by one).
+    webhooks.emit(event, "round.started", lambda: round_json(rnd))
 
 
 @dataclass(frozen=True)
