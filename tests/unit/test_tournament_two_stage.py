@@ -145,6 +145,28 @@ def test_an_edit_to_impossible_groups_is_a_400_and_changes_nothing(admin_client)
 # --- the groups -----------------------------------------------------------------------------
 
 
+def test_groups_are_snake_seeded_by_rating_unless_told_otherwise(monkeypatch, cast):
+    from tournaments.services import start
+
+    event = event_with(cast, "two_stage", group_count=2)
+    assert event.seeding == "rating"
+    # cast[7] is the best rated, then cast[6], ... cast[0] the worst.
+    ratings = {p.pk: 1500 + 10 * n for n, p in enumerate(cast)}
+    monkeypatch.setattr(start, "ratings_for", lambda ids: {i: ratings.get(i) for i in ids})
+    services.event_start(event=event)
+    groups = {e.player_id: (e.seed, e.group) for e in event.entries.all()}
+    assert [groups[p.pk] for p in reversed(cast)] == [
+        (1, 1),
+        (2, 2),
+        (3, 2),
+        (4, 1),
+        (5, 1),
+        (6, 2),
+        (7, 2),
+        (8, 1),
+    ]
+
+
 def test_the_field_is_dealt_into_groups_in_a_snake(groups_of_four, cast):
     event = groups_of_four
     groups = {e.player_id: e.group for e in event.entries.all()}
