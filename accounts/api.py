@@ -376,11 +376,13 @@ class MeView(generics.GenericAPIView):
         responses={204: None, 400: ErrorSerializer, 409: ErrorSerializer},
     )
     def delete(self, request: Request) -> Response:
-        """Delete the caller's account, with their password (``accounts.deletion``): the
-        person's data goes, their player stays as ``deleted-<id>`` so that finished matches,
-        brackets and ratings stay whole. 409 ``account_busy`` (naming the ``match`` or the
-        ``event``) while they play a match or are entered in an event that has not ended:
-        resign or withdraw first. Staff accounts are removed by an administrator (403)."""
+        """Delete the caller's account (``accounts.deletion``), with their password in a
+        JSON body, ``{"password": "..."}`` (OpenAPI 3.0 describes no body for a DELETE; this
+        one has one): the person's data goes, their player stays as ``deleted-<id>`` so that
+        finished matches, brackets and ratings stay whole. 409 ``account_busy`` (naming the
+        ``match`` or the ``event``) while they play a match or are entered in an event that
+        has not ended: resign or withdraw first. Staff accounts are removed by an
+        administrator (403)."""
         body = PasswordSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         if request.user.is_staff:

@@ -1,9 +1,10 @@
 """API tokens: knox's, with an external bot's token kept to what a bot may do.
 
 A bot token may call the Bot API (``/api/bot/...``), play (moves, Continue), answer and make
-challenges, queue on a ladder, sign its own token out, and read what anyone may read. Any
-other request made with it is a 403 ``bot_token_forbidden``: a leaked bot token cannot
-create bots, change an account or enter events in the owner's name.
+challenges, queue on a ladder, enter an event itself (register, check in, withdraw, show up
+for its match), sign its own token out, and read what anyone may read. Any other request
+made with it is a 403 ``bot_token_forbidden``: a leaked bot token cannot create bots, change
+an account or enter events in the owner's name.
 
 The list is by route name, so it is one place to read and to change.
 """
@@ -36,6 +37,10 @@ BOT_ROUTES = frozenset(
         "match-cancel",
         "match-resign",
         "ladder-queue",
+        "event-register",
+        "event-withdraw",
+        "event-check-in",
+        "event-match-ready",
         "logout",
     }
 )

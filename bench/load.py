@@ -759,12 +759,14 @@ def figures(phase: dict) -> dict:
     opp_ws, _ = join([m for m in moves if m[4] == "socket"], rec["receipts"], window, opponent)
     watch, watch_missing = join(moves, rec["receipts"], window, spectator)
     acks = {ident: at for _, ident, at in rec["acks"]}
-    ack_ms = []
+    ack_ms, unanswered = [], 0
     for game, seq, sent, mover, via, _ in moves:
         if via == "socket" and t0 <= sent <= stopped:
             at = acks.get(f"m{mover}.{game}.{seq - 1}")
             if at is not None:
                 ack_ms.append((at - sent) * 1000)
+            else:  # refused (an error, counted by its code), or lost with a dropped socket
+                unanswered += 1
     bot_ms = [ms for sent, ms in rec["bot_replies"] if t0 <= sent <= stopped]
     socket_errors = Counter(rec["errors"])
     expected_ws = {k: v for k, v in socket_errors.items() if k in SOCKET_CONFLICTS}
@@ -822,6 +824,7 @@ def figures(phase: dict) -> dict:
         "watch": watch,
         "watch_missing": watch_missing,
         "ack": ack_ms,
+        "unacked": unanswered,
         "bot": bot_ms,
         "failures": failures,
         "examples": rec["examples"],
@@ -905,7 +908,9 @@ def report(phase: dict, fig: dict) -> list[str]:
         f"{fig['opp_missing']}, spectators {fig['watch_missing']})",
         f"  play: {counts['matches started']} matches started, {counts['games finished']} games "
         f"seen to the end, {fig['moves_rest']} moves over REST + {fig['moves_ws']} on the "
-        f"socket, {counts['continues on the socket']} continues on the socket; clients busy at "
+        f"socket ({fig['unacked']} of those without an ack: refused, or sent as the socket "
+        f"dropped or the run ended), {counts['continues on the socket']} continues on the "
+        f"socket; clients busy at "
         f"the end {counts['clients still busy at the end']}",
     ]
     if phase["event_on"]:

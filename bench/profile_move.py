@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a move's time goes: pyinstrument on the web request path of moves and game views.
 
-    make bench-profile     (or: .venv/bin/python bench/profile_move.py [--moves N] [--games N])
+    make bench-profile     (or: .venv/bin/python bench/profile_move.py [--quick] [--moves N] ...)
 
 In this process, with the service's settings as the cluster runs them (DEBUG off, PostgreSQL,
 the Redis channel layer and broker), on a database of its own (``ginrummy_bench_profile``,
@@ -192,16 +192,19 @@ def package_of(path: str) -> str:
     return "<python>" if path else "<other>"
 
 
-def where_time_goes(session) -> tuple[list, list]:
-    """Self time by package, and the project's functions by cumulative time (a function
-    counted once per stack, so recursion does not count twice)."""
+def where_time_goes(session) -> tuple[list, list, list]:
+    """Self time by package and by function, and the project's functions by cumulative time
+    (a function counted once per stack, so recursion does not count twice)."""
     own: dict[str, float] = defaultdict(float)
+    leaves: dict[str, float] = defaultdict(float)
     cumulative: dict[str, float] = defaultdict(float)
 
-    def walk(frame, on_stack: frozenset, parent_path: str = "") -> None:
+    def walk(frame, on_stack: frozenset, parent_path: str = "", parent: str = "") -> None:
         path = frame.file_path or ""
+        on_leaf = f"{frame.function}  {frame.file_path_short}:{frame.line_no}" if path else parent
         if not frame.children:  # a leaf: its time is its own ("[self]" of its parent's code)
             own[package_of(path or parent_path)] += frame.time
+            leaves[on_leaf] += frame.time
         key = on_stack
         if path.startswith(str(ROOT)) and "/bench/" not in path and "/.venv" not in path:
             name = f"{frame.function}  {Path(path).relative_to(ROOT)}:{frame.line_no}"
@@ -209,13 +212,14 @@ def where_time_goes(session) -> tuple[list, list]:
                 cumulative[name] += frame.time
             key = on_stack | {name}
         for child in frame.children:
-            walk(child, key, path or parent_path)
+            walk(child, key, path or parent_path, on_leaf)
 
     root = session.root_frame()
     if root is not None:
         walk(root, frozenset())
     return (
         sorted(own.items(), key=lambda kv: -kv[1]),
+        sorted(leaves.items(), key=lambda kv: -kv[1]),
         sorted(cumulative.items(), key=lambda kv: -kv[1]),
     )
 
@@ -295,7 +299,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--warm-up", type=int, default=40, help="moves before profiling (40)")
     parser.add_argument("--top", type=int, default=30, help="functions printed (30)")
     parser.add_argument("--keep-database", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="6 tables, 100 moves, 20 to warm up")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.games, args.moves, args.warm_up = 6, 100, 20
     pyinstrument = import_pyinstrument()
     (RUN_DIR / "cluster" / "metrics").mkdir(parents=True, exist_ok=True)  # as the cluster has
     configure()
@@ -326,10 +333,10 @@ def main(argv: list[str]) -> int:
         wall = time.perf_counter() - started
         session = profiler.last_session
         (RUN_DIR / "profile.txt").write_text(
-            profiler.output_text(unicode=False, color=False, show_all=False)
+            profiler.output_text(unicode=False, color=False, show_all=True)
         )
         (RUN_DIR / "profile.html").write_text(profiler.output_html())
-        packages, functions = where_time_goes(session)
+        packages, leaves, functions = where_time_goes(session)
         pg_lines = pg_stat_statements(connection.settings_dict["NAME"])
         pg = connection.pg_version // 10000
     finally:
@@ -359,6 +366,10 @@ def main(argv: list[str]) -> int:
         "",
         f"  self time by where the code lives (share of the sampled {profiled:.1f} s):",
         "  " + "; ".join(f"{name} {100 * t / profiled:.1f}%" for name, t in packages[:14] if t > 0),
+        "",
+        "  self time by function (where the samples ended: waits on PostgreSQL or Redis end in "
+        "their client's wait):",
+        *(f"  {100 * t / profiled:6.1f}%  {name}" for name, t in leaves[:12]),
         "",
         f"  the project's functions by cumulative time (share; ms per request, {requests} "
         "requests):",

@@ -26,9 +26,21 @@
    Each reports the wall time from the start to the champion and matches per second; the
    embedded line also gives the whole command's time (migrations and set-up included).
 
+3. **A 64-bot arena of 10 minutes** (greedy bots, best of one to 100), embedded:
+   ``manage.py run_bot_event --format arena --minutes 10``; every free bot is paired at once
+   by standing. Reports the matches played, matches per second, and the pairing passes (how
+   many, their mean and longest time). ``--arena-minutes M`` runs it shorter (or longer).
+
+4. **A 256-bot groups-then-playoffs event** (greedy bots, best of one to 100), embedded:
+   ``manage.py run_bot_event --format two_stage --group-size 4 --advance 2``: 64 round-robin
+   groups of four (384 matches), then the top two of each in a single-elimination playoff of
+   128 (127 matches), from the start to the champion.
+
 Flags: ``--quick`` (64 bots, 4 Swiss rounds of 256 players), ``--players N``, ``--no-embedded``,
-``--no-cluster``, ``--only-formats`` (parts 1 and 1b), ``--write-drop-orders``, ``--json``
-(also writes bench/results/tournaments.json).
+``--no-cluster``, ``--no-arena``, ``--arena-minutes M``, ``--only-arena`` (part 3 alone),
+``--no-two-stage``, ``--only-two-stage`` (part 4 alone), ``--two-stage-players N`` (256),
+``--only-formats`` (parts 1 and 1b),
+``--write-drop-orders``, ``--json`` (also writes bench/results/tournaments.json).
 """
 
 from __future__ import annotations
@@ -299,7 +311,18 @@ def run_command(args: list[str], env: dict[str, str], timeout: float) -> tuple[d
     return json.loads(line), total
 
 
-def embedded_run(players: int) -> dict:
+#: Part 4's event: round-robin groups of four, the top two of each to a single elimination.
+TWO_STAGE = [
+    "--format=two_stage",
+    "--group-size=4",
+    "--group-format=round_robin",
+    "--advance=2",
+    "--best-of=1",
+    "--target=100",
+]
+
+
+def embedded_run(players: int, extra: list[str] | None = None) -> dict:
     """The command on a brand-new SQLite database with no broker: everything in-process."""
     with tempfile.TemporaryDirectory(prefix="bench-tournaments-") as var:
         env = {
@@ -312,7 +335,7 @@ def embedded_run(players: int) -> dict:
             "EMBEDDED_CLOCK_SWEEP": "0",
             "LOG_LEVEL": "WARNING",
         }
-        report, total = run_command(command(players, []), env, timeout=3600)
+        report, total = run_command(command(players, extra or []), env, timeout=3600)
     report["command_seconds"] = round(total, 2)
     return report
 
@@ -352,6 +375,56 @@ def cluster_run(players: int) -> dict:
     return report
 
 
+# --- 3. An arena -----------------------------------------------------------------------------
+
+ARENA_PLAYERS = 64
+
+
+def arena_run(players: int, minutes: float) -> dict:
+    """A bot arena on a brand-new SQLite database, played in-process for ``minutes``."""
+    args = [
+        PYTHON,
+        "manage.py",
+        "run_bot_event",
+        f"--players={players}",
+        "--format=arena",
+        f"--minutes={minutes}",
+        "--best-of=1",
+        "--target=100",
+        "--strategy=greedy",
+        "--seed=2026",
+        "--json",
+    ]
+    with tempfile.TemporaryDirectory(prefix="bench-arena-") as var:
+        env = {
+            **os.environ,
+            "VAR_DIR": var,
+            "DEBUG": "1",
+            "DATABASE_URL": "",
+            "CELERY_BROKER_URL": "",
+            "REDIS_URL": "",
+            "EMBEDDED_CLOCK_SWEEP": "0",
+            "LOG_LEVEL": "WARNING",
+        }
+        report, total = run_command(args, env, timeout=minutes * 60 + 900)
+    report["command_seconds"] = round(total, 2)
+    return report
+
+
+def arena_title(minutes: float) -> str:
+    return f"{ARENA_PLAYERS}-bot arena, {minutes:g} minutes, best of one to 100, greedy bots:"
+
+
+def arena_line(report: dict) -> str:
+    return (
+        f"  {report['players']}-bot arena, {report['minutes']:g} min (embedded): "
+        f"{report['matches']} matches played ({report['games']} games, {report['deals']} deals), "
+        f"{report['matches_per_second']:.2f} matches/s; {report['passes']} pairing passes, "
+        f"{report['pass_ms_mean']} ms each on average, {report['pass_ms_max']} ms the slowest; "
+        f"{report['wall_seconds']:.1f} s start to finish"
+    )
+
+
 # --- report ------------------------------------------------------------------------------------
 
 
@@ -364,12 +437,34 @@ def event_line(label: str, report: dict) -> str:
     )
 
 
+def two_stage_part(players: int, results: dict) -> None:
+    """Part 4: a groups-then-playoffs bot event from the start to the champion, embedded."""
+    print(
+        f"{players}-bot groups then playoffs (round-robin groups of 4, the top 2 of each to a "
+        "single elimination), best of one to 100, greedy bots:"
+    )
+    results["two_stage"] = embedded_run(players, TWO_STAGE)
+    print(event_line("embedded (SQLite, in-process)", results["two_stage"]))
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="64 bots, a smaller Swiss")
     parser.add_argument("--players", type=int, default=None, help="bots in the event (256)")
     parser.add_argument("--no-embedded", action="store_true")
     parser.add_argument("--no-cluster", action="store_true")
+    parser.add_argument("--no-arena", action="store_true", help="skip the arena")
+    parser.add_argument(
+        "--arena-minutes", type=float, default=10.0, help="how long the arena runs (10)"
+    )
+    parser.add_argument("--only-arena", action="store_true", help="the arena alone")
+    parser.add_argument("--no-two-stage", action="store_true", help="skip groups-then-playoffs")
+    parser.add_argument(
+        "--only-two-stage", action="store_true", help="the groups-then-playoffs event alone"
+    )
+    parser.add_argument(
+        "--two-stage-players", type=int, default=256, help="bots in the two-stage event (256)"
+    )
     parser.add_argument("--json", action="store_true", help="also write bench/results/…json")
     parser.add_argument(
         "--write-drop-orders", action="store_true", help="write the measured table to the code"
@@ -382,6 +477,13 @@ def main(argv: list[str]) -> int:
     swiss_players, swiss_rounds = (256, 4) if args.quick else (1024, 10)
 
     results: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
+    if args.only_two_stage:
+        two_stage_part(args.two_stage_players, results)
+        return 0
+    if args.only_arena:
+        print(arena_title(args.arena_minutes))
+        print(arena_line(arena_run(ARENA_PLAYERS, args.arena_minutes)))
+        return 0
     print(f"Swiss pairing, {swiss_players} players x {swiss_rounds} rounds:")
     swiss = swiss_bench(swiss_players, swiss_rounds)
     results["swiss"] = swiss
@@ -419,6 +521,12 @@ def main(argv: list[str]) -> int:
     if not args.no_cluster and not args.only_formats:
         results["cluster"] = cluster_run(players)
         print(event_line("PostgreSQL + Redis, two workers", results["cluster"]))
+    if not args.no_arena and not args.only_formats:
+        print(arena_title(args.arena_minutes))
+        results["arena"] = arena_run(ARENA_PLAYERS, args.arena_minutes)
+        print(arena_line(results["arena"]))
+    if not args.no_two_stage and not args.only_formats:
+        two_stage_part(args.two_stage_players, results)
     if args.json:
         out = ROOT / "bench" / "results" / "tournaments.json"
         out.parent.mkdir(exist_ok=True)

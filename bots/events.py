@@ -15,7 +15,9 @@ API's vocabulary:
   ``games_won``).
 
 A stream that (re)connects starts with what is pending now (:func:`pending_lines`), so a
-bot that was away misses nothing it can still act on.
+bot that was away misses nothing it can still act on. An open event stream is the bot being
+there: it shows up for its tournament matches (:func:`show_up`) when it connects and when a
+new one is announced.
 """
 
 from __future__ import annotations
@@ -123,6 +125,32 @@ def event_lines(*, bot_id: int, text: str) -> list[dict[str, Any]]:
     if kind == "game_finish":
         return [message]
     return []
+
+
+def show_up(*, bot: Player, match_id: int | None = None) -> int:
+    """The connected bot shows up for its tournament matches waiting for it (``match_id``:
+    that one only); how many it showed up for. An event stream that is open counts as being
+    there: a bot that is not connected when its match starts is a no-show like a person,
+    once the event's grace period is over. A match past its deadline (settled as a no-show
+    meanwhile) or over is skipped."""
+    from config.errors import ServiceError
+    from tournaments import services as tournaments
+
+    waiting = Match.objects.filter(
+        Q(player_a=bot) | Q(player_b=bot),
+        source=Match.Source.TOURNAMENT,
+        status=Match.Status.SCHEDULED,
+    )
+    if match_id is not None:
+        waiting = waiting.filter(pk=match_id)
+    shown = 0
+    for match in waiting.order_by("pk"):
+        try:
+            tournaments.match_ready(match=match, player=bot)
+        except ServiceError:  # too late (forfeited now), or over: nothing to show up for
+            continue
+        shown += 1
+    return shown
 
 
 def game_finish_line(match: Match) -> dict[str, Any]:

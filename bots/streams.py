@@ -6,7 +6,8 @@ bot's token (``Authorization: Token …``). Each line is one JSON object; an emp
 server is still there).
 
 - The event stream: what is pending on connect, then the bot's news as it happens (see
-  ``bots.events``).
+  ``bots.events``). While it is open the bot is there: it shows up for its tournament
+  matches at once (a bot not connected when its match starts is a no-show like a person).
 - A game stream: ``game_full`` (the match: players, rules, time control; and the bot's own
   view, the same as ``GET /api/games/{id}`` answers it), then ``game_state`` with the bot's
   view after every change (``seq`` one more each time), until the game is over.
@@ -45,7 +46,7 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from accounts.live import player_group
 from accounts.models import BotStream, Player
-from bots.events import active_games, event_lines, game_start_line, pending_lines
+from bots.events import active_games, event_lines, game_start_line, pending_lines, show_up
 from config.api import OUTAGE_ERRORS, error_body, unavailable_response
 from config.live import dumps
 from config.sockets import socket_db
@@ -209,6 +210,15 @@ class _Stream:
                 await socket_db(stream_close)(stream_id=self.stream_id)
 
 
+def is_waiting_for_bot(line: dict) -> bool:
+    """A ``match_ready`` line of a tournament match that waits for this (connected) bot."""
+    return (
+        line.get("type") == "match_ready"
+        and line.get("status") == "scheduled"
+        and not line.get("you_ready")
+    )
+
+
 def _streaming(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
     response = StreamingHttpResponse(body, content_type=NDJSON)
     response["Cache-Control"] = "no-store"
@@ -229,6 +239,9 @@ async def event_stream(request: HttpRequest) -> HttpResponse:
     try:
         if refused := await stream.open(player_group(bot.pk)):
             return refused
+        # Connected: the bot is here for its tournament matches waiting to start (their news
+        # comes on the group it joined, so after the lines below).
+        await socket_db(show_up)(bot=bot)
         lines = await socket_db(pending_lines)(bot=bot)
     except OUTAGE_ERRORS as error:
         await stream.close()
@@ -264,6 +277,8 @@ async def event_stream(request: HttpRequest) -> HttpResponse:
                 for line in event_lines(bot_id=bot.pk, text=message["text"]):
                     if fresh(line):
                         yield _line(line)
+                    if is_waiting_for_bot(line):
+                        await socket_db(show_up)(bot=bot, match_id=line["match"])
         except OUTAGE_ERRORS:
             logger.warning("event stream of bot %s ended by an outage", bot.pk, exc_info=True)
         finally:

@@ -68,6 +68,7 @@ def _loop(interval: float) -> None:
     from games.services import bot_work_sweep, clocks_sweep
     from ladders.services import ladders_sweep
     from tournaments.services import sweep as tournaments_sweep
+    from tournaments.services.arena import arenas_sweep
 
     while True:
         time.sleep(interval)
@@ -90,6 +91,10 @@ def _loop(interval: float) -> None:
             tournaments_sweep()  # beat's "sweep-tournaments": no-shows, missed results
         except Exception:
             logger.exception("embedded tournament sweep failed")
+        try:
+            arenas_sweep()  # beat's "sweep-arenas": pair the free, finish when time is up
+        except Exception:
+            logger.exception("embedded arena sweep failed")
 
 
 def start_clock_sweeper(interval: float = 1.0) -> bool:

@@ -156,6 +156,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     },
     "POST /api/events/{id}/register": {
         "400": ["unknown_bot", "duplicate_deals_need_bots"],
+        "403": ["bots_only"],
         "409": [
             "already_registered",
             "disqualified",
@@ -178,7 +179,11 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "PATCH /api/events/{id}": {"400": EVENT_OPTION_CODES, "409": ["event_started"]},
     "POST /api/events/{id}/open-registration": {"409": ["event_started"]},
     "POST /api/events/{id}/close-registration": {"409": ["registration_closed"]},
-    "POST /api/events/{id}/players": {"400": ENTER_CODES, "409": ENTER_CONFLICTS},
+    "POST /api/events/{id}/players": {
+        "400": ENTER_CODES,
+        "403": ["bots_only"],
+        "409": ENTER_CONFLICTS,
+    },
     "POST /api/events/{id}/bots": {
         "400": ["unknown_bot", "invalid_count"],
         "409": ENTER_CONFLICTS,
@@ -222,11 +227,12 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
         "409": ["event_not_running", "no_match", "no_change", "playoff_started"],
     },
     "POST /api/events/{id}/pairings/{key}/rerun": {
-        "409": ["event_not_running", "no_match", "not_bots", "not_failed"]
+        "409": ["event_not_running", "no_match", "not_bots", "not_failed", "playoff_started"]
     },
     "POST /api/events/{id}/webhooks": {"400": ["webhook_url_refused"]},
     "POST /api/ladders/{id}/queue": {
         "400": ["unknown_bot"],
+        "403": ["bots_only"],
         "409": [
             "already_queued",
             "queued_elsewhere",

@@ -285,6 +285,28 @@ AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
 AXES_DISABLE_ACCESS_LOG = True  # failures only, not a row for every successful sign-in
 AXES_VERBOSE = False
 
+# Password reset by e-mail (Django's own views and tokens): a link is good for this long, and
+# once (a token is bound to the password it resets).
+PASSWORD_RESET_TIMEOUT = 3600 * env_int("PASSWORD_RESET_HOURS", 24, minimum=1)
+
+# --- E-mail ---------------------------------------------------------------------------------
+
+# Without EMAIL_HOST (the embedded default) mail is written to the console (the process's
+# output); with it, sent over SMTP.
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Gin Rummy <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
 REST_KNOX = {
     "TOKEN_TTL": timedelta(hours=env_int("TOKEN_TTL_HOURS", 10, minimum=1)),
     "TOKEN_LIMIT_PER_USER": None,
@@ -395,6 +417,7 @@ REST_FRAMEWORK = {
         "user": env_str("THROTTLE_USER_RATE", "600/min"),
         "sign-in": env_str("THROTTLE_SIGN_IN_RATE", "10/min"),
         "register": env_str("THROTTLE_REGISTER_RATE", "10/hour"),
+        "password-reset": env_str("THROTTLE_PASSWORD_RESET_RATE", "5/hour"),
         "play": env_str("THROTTLE_PLAY_RATE", "300/min"),
     },
     # Proxies in front that append to X-Forwarded-For; 0 uses the peer address, so a client
@@ -484,6 +507,10 @@ INTERACTIVE_TASKS = env_list(
         "ladders.matchmake",
         "ladders.start_matches",
         "ladders.sweep",
+        # A human arena's pairing pass (someone waits for their next opponent); a bot
+        # arena's is tournaments.arena_pair_bots, batch.
+        "tournaments.arena_pair",
+        "tournaments.arena_sweep",
         "health.*",
         "*.push*",
         "live.*",
@@ -568,6 +595,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "tournaments.sweep",
         "schedule": 5.0,
         "options": {"expires": 10},
+    },
+    # Arenas: pair whoever is free, finish an arena whose time is up once nothing is in play
+    # (tournaments.services.arena.arenas_sweep); passes also run on commit of every result.
+    "sweep-arenas": {
+        "task": "tournaments.arena_sweep",
+        "schedule": 1.0,
+        "options": {"expires": 5},
     },
 }
 

@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/", include("ladders.api")),
     path("api/", include("tournaments.api")),
     path("api/", include("tournaments.organiser_api")),
+    path("api/", include("tournaments.arena_api")),
     path("api/", include("bots.urls")),
     # Last: any other /api/ path is a JSON 404 in the error shape, with DEBUG on or off.
     re_path(r"^api(?:/[\s\S]*)?\Z", api.api_not_found),  # [\s\S]: a newline in the path too

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import Player
+from tournaments.formats import arena, double_elim, single_elim, two_stage
 from tournaments.formats import bracket as brackets
-from tournaments.formats import double_elim, single_elim, two_stage
 from tournaments.formats.standings import Entrant, Result, standings
 from tournaments.models import Entry, Event, Format, Pairing, Round
 from tournaments.rating_hook import ratings_for
@@ -136,6 +138,8 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
     """
     if event.format == Format.TWO_STAGE:
         return _two_stage_standings(event, with_ratings)
+    if event.is_arena:  # by its points: the sheet, the streak (tournaments.formats.arena)
+        return _arena_standings(event, with_ratings)
     entries = list(event.entries.select_related("player").order_by("seed", "pk"))
     started = event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION)
     if started:
@@ -236,8 +240,12 @@ def standings_columns(*, event: Event, rows: list[dict[str, Any]]) -> list[str]:
     (an unrated event's rating, a direct encounter that never applied) is left out.
 
     Elimination: the round reached, played, wins, losses, byes, games and margin. Swiss and
-    round robin: match points, the event's tiebreaks in its order, then the rest.
+    round robin: match points, the event's tiebreaks in its order, then the rest. An arena:
+    points, the sheet, played, wins, losses, the streak, berserk wins.
     """
+    if event.is_arena:
+        columns = [*ARENA_COLUMNS, "rating"]
+        return [c for c in columns if any(row.get(c) not in (None, "") for row in rows)]
     if event.format == Format.TWO_STAGE:
         columns = list(TWO_STAGE_COLUMNS)
     elif event.is_elimination:
@@ -251,6 +259,12 @@ def standings_columns(*, event: Event, rows: list[dict[str, Any]]) -> list[str]:
     return [c for c in columns if any(row.get(c) not in (None, "") for row in rows)]
 
 
+def _tiebreaks(event: Event) -> list[str]:
+    if event.is_arena:
+        return ["points", "wins"]
+    return [] if event.is_elimination else ["match_points", *(event.tiebreaks or [])]
+
+
 def standings_view(*, event: Event) -> dict[str, Any]:
     """What ``GET /api/events/{id}/standings`` answers: the columns to show and the rows."""
     rows = standings_for_event(event=event)
@@ -258,7 +272,7 @@ def standings_view(*, event: Event) -> dict[str, Any]:
         "event": event.pk,
         "status": event.status,
         "format": event.format,
-        "tiebreaks": [] if event.is_elimination else ["match_points", *(event.tiebreaks or [])],
+        "tiebreaks": _tiebreaks(event),
         "tiebreak_unplayed": event.tiebreak_unplayed,
         "columns": standings_columns(event=event, rows=rows),
         "rows": rows,
@@ -601,3 +615,151 @@ def results_rows(*, event: Event) -> list[dict[str, Any]]:
         }
         for p in pairings
     ]
+
+
+# --- arena ------------------------------------------------------------------------------------
+
+#: The finished matches of an arena its bracket shows (beside those in play).
+ARENA_RECENT = 40
+#: The columns of an arena's standings, in the order shown.
+ARENA_COLUMNS = ("points", "sheet", "played", "wins", "losses", "streak", "berserk_wins")
+
+
+@dataclass(frozen=True)
+class ArenaLine:
+    """An arena entrant as the standings and the pairing pass read them."""
+
+    entry: int
+    player_id: int
+    is_bot: bool
+    seed: int
+    status: str
+    rank: int
+    score: arena.ArenaScore
+    paused: bool
+    playing: bool
+    free_since: datetime | None
+    last_opponent: int | None
+
+    @property
+    def free(self) -> bool:
+        """Active, not paused, no match of the arena in play: the next pass pairs them."""
+        return self.status in Entry.ACTIVE and not self.paused and not self.playing
+
+
+def arena_table(*, event: Event) -> list[ArenaLine]:
+    """Every seeded entrant of an arena: rank and score (:mod:`tournaments.formats.arena`),
+    paused or playing, free since when, last opponent. One query for entries, one for the
+    pairings; the outcomes count in the order the matches finished."""
+    entries = list(
+        event.entries.filter(seed__isnull=False).values_list(
+            "pk", "player_id", "player__kind", "seed", "status", "paused_at"
+        )
+    )
+    player_of = {pk: player for pk, player, *_ in entries}
+    rows = (
+        Pairing.objects.filter(event=event)
+        .order_by("pk")
+        .values_list(
+            "pk",
+            "entry_a_id",
+            "entry_b_id",
+            "status",
+            "winner_id",
+            "decided_at",
+            "match__player_a_id",
+            "match__berserk_a",
+            "match__berserk_b",
+        )
+    )
+    finished: list[tuple[datetime, int, int, int, int | None, bool, bool]] = []
+    playing: set[int] = set()
+    last: dict[int, int] = {}
+    free_since: dict[int, datetime] = {}
+    for pk, a, b, status, winner, decided, player_a, berserk_a, berserk_b in rows:
+        if a is None or b is None:
+            continue
+        last[a], last[b] = b, a
+        if status == Pairing.Status.PLAYING:
+            playing.update((a, b))
+        elif status == Pairing.Status.FINISHED and decided is not None:
+            # The match's sides are its players: map berserk to the pairing's entries.
+            a_first = player_a is None or player_of.get(a) == player_a
+            side_a, side_b = (berserk_a, berserk_b) if a_first else (berserk_b, berserk_a)
+            finished.append((decided, pk, a, b, winner, side_a, side_b))
+            for entry in (a, b):
+                free_since[entry] = max(decided, free_since.get(entry, decided))
+    finished.sort()
+    outcomes: dict[int, list[arena.Outcome]] = {}
+    for _decided, _pk, a, b, winner, berserk_a, berserk_b in finished:
+        outcomes.setdefault(a, []).append(arena.Outcome(winner == a, berserk_a))
+        outcomes.setdefault(b, []).append(arena.Outcome(winner == b, berserk_b))
+    ranked = arena.standings([(pk, seed) for pk, _p, _k, seed, *_ in entries], outcomes)
+    by_entry = {pk: row for pk, *row in entries}
+    out = []
+    for line in ranked:
+        player, kind, seed, status, paused_at = by_entry[line.player]
+        out.append(
+            ArenaLine(
+                entry=line.player,
+                player_id=player,
+                is_bot=kind == Player.Kind.BOT,
+                seed=seed,
+                status=status,
+                rank=line.rank,
+                score=line.score,
+                paused=paused_at is not None,
+                playing=line.player in playing,
+                free_since=free_since.get(line.player, event.started_at),
+                last_opponent=last.get(line.player),
+            )
+        )
+    return out
+
+
+def _arena_standings(event: Event, with_ratings: bool) -> list[dict[str, Any]]:
+    """The standings of an arena: rank by points (then wins, then seed), the score sheet."""
+    started = event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION)
+    entries = {e.pk: e for e in event.entries.select_related("player")}
+    ratings = ratings_for(e.player_id for e in entries.values()) if with_ratings else {}
+    if not started:
+        lines = []
+        for rank, entry in enumerate(
+            sorted((e for e in entries.values() if e.is_active), key=lambda e: (e.seed or 0, e.pk)),
+            start=1,
+        ):
+            lines.append(
+                {
+                    "rank": rank,
+                    "entry": entry.pk,
+                    "seed": entry.seed,
+                    "status": entry.status,
+                    "player": _player_json(entry.player),
+                    "rating": ratings.get(entry.player_id),
+                }
+            )
+        return lines
+    out = []
+    for line in arena_table(event=event):
+        entry = entries[line.entry]
+        out.append(
+            {
+                "rank": line.rank,
+                "entry": line.entry,
+                "seed": line.seed,
+                "status": line.status,
+                "player": _player_json(entry.player),
+                "rating": ratings.get(entry.player_id),
+                "points": line.score.points,
+                "sheet": list(line.score.sheet),
+                "played": line.score.played,
+                "wins": line.score.wins,
+                "losses": line.score.losses,
+                "streak": line.score.streak,
+                "on_fire": line.score.on_fire,
+                "berserk_wins": line.score.berserk_wins,
+                "paused": line.paused,
+                "playing": line.playing,
+            }
+        )
+    return out

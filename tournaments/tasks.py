@@ -8,13 +8,31 @@ from celery import shared_task
 
 from config import embedded
 from tournaments import webhooks
-from tournaments.services import showing_up
+from tournaments.services import arena, showing_up
 
 
 @shared_task(name="tournaments.sweep")
 def sweep() -> dict[str, int]:
     """Beat: forfeit no-shows whose grace period is over; record results a receiver missed."""
     return showing_up.sweep()
+
+
+@shared_task(name="tournaments.arena_pair")
+def arena_pair(event_id: int) -> int:
+    """A pairing pass over an arena people play in (queued on commit of a result or rejoin)."""
+    return len(arena.arena_pass(event_id=event_id).matches)
+
+
+@shared_task(name="tournaments.arena_pair_bots")
+def arena_pair_bots(event_id: int) -> int:
+    """A pairing pass over a bot arena (batch: nobody waits for it)."""
+    return len(arena.arena_pass(event_id=event_id).matches)
+
+
+@shared_task(name="tournaments.arena_sweep")
+def arena_sweep() -> dict[str, int]:
+    """Beat, every second: pair the free players of every arena, finish those whose time is up."""
+    return arena.arenas_sweep()
 
 
 @shared_task(name="tournaments.deliver_webhook", bind=True, max_retries=webhooks.MAX_RETRIES)

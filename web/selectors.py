@@ -142,9 +142,11 @@ def home_events(*, limit: int = HOME_EVENTS) -> dict[str, list[Event]]:
 def home_leaders(
     *, ladders: int = HOME_LADDERS, leaders: int = HOME_LEADERS
 ) -> list[dict[str, Any]]:
-    """The top of the leaderboards of the open ladders: ``[{"ladder", "rows"}]``."""
+    """The top of the leaderboards of the open ladders (not the rated pools of events):
+    ``[{"ladder", "rows"}]``, the oldest ladders first."""
     boards = []
-    for ladder in Ladder.objects.filter(is_open=True).order_by("id")[:ladders]:
+    open_ladders = Ladder.objects.filter(kind=Ladder.Kind.LADDER, is_open=True).order_by("id")
+    for ladder in open_ladders[:ladders]:
         page = ladder_selectors.leaderboard_page(ladder=ladder, page=1, page_size=leaders)
         boards.append({"ladder": ladder, "rows": page.rows})
     return boards
@@ -154,7 +156,7 @@ def home_leaders(
 
 CHART_WIDTH = 320
 CHART_HEIGHT = 140
-CHART_PAD = 24
+CHART_PAD = 26
 
 
 def _running_scores(game: Game, deals: list[Deal], hollywood: bool) -> tuple[list, str]:
@@ -166,9 +168,10 @@ def _running_scores(game: Game, deals: list[Deal], hollywood: bool) -> tuple[lis
             totals[deal.winner_index] += deal.points
         points.append(tuple(totals))
     note = ""
-    if game.status == Game.Status.FINISHED and game.results and points and not hollywood:
-        # The game's total is its result's: a shutout doubles the winner's hand points.
-        final = tuple(game.results[-1]["hand_points"])
+    result = game.results[-1] if game.status == Game.Status.FINISHED and game.results else None
+    if result and result.get("shutout") and points and not hollywood:
+        # The game's total is its result's: a shutout may double the winner's hand points.
+        final = tuple(result["hand_points"])
         if final != points[-1]:
             points[-1] = final
             note = "A shutout: the winner's hand points doubled."
@@ -213,6 +216,14 @@ def score_charts(*, match: Match, games: list[Game]) -> list[dict[str, Any]]:
             for i, (a, b) in enumerate(scores)
         ]
         start = f"{CHART_PAD},{y(0)}"
+        # Each line ends with its total, the two labels kept apart when the scores are close.
+        labels = None
+        if points:
+            last = points[-1]
+            la, lb = last["ya"] + 3.5, last["yb"] + 3.5
+            if abs(la - lb) < 10:
+                la, lb = (la - 5, lb + 5) if last["a"] >= last["b"] else (la + 5, lb - 5)
+            labels = {"x": last["x"] + 4, "a": round(la, 1), "b": round(lb, 1)}
         charts.append(
             {
                 "game_id": game.pk,
@@ -227,6 +238,7 @@ def score_charts(*, match: Match, games: list[Game]) -> list[dict[str, Any]]:
                 "points": points,
                 "line_a": " ".join([start, *(f"{p['x']},{p['ya']}" for p in points)]),
                 "line_b": " ".join([start, *(f"{p['x']},{p['yb']}" for p in points)]),
+                "labels": labels,
                 "note": note,
             }
         )

@@ -252,7 +252,9 @@ def test_deleting_the_account_removes_the_person_and_keeps_their_matches_and_rat
     assert RatingChange.objects.filter(player=player).count() == changes
     # The public pages still show the match, under the neutral name.
     assert f"deleted-{alice.pk}" in Client().get(f"/matches/{match.pk}").text
-    assert Client().get(f"/players/{alice.pk}").status_code == 200
+    profile = browser("bob").get(f"/players/{alice.pk}")
+    assert profile.status_code == 200 and "account deleted" in profile.text
+    assert 'id="challenge"' not in profile.text
     assert f"deleted-{alice.pk}" in str(bob_view_of_matches(bob))
 
 

@@ -179,6 +179,7 @@ def test_an_opponent_id_past_any_database_integer_is_a_400(world):
 #: Where the API's refusals are raised: services, views, the parser and the token check.
 SOURCES = [
     *sorted(ROOT.glob("*/services.py")),
+    *sorted(ROOT.glob("*/services/*.py")),
     *sorted(ROOT.glob("*/api.py")),
     ROOT / "ladders" / "seasons.py",
     ROOT / "tournaments" / "organiser_api.py",

@@ -198,6 +198,14 @@ API_RULES: dict[str, list[Rule]] = {
     "event-register": [Rule(DRAFT), Rule(lambda w: {"pk": w["cup"].pk})],
     "event-withdraw": [Rule(OPEN)],
     "event-check-in": [Rule(OPEN)],
+    # An arena's pause and rejoin act on the caller's own entry (409: not an arena, not
+    # entered); berserk only in the caller's own match (403 for alice's, 409 outside arenas).
+    "event-arena-pause": [Rule(OPEN), Rule(lambda w: {"pk": w["cup"].pk})],
+    "event-arena-rejoin": [Rule(OPEN), Rule(lambda w: {"pk": w["cup"].pk})],
+    "event-match-berserk": [
+        Rule(lambda w: {"pk": w["cup"].pk, "match_id": w["cup_match"].pk}),
+        Rule(lambda w: {"pk": w["open"].pk, "match_id": w["cup_match"].pk}),
+    ],
     # Alice's bot and its tokens: a 404 for anyone else. The game stream takes only a bot's
     # token in its header (mallory signs in otherwise: 401), and only GET (405).
     "bot-detail": [Rule(ROBO, reads=frozenset({404}))],

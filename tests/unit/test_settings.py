@@ -103,6 +103,53 @@ def test_production_settings_pass_the_deployment_checklist(tmp_path):
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
+EMAIL_SETTINGS = (
+    "from django.conf import settings as s; "
+    "print(s.EMAIL_BACKEND, s.EMAIL_HOST, s.EMAIL_PORT, s.EMAIL_HOST_USER, "
+    "s.EMAIL_HOST_PASSWORD, s.EMAIL_USE_TLS, s.DEFAULT_FROM_EMAIL, sep='|')"
+)
+
+
+def test_e_mail_goes_to_the_console_without_an_smtp_host(tmp_path):
+    result = manage("shell", "--no-imports", "-c", EMAIL_SETTINGS, tmp_path=tmp_path, DEBUG="1")
+    assert result.returncode == 0, result.stderr
+    backend = result.stdout.strip().split("|")[0]
+    assert backend == "django.core.mail.backends.console.EmailBackend"
+
+
+def test_e_mail_goes_through_smtp_from_the_environment(tmp_path):
+    result = manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        EMAIL_SETTINGS,
+        tmp_path=tmp_path,
+        DEBUG="1",
+        EMAIL_HOST="smtp.example.org",
+        EMAIL_PORT="2525",
+        EMAIL_HOST_USER="mailer",
+        EMAIL_HOST_PASSWORD="s3cret",
+        EMAIL_USE_TLS="off",
+        DEFAULT_FROM_EMAIL="Rummy <rummy@example.org>",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().split("|") == [
+        "django.core.mail.backends.smtp.EmailBackend",
+        "smtp.example.org",
+        "2525",
+        "mailer",
+        "s3cret",
+        "False",
+        "Rummy <rummy@example.org>",
+    ]
+
+
+def test_a_bad_e_mail_port_stops_start_up(tmp_path):
+    result = manage("check", tmp_path=tmp_path, DEBUG="1", EMAIL_PORT="smtp")
+    assert result.returncode != 0
+    assert "EMAIL_PORT='smtp' is not an integer" in result.stderr
+
+
 def test_the_redis_channel_layer_outwaits_its_own_blocking_receive(tmp_path):
     # A consumer's receive blocks in BZPOPMIN for the layer's brpop_timeout; a read timeout
     # no longer than that ends the wait with an error, and the consumer and its socket die.

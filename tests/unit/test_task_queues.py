@@ -18,6 +18,9 @@ EXPECTED = {
     "ladders.sweep": INTERACTIVE,
     "ladders.rate_match": BATCH,
     "tournaments.sweep": BATCH,
+    "tournaments.arena_pair": INTERACTIVE,
+    "tournaments.arena_pair_bots": BATCH,
+    "tournaments.arena_sweep": INTERACTIVE,
     "tournaments.deliver_webhook": BATCH,
     "health.ping": INTERACTIVE,
 }

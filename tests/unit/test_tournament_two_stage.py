@@ -1,7 +1,11 @@
 """Groups, then playoffs through the API: options, the snake groups, the cross-seeded playoff,
 standings per group and across both stages, and every refusal."""
 
+import io
+import json
+
 import pytest
+from django.core.management import call_command
 
 from tests.tournaments import bots, decide, event_with, humans, pairing
 from tournaments import services
@@ -141,6 +145,28 @@ def test_an_edit_to_impossible_groups_is_a_400_and_changes_nothing(admin_client)
 # --- the groups -----------------------------------------------------------------------------
 
 
+def test_groups_are_snake_seeded_by_rating_unless_told_otherwise(monkeypatch, cast):
+    from tournaments.services import start
+
+    event = event_with(cast, "two_stage", group_count=2)
+    assert event.seeding == "rating"
+    # cast[7] is the best rated, then cast[6], ... cast[0] the worst.
+    ratings = {p.pk: 1500 + 10 * n for n, p in enumerate(cast)}
+    monkeypatch.setattr(start, "ratings_for", lambda ids: {i: ratings.get(i) for i in ids})
+    services.event_start(event=event)
+    groups = {e.player_id: (e.seed, e.group) for e in event.entries.all()}
+    assert [groups[p.pk] for p in reversed(cast)] == [
+        (1, 1),
+        (2, 2),
+        (3, 2),
+        (4, 1),
+        (5, 1),
+        (6, 2),
+        (7, 2),
+        (8, 1),
+    ]
+
+
 def test_the_field_is_dealt_into_groups_in_a_snake(groups_of_four, cast):
     event = groups_of_four
     groups = {e.player_id: e.group for e in event.entries.all()}
@@ -249,3 +275,40 @@ def test_the_event_page_shows_the_group_tables(groups_of_four, client):
     assert "Group A" in page and "Group B" in page
     first = Entry.objects.select_related("player").get(event=groups_of_four, seed=1)
     assert first.player.name in page
+
+
+# --- bots, from the start to the champion ----------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("options", "matches"),
+    [
+        # Three round-robin groups of 4, 4 and 4: 18 group matches; six in a playoff: 5.
+        (["--group-count=3", "--advance=2"], 18 + 5),
+        # Two Swiss groups of 5 (3 rounds, a bye a round): 12; a double-elimination playoff
+        # of four: 6, or 7 with the reset.
+        (["--group-size=5", "--group-format=swiss", "--playoff=double_elim"], (18, 19)),
+    ],
+)
+def test_run_bot_event_plays_a_two_stage_event_to_its_champion(options, matches):
+    out = io.StringIO()
+    players = 12 if "--group-count=3" in options else 10
+    call_command(
+        "run_bot_event",
+        f"--players={players}",
+        "--format=two_stage",
+        *options,
+        "--best-of=1",
+        "--target=50",
+        "--json",
+        "--no-migrate",
+        stdout=out,
+    )
+    report = json.loads(out.getvalue())
+    assert report["status"] == "finished" and report["champion"]
+    played = report["matches"]
+    assert played == matches if isinstance(matches, int) else played in matches
+    event = Event.objects.get(pk=report["event"])
+    assert Entry.objects.get(event=event, final_rank=1).player == event.champion
+    assert set(event.rounds.values_list("status", flat=True)) == {"finished"}

@@ -2,6 +2,7 @@
 replay's deal results, as the views build them (no browser)."""
 
 import json
+import random
 import re
 
 import pytest
@@ -10,10 +11,13 @@ from django.utils import timezone
 
 from accounts.models import Player
 from games import services
+from games.engine.actions import Action as EngineAction
 from games.models import Game, Match
+from games.selectors import game_view
 from ladders import services as ladder_services
 from ladders.models import Rating
 from tests.factories import BotFactory
+from tests.play import pick
 from tournaments import services as tournament_services
 from web import selectors as web_selectors
 from web.replay import deal_index, next_deal
@@ -187,9 +191,34 @@ def test_each_games_chart_has_a_point_per_deal_ending_at_the_games_total(bot_mat
         total = client.get(f"/api/games/{game.pk}").json()["scores"]["hand_points"]
         last = chart["points"][-1]
         assert [last["a"], last["b"]] == total
-        # running totals never go down
-        for before, after in zip(chart["points"], chart["points"][1:], strict=False):
-            assert after["a"] >= before["a"] and after["b"] >= before["b"]
+        # each point is the running total of the deals so far (a shutout doubles the last)
+        running = [0, 0]
+        for deal, point in zip(game.deals.filter(status="finished"), chart["points"], strict=True):
+            running[deal.winner_index] += deal.points
+            if point is not last or not game.results[-1]["shutout"]:
+                assert [point["a"], point["b"]] == running
+
+
+def test_a_game_in_play_charts_its_finished_deals_up_to_the_views_scores(alice, bob):
+    match = services.match_create(player_a=alice, player_b=bob, best_of=1, target=250, seed=5)
+    players = {0: alice, 1: bob}
+    rng = random.Random(3)
+    game = Game.objects.get(match=match)
+    while game.deals.filter(status="finished").count() < 2:
+        data = game_view(game=game, viewer=players[game.to_act])
+        action = EngineAction.from_json(pick(data["legal_actions"], rng, data["hand"]))
+        mover = players[game.to_act]
+        services.action_submit(game_id=game.pk, player=mover, ply=game.ply, action=action)
+        game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+
+    (chart,) = web_selectors.score_charts(match=match, games=[game])
+
+    assert len(chart["points"]) == 2
+    client = Client()
+    client.force_login(alice.user)
+    total = client.get(f"/api/games/{game.pk}").json()["scores"]["hand_points"]
+    assert [chart["points"][-1]["a"], chart["points"][-1]["b"]] == total
 
 
 def test_the_match_page_draws_the_charts_beside_the_games(bot_match):
@@ -204,7 +233,7 @@ def test_the_match_page_draws_the_charts_beside_the_games(bot_match):
 def test_a_shutout_ends_the_chart_at_the_doubled_total():
     class FakeGame:
         status = Game.Status.FINISHED
-        results = [{"hand_points": [0, 120]}]
+        results = [{"hand_points": [0, 120], "shutout": True}]
 
     class FakeDeal:
         def __init__(self, winner, points):

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
+
 from accounts.models import Player
+from config import embedded
 from games import services as play
 from games.models import IN_PROGRESS, Match
 from tournaments import webhooks
@@ -34,7 +37,9 @@ def advance(event: Event, now: datetime) -> None:
     """With the event locked: do whatever the recorded results call for (idempotent)."""
     if event.status != Event.Status.RUNNING:
         return
-    if event.is_elimination:
+    if event.is_arena:
+        _advance_arena(event, now)
+    elif event.is_elimination:
         _advance_bracket(event, now)
     elif event.format == Format.TWO_STAGE:
         _advance_two_stage(event, now)
@@ -408,6 +413,32 @@ def _pair_round(event: Event, number: int, now: datetime) -> list[Pairing]:
         created.append(pairing)
     _update_rounds(event, created, now)
     return created
+
+
+def _advance_arena(event: Event, now: datetime) -> None:
+    """An arena: finish once its time is up and none of its matches is in play; else pair
+    the players a result freed (a pass queued on commit, see tournaments.services.arena)."""
+    if event.ends_at is not None and now >= event.ends_at:
+        if not Pairing.objects.filter(event=event, status=Pairing.Status.PLAYING).exists():
+            _finish(event, now)
+        return
+    arena_pair_soon(event)
+
+
+def arena_pair_soon(event: Event) -> None:
+    """Queue an arena pass on commit: someone is free (a result, a rejoin, a late entry).
+
+    Interactive when people play (someone waits for their next opponent), batch for bots.
+    Inline (the unit tests' embedded worker) the sweep pairs them instead: a pass run inside
+    the commit of the match it follows would nest every next match in the one before.
+    """
+    from tournaments import tasks
+
+    if settings.CELERY_EMBEDDED and not embedded.uses_threads():
+        return
+    people = event.entries.filter(status__in=Entry.ACTIVE).exclude(player__kind=Player.Kind.BOT)
+    task = tasks.arena_pair if people.exists() else tasks.arena_pair_bots
+    task.delay_on_commit(event.pk)
 
 
 def _finish(event: Event, now: datetime, *, champion: int | None = None) -> None:

@@ -99,6 +99,9 @@ def event_create(
     unknown = set(options) - known
     if unknown:
         raise TournamentError(f"unknown event option(s): {', '.join(sorted(unknown))}")
+    if format == Format.TWO_STAGE:
+        # Groups are snake-seeded by rating unless the organiser seeds them another way.
+        options.setdefault("seeding", Seeding.RATING)
     event = Event(name=name, format=format, created_by=created_by, **options)
     event_validate(event)
     event.save()

@@ -18,7 +18,7 @@ from games.engine import bots as engine_bots
 from games.models import IN_PROGRESS, Match
 from tournaments.live import event_changed
 from tournaments.models import Entry, Event, Format, Pairing
-from tournaments.services.advancing import advance
+from tournaments.services.advancing import advance, arena_pair_soon
 from tournaments.services.base import (
     Conflict,
     TournamentError,
@@ -79,7 +79,10 @@ def registration_open(event: Event, now: datetime | None = None) -> bool:
 
 
 def _late_registration_open(event: Event) -> bool:
-    """A running Swiss takes late entries until half its rounds have started."""
+    """A running Swiss takes late entries until half its rounds have started (if it allows
+    them); a running arena until its time is up."""
+    if event.format == Format.ARENA:
+        return event.ends_at is not None and timezone.now() < event.ends_at
     if event.format != Format.SWISS or not event.late_registration:
         return False
     started = event.rounds.count()
@@ -129,6 +132,8 @@ def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admi
     entry.save()
     log_action(event, "add_entry" if admin else "register", by, entry=entry, player=player.pk)
     event_changed(event)
+    if running and event.is_arena:
+        arena_pair_soon(event)  # paired as soon as someone else is free
     return entry
 
 

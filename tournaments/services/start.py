@@ -18,6 +18,7 @@ from tournaments.rating_hook import DEFAULT_RATING, ratings_for
 from tournaments.selectors import bracket_of
 from tournaments.services import two_stage
 from tournaments.services.advancing import advance, create_bracket
+from tournaments.services.arena import arena_begin
 from tournaments.services.base import Conflict, TournamentError, User, lock_event, log_action
 from tournaments.services.events import event_validate
 from tournaments.services.payloads import entry_json
@@ -117,6 +118,8 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
             event.rounds_planned = event.swiss_rounds or swiss.default_rounds(n)
         elif event.format == Format.ROUND_ROBIN:
             event.rounds_planned = round_robin.rounds_count(n, double=event.double_round_robin)
+        elif event.format == Format.ARENA:
+            event.rounds_planned = None  # played against the clock, not in rounds
         elif event.format == Format.TWO_STAGE:
             event.rounds_planned = two_stage.rounds_planned(event)  # refuses impossible groups
         else:
@@ -135,6 +138,9 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
             create_bracket(event)
         elif event.format == Format.TWO_STAGE:
             two_stage.groups_deal(event, order)
-        advance(event, now)
+        if event.is_arena:
+            arena_begin(event, now)  # its clock, and everyone paired at once
+        else:
+            advance(event, now)
         event_changed(event)
     return event

@@ -2,6 +2,7 @@
 
     python manage.py run_bot_event --players 256 --format single_elim
     python manage.py run_bot_event --players 256 --format two_stage --group-size 8 --advance 2
+    python manage.py run_bot_event --players 64 --format arena --minutes 10
 
 Embedded (no broker) the matches run in this process on the in-process worker's batch threads
 (``EMBEDDED_WORKER=inline``: one after the other, inside the start); with ``CELERY_BROKER_URL``
@@ -26,6 +27,7 @@ from games.models import Action, Deal, Game, Match
 from tournaments import services
 from tournaments.formats import FORMATS
 from tournaments.models import Event, Pairing
+from tournaments.services import arena as arenas
 
 
 class Command(BaseCommand):
@@ -47,6 +49,9 @@ class Command(BaseCommand):
         parser.add_argument("--advance", type=int, default=None, help="two_stage: per group")
         parser.add_argument(
             "--playoff", default=None, help="two_stage: single_elim or double_elim playoff"
+        )
+        parser.add_argument(
+            "--minutes", type=float, default=None, help="arena: how long it runs (10)"
         )
         parser.add_argument("--duplicate-deals", action="store_true")
         parser.add_argument("--timeout", type=float, default=3600, help="seconds to wait")
@@ -76,6 +81,10 @@ class Command(BaseCommand):
             "playoff_format": options["playoff"],
         }
         extra.update({name: value for name, value in stages.items() if value is not None})
+        if options["format"] == "arena":
+            extra["arena_minutes"] = options["minutes"] if options["minutes"] else 10.0
+            if options["minutes"] is not None and not 0 < options["minutes"] <= 24 * 60:
+                raise CommandError("--minutes: more than 0 and at most a day")
         try:
             event = services.event_create(
                 name=f"{options['players']} {options['strategy']} bots, {options['format']}",
@@ -99,6 +108,7 @@ class Command(BaseCommand):
                 f"Event {event.pk}: {event.name}, best of {options['best_of']} to "
                 f"{options['target']}, {mode}; starting."
             )
+        arena_stats_before = arenas.pass_stats()
         started = time.perf_counter()
         services.event_start(event=event)
         deadline = started + options["timeout"]
@@ -107,13 +117,16 @@ class Command(BaseCommand):
             if time.perf_counter() > deadline:
                 raise CommandError(f"event {event.pk} did not finish in {options['timeout']} s")
             time.sleep(0.25)
+            if event.is_arena and settings.CELERY_EMBEDDED:
+                # No beat here: this command sweeps (finishes the arena once time is up).
+                arenas.arenas_sweep()
             event.refresh_from_db()
         wall = time.perf_counter() - started
         if settings.CELERY_EMBEDDED and not embedded.wait_idle(
             max(1.0, deadline - time.perf_counter())
         ):
             raise CommandError("the in-process worker was still busy at the timeout")
-        self._report(event, wall, mode, options["json"])
+        self._report(event, wall, mode, options["json"], arena_stats_before)
 
     def _bots(self, count: int, strategy: str) -> list[Player]:
         """Reuse the bots of earlier runs (same names), create the rest."""
@@ -128,7 +141,9 @@ class Command(BaseCommand):
         found = {p.name: p for p in Player.objects.filter(name__in=names)}
         return [found[name] for name in names]
 
-    def _report(self, event: Event, wall: float, mode: str, as_json: bool) -> None:
+    def _report(
+        self, event: Event, wall: float, mode: str, as_json: bool, before: dict | None = None
+    ) -> None:
         matches = Match.objects.filter(
             pk__in=Pairing.objects.filter(event=event).values("match_id"),
             status=Match.Status.FINISHED,
@@ -151,6 +166,16 @@ class Command(BaseCommand):
             "matches_per_second": round(count / wall, 2) if wall else None,
             "champion": event.champion.name if event.champion else None,
         }
+        if event.is_arena:
+            result["minutes"] = event.arena_minutes
+            if settings.CELERY_EMBEDDED and before is not None:  # the passes ran here
+                after = arenas.pass_stats()
+                passes = int(after["passes"] - before["passes"])
+                result["passes"] = passes
+                result["pass_ms_mean"] = (
+                    round((after["ms"] - before["ms"]) / passes, 2) if passes else None
+                )
+                result["pass_ms_max"] = round(after["max_ms"], 2)
         if as_json:
             self.stdout.write(json.dumps(result))
             return
@@ -159,3 +184,8 @@ class Command(BaseCommand):
             f"{count} matches ({games} games, {deals} deals, {actions} moves) in {wall:.1f} s: "
             f"{result['matches_per_second']} matches/s ({mode})."
         )
+        if "passes" in result:
+            self.stdout.write(
+                f"Arena pairing: {result['passes']} passes, {result['pass_ms_mean']} ms each on "
+                f"average, {result['pass_ms_max']} ms the slowest."
+            )

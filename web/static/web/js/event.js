@@ -5,6 +5,7 @@
 // matches in play are read from the API, at most every few seconds.
 import { api, ApiError, el, flash } from "./api.js";
 import { connect } from "./live.js";
+import { startCountdowns } from "./countdown.js";
 
 const root = document.getElementById("event");
 const eventId = root.dataset.event;
@@ -31,6 +32,7 @@ const FORMATS = {
   double_elim: "Double elimination",
   round_robin: "Round robin",
   swiss: "Swiss",
+  arena: "Arena",
 };
 
 const STATUS_TEXT = {
@@ -62,10 +64,12 @@ function renderEvent(event) {
   const summary = [`${event.entries_count} player${event.entries_count === 1 ? "" : "s"}`];
   if (event.rounds_planned) summary.push(`${event.rounds_planned} rounds`);
   const line = el("span", {}, summary.join(" · "));
+  if (event.format === "arena") line.append(...arenaClock(event));
   if (event.champion) {
     line.append(" · Champion: ", el("strong", { class: "champion" }, "★ ", el("a", { href: `/players/${event.champion.id}` }, event.champion.name)));
   }
   document.getElementById("event-summary").replaceChildren(line);
+  if (event.format === "arena") startCountdowns();
 
   const actions = [];
   const entry = event.your_entry;
@@ -80,10 +84,23 @@ function renderEvent(event) {
       if (entry.status === "registered" && event.status === "registration" && checkInOpen) {
         actions.push(command("check-in", "Check in"));
       }
+      if (event.format === "arena" && event.status === "running") {
+        actions.push(entry.paused_at ? command("rejoin", "Rejoin") : command("pause", "Pause"));
+      }
       actions.push(command("withdraw", "Withdraw"));
     }
   }
   document.getElementById("event-actions").replaceChildren(...actions);
+}
+
+// An arena's time: how long it runs, the time left while it runs (no match starts after).
+function arenaClock(event) {
+  const minutes = event.arena_minutes === null || event.arena_minutes === undefined ? 60 : event.arena_minutes;
+  const parts = [` · ${number(minutes)} min arena${event.berserk ? " · berserk allowed" : ""}`];
+  if (event.status === "running" && event.ends_at) {
+    parts.push(" · ends in ", el("span", { class: "countdown", id: "arena-clock", dataset: { deadline: event.ends_at } }, ""));
+  }
+  return parts;
 }
 
 function command(path, label) {
@@ -205,6 +222,10 @@ const STANDING_LABELS = {
   byes: "Byes",
   games_won: "Games",
   rating: "Rating",
+  points: "Points",
+  sheet: "Sheet",
+  streak: "Streak",
+  berserk_wins: "Berserk wins",
 };
 // Shown inside another column: wins with losses, games won with games lost.
 const PAIRED = { losses: "wins", games_lost: "games_won" };
@@ -215,7 +236,9 @@ function standingCell(row, column) {
     case "wins": return `${row.wins}–${row.losses}`;
     case "games_won": return `${row.games_won}–${row.games_lost}`;
     case "rating": return row.rating === null || row.rating === undefined ? "–" : String(Math.round(row.rating));
-    case "played": case "byes": return String(row[column]);
+    case "played": case "byes": case "points": case "berserk_wins": return String(row[column]);
+    case "sheet": return (row.sheet || []).join(" ");
+    case "streak": return `${row.streak}${row.on_fire ? " 🔥" : ""}`;
     default: return row[column] === null || row[column] === undefined ? "–" : number(row[column]);
   }
 }
