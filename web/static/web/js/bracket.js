@@ -75,9 +75,12 @@ export function pairingNode(pairing, live, feeds = new Map(), mine = null) {
     slot(pairing.a, "a", pairing, live, feeds), slot(pairing.b, "b", pairing, live, feeds), foot);
 }
 
-// The round a phone opens on: the one in play, else the next to play, else the last.
+// The round a phone opens on: the one in play, else the next to play, else the last played
+// (not a bracket reset that was not needed).
 function currentRound(rounds) {
-  return rounds.find((r) => r.status === "running") || rounds.find((r) => r.status !== "finished") || rounds[rounds.length - 1];
+  const played = rounds.filter((r) => r.pairings.some((p) => p.status !== "skipped"));
+  return rounds.find((r) => r.status === "running") || rounds.find((r) => r.status !== "finished")
+    || played[played.length - 1] || rounds[rounds.length - 1];
 }
 
 function partNode(name, rounds, live, feeds, { titled, phone, mine }) {
@@ -188,7 +191,11 @@ function cue(part) {
 /** Draw the bracket into ``container``: its rounds in parts, live scores from ``live`` (match id
  * to the match as the API answers it), the viewer's own matches marked (``mine``, an entry id). */
 export function renderBracket(container, bracket, live, mine = null) {
-  last = { container, bracket, live, mine };
+  // The same bracket again (the socket's first message after the page's own read, a change
+  // elsewhere in the event): nothing to redraw, and a scroll under way goes on undisturbed.
+  const drawn = JSON.stringify([bracket.rounds, [...live], mine, PHONE.matches]);
+  if (last && last.container === container && last.drawn === drawn && container.firstChild) return;
+  last = { container, bracket, live, mine, drawn };
   const parts = new Map();
   for (const round of bracket.rounds) {
     const name = sectionOf(round.name, bracket.format);
@@ -197,10 +204,20 @@ export function renderBracket(container, bracket, live, mine = null) {
   }
   const feeds = feedsOf(bracket);
   const phone = PHONE.matches;
+  // A push redraws the bracket: the reader stays where they had scrolled to.
+  const scrolled = new Map([...container.querySelectorAll(".bracket-part")].map((part) =>
+    [part.dataset.part, part.dataset.scroll === "end" ? Infinity : part.querySelector(".bracket-scroll")?.scrollLeft || 0]));
   const nodes = [...parts].map(([name, rounds]) => partNode(name, rounds, live, feeds, { titled: parts.size > 1, phone, mine }));
   container.replaceChildren(...nodes);
   container.dataset.layout = phone ? "phone" : "wide";
-  if (!phone && container.offsetParent !== null) nodes.forEach(layout);
+  if (phone || container.offsetParent === null) return;
+  for (const part of nodes) {
+    layout(part);
+    const scroll = part.querySelector(".bracket-scroll");
+    const left = scrolled.get(part.dataset.part) || 0; // Infinity: it was at the end
+    scroll.scrollLeft = left === Infinity ? scroll.scrollWidth : left;
+    cue(part);
+  }
 }
 
 /** Lay out again what is drawn (after the container was shown, or the window resized). */
@@ -209,7 +226,7 @@ export function relayout(container) {
 }
 
 PHONE.addEventListener("change", () => {
-  if (last) renderBracket(last.container, last.bracket, last.live, last.mine);
+  if (last) renderBracket(last.container, last.bracket, last.live, last.mine); // drawn differs
 });
 let resizing = 0;
 window.addEventListener("resize", () => {
