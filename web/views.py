@@ -196,8 +196,10 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "chosen": chosen.pk if chosen is not None else None,
         "time_controls": TIME_CONTROLS,
         "rule_presets": RULE_PRESETS,
-        "current": _with_current_games(
-            list(mine.filter(status__in=[Match.Status.ACTIVE, Match.Status.SCHEDULED]))
+        "current": _with_events(
+            _with_current_games(
+                list(mine.filter(status__in=[Match.Status.ACTIVE, Match.Status.SCHEDULED]))
+            )
         ),
         "incoming": list(mine.filter(status=Match.Status.CHALLENGED, player_b=me)),
         "outgoing": list(mine.filter(status=Match.Status.CHALLENGED, player_a=me)),
