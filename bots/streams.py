@@ -185,6 +185,9 @@ class _Stream:
             except TimeoutError:
                 due = loop.time() + period
                 beats += 1
+                # The keep-alive first: a busy database must not hold it back (a client
+                # reconnects after a silence), then the registry row and the token.
+                yield None
                 if not await socket_db(stream_touch)(
                     stream_id=self.stream_id, bot=self.bot, token_key=self.token_key
                 ):
@@ -192,7 +195,6 @@ class _Stream:
                 if beats % 6 == 0:  # a channel layer's Redis that lost its data forgot us
                     for group in self.groups:
                         await self.layer.group_add(group, self.channel)
-                yield None
                 continue
             if message.get("type") == REPLACED:
                 return
@@ -264,13 +266,13 @@ async def event_stream(request: HttpRequest) -> HttpResponse:
                     yield _line(line)
             async for message in stream.messages():
                 if message is None:
+                    yield b"\n"  # the keep-alive before the database's answer below
                     # Matches started without news on this group (one the bot accepted or
                     # began against a house bot, the next game of a match) surface here.
                     for match, game_id in await socket_db(active_games)(bot=bot):
                         line = game_start_line(bot_id=bot.pk, match=match, game_id=game_id)
                         if fresh(line):
                             yield _line(line)
-                    yield b"\n"
                     continue
                 if message.get("type") != "send.text":
                     continue

@@ -100,6 +100,7 @@ EVENT_OPTION_CODES = [
     "invalid_registration_window",
     "capacity",
     "invalid_groups",
+    "invalid_arena_minutes",
 ]
 #: Entering a player (an organiser's add or import).
 ENTER_CODES = ["unknown_bot", "duplicate_deals_need_bots"]
@@ -152,6 +153,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
             "invalid_registration_window",
             "capacity",
             "invalid_groups",
+            "invalid_arena_minutes",
         ],
     },
     "POST /api/events/{id}/register": {
@@ -174,6 +176,22 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "POST /api/events/{id}/matches/{match_id}/ready": {
         "403": ["not_a_player"],
         "409": ["match_over", "too_late"],
+    },
+    # An arena's players: a break, coming back, half the clock for a point more.
+    "POST /api/events/{id}/pause": {"409": ["not_arena", "event_not_running", "not_entered"]},
+    "POST /api/events/{id}/rejoin": {
+        "409": ["not_arena", "event_not_running", "not_entered", "arena_over"]
+    },
+    "POST /api/events/{id}/matches/{match_id}/berserk": {
+        "403": ["not_a_player"],
+        "409": [
+            "not_arena",
+            "berserk_not_allowed",
+            "match_over",
+            "not_timed",
+            "berserk_already",
+            "berserk_too_late",
+        ],
     },
     # The organiser API (staff): the admin's actions.
     "PATCH /api/events/{id}": {"400": EVENT_OPTION_CODES, "409": ["event_started"]},

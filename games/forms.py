@@ -111,7 +111,7 @@ class RulesFields(_RuleFieldsForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         instance = getattr(self, "instance", None)
-        if instance is not None and "initial" not in kwargs:
+        if instance is not None:  # what is stored; a given initial (?name=...) wins
             for name, value in rules_initial(getattr(instance, self.rules_model_field)).items():
                 self.initial.setdefault(name, value)
 

@@ -191,9 +191,9 @@ class EventForm(RulesFields, _TiebreakFields, forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if "initial" not in kwargs:
-            for name, tiebreak in zip(TIEBREAK_FIELDS, self.instance.tiebreaks or [], strict=False):
-                self.initial.setdefault(name, tiebreak)
+        # What is stored (a new event: the default tiebreaks); a given initial wins.
+        for name, tiebreak in zip(TIEBREAK_FIELDS, self.instance.tiebreaks or [], strict=False):
+            self.initial.setdefault(name, tiebreak)
 
     def clean(self):
         cleaned = super().clean()  # the rules, from their fields

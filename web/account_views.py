@@ -15,6 +15,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import authenticate, logout
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth import views as auth_views
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
@@ -24,7 +25,7 @@ from django.views.decorators.http import require_http_methods
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts import deletion, services
-from accounts.lockout import lockout_response
+from accounts.lockout import lockout_message, lockout_response
 from accounts.selectors import player_for_user
 from web.views import signin_required
 
@@ -65,11 +66,35 @@ def account(request: HttpRequest) -> HttpResponse:
     return render(request, "web/account.html", context)
 
 
+class PasswordChangeForm(auth_forms.PasswordChangeForm):
+    """Django's form; the old password is checked as a sign-in checks it, so wrong ones count
+    towards the sign-in lockout (django-axes) and a locked-out account cannot change it."""
+
+    def __init__(self, *args, request: HttpRequest, **kwargs):
+        self.request = request
+        super().__init__(*args, **kwargs)
+
+    def clean_old_password(self):
+        password = self.cleaned_data["old_password"]
+        user = authenticate(self.request, username=self.user.get_username(), password=password)
+        if getattr(self.request, "axes_locked_out", False):
+            raise ValidationError(lockout_message(), code="locked_out")
+        if user is None or user.pk != self.user.pk:
+            raise ValidationError(
+                self.error_messages["password_incorrect"], code="password_incorrect"
+            )
+        return password
+
+
 class PasswordChangeView(auth_views.PasswordChangeView):
     """Django's change of password; then every other sign-in of the user ends."""
 
     template_name = "web/password_change.html"
     success_url = reverse_lazy("web:account")
+    form_class = PasswordChangeForm
+
+    def get_form_kwargs(self):
+        return {**super().get_form_kwargs(), "request": self.request}
 
     def form_valid(self, form):
         # Django's saves the password and keeps this session signed in
@@ -158,6 +183,9 @@ class PasswordResetDoneView(auth_views.PasswordResetCompleteView):
 def account_delete(request: HttpRequest) -> HttpResponse:
     """Delete one's account after typing the password (it counts towards the sign-in
     lockout, as a sign-in does); refused, with the reason, while playing or entered."""
+    if request.user.is_staff:
+        context = {"refused": "Staff accounts are removed by an administrator."}
+        return render(request, "web/account_delete.html", context, status=403)
     form = DeleteAccountForm(request.POST or None)
     status = 200
     if request.method == "POST" and form.is_valid():

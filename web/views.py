@@ -31,8 +31,9 @@ from ladders import selectors as ladder_selectors
 from ladders.models import Rating
 from tournaments import selectors as event_selectors
 from tournaments.models import Event, Pairing
+from web import selectors as web_selectors
 from web.forms import SignUpForm
-from web.replay import deal_frames, deal_index
+from web.replay import deal_frames, deal_index, next_deal
 
 #: Sign-in pages send the visitor back to where they were (``?next=``).
 signin_required = login_required(login_url="web:login")
@@ -143,7 +144,14 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "web/home.html", {"me": _me(request)})
+    """What is on: live games to watch, events to enter or follow, the top of the ladders."""
+    context = {
+        "me": _me(request),
+        "live": web_selectors.live_games(),
+        "events": web_selectors.home_events(),
+        "boards": web_selectors.home_leaders(),
+    }
+    return render(request, "web/home.html", context)
 
 
 def _with_current_games(matches: list[Match]) -> list[Match]:
@@ -190,14 +198,16 @@ def lobby(request: HttpRequest) -> HttpResponse:
         people.insert(0, chosen)
     context = {
         "me": me,
-        "bots": Player.objects.filter(kind=Player.Kind.BOT).order_by("name"),
+        "groups": web_selectors.opponent_groups(people=people, find=find, chosen=chosen),
         "people": people,
         "find": find,
         "chosen": chosen.pk if chosen is not None else None,
         "time_controls": TIME_CONTROLS,
         "rule_presets": RULE_PRESETS,
-        "current": _with_current_games(
-            list(mine.filter(status__in=[Match.Status.ACTIVE, Match.Status.SCHEDULED]))
+        "current": _with_events(
+            _with_current_games(
+                list(mine.filter(status__in=[Match.Status.ACTIVE, Match.Status.SCHEDULED]))
+            )
         ),
         "incoming": list(mine.filter(status=Match.Status.CHALLENGED, player_b=me)),
         "outgoing": list(mine.filter(status=Match.Status.CHALLENGED, player_a=me)),
@@ -255,6 +265,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "match": match,
         "games": games,
+        "charts": web_selectors.score_charts(match=match, games=games),
         "current": current,
         "pairing": pairing,
         "can_show_up": (
@@ -277,6 +288,8 @@ def replay(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         game_no = int(request.GET.get("game", 0))
         deal_no = int(request.GET.get("deal", 0))
+        if game_no < 0 or deal_no < 0:
+            raise IndexError  # counted from the end: not a deal's number
         deal = log["games"][game_no]["deals"][deal_no]
     except (ValueError, IndexError):
         raise Http404("No such deal in this match.") from None
@@ -288,8 +301,10 @@ def replay(request: HttpRequest, pk: int) -> HttpResponse:
         "deal_no": deal_no,
         "replay": {
             "players": [match.player_a.name, match.player_b.name],
+            "match": match.pk,
             "game": game_no,
             "deal": deal_no,
+            "next": next_deal(index, game_no, deal_no),
             **replayed,
         },
     }

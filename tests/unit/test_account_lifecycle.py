@@ -416,3 +416,24 @@ def test_sign_up_takes_an_optional_e_mail_address(db):
         format="json",
     )
     assert bad.status_code == 400 and "email" in str(bad.json())
+
+
+def test_wrong_old_passwords_on_the_change_page_count_towards_the_lockout(alice, settings):
+    here = browser()
+    form = {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD}
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        here.post("/account/password", {**form, "old_password": "wrong"})
+    response = here.post("/account/password", {**form, "old_password": PASSWORD})
+    assert response.status_code == 429 and "Too many failed sign-ins" in response.text
+    alice.user.refresh_from_db()
+    assert alice.user.check_password(PASSWORD)
+
+
+def test_the_deletion_page_refuses_staff(alice):
+    alice.user.is_staff = True
+    alice.user.save()
+    client = browser()
+    assert client.get("/account/delete").status_code == 403
+    response = client.post("/account/delete", {"password": PASSWORD})
+    assert response.status_code == 403 and "removed by an administrator" in response.text
+    assert User.objects.filter(username="alice").exists()

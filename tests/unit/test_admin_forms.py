@@ -270,3 +270,12 @@ def test_the_rating_system_select_names_each_systems_own_fields(admin_client):
     assert "k_top" in shows["elo"]
     assert re.search(r'<option value="straight" selected>', page)
     assert 'href="/leaderboard?ladder=' in page
+
+
+def test_a_new_event_starts_with_the_default_rules_and_tiebreaks(admin_client):
+    page = admin_client.get(ADD).text
+    assert re.search(r'<option value="standard" selected>', page)
+    for place, name in enumerate(["buchholz", "sonneborn_berger", "games_won", "margin"], 1):
+        assert re.search(rf'name="tiebreak_{place}".*?<option value="{name}" selected>', page, re.S)
+    fifth = re.search(r'name="tiebreak_5".*?</select>', page, re.S).group(0)
+    assert re.search(r'<option value="\w+" selected>', fifth) is None  # the empty one is

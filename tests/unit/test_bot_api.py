@@ -214,3 +214,32 @@ def test_an_external_bot_cannot_wear_a_house_bots_name(alice_client):
     full_width = "  \uff32\uff4f\uff42\uff4f "
     response = alice_client.post("/api/bots", {"name": full_width}, format="json")
     assert response.status_code == 201 and response.json()["name"] == "Robo"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"type": "fly"},  # no such action
+        {"type": "discard"},  # a discard without its card
+        {"type": "discard", "card": "ZZ"},  # no such card
+        {"ply": "soon", "type": "pass"},  # a ply that is not a number
+    ],
+)
+def test_a_malformed_move_is_refused_with_the_same_status_and_code_as_a_persons(
+    robo_client, robo, bob_client, body
+):
+    """The same refusal whoever sends it: a bot is played by the rules of people."""
+    gus = BotFactory(name="Gus", bot_strategy="greedy")
+    answers = []
+    for client in (robo_client, bob_client):
+        match = client.post("/api/matches", {"opponent": gus.pk}, format="json").json()
+        game = Game.objects.get(pk=match["current_game"])
+        view = client.get(f"/api/games/{game.pk}").json()
+        response = client.post(
+            f"/api/games/{game.pk}/actions", {"ply": view["ply"], **body}, format="json"
+        )
+        before = game.ply
+        game.refresh_from_db()
+        assert game.ply == before  # nothing was applied
+        answers.append((response.status_code, response.json().get("code")))
+    assert answers[0][0] == 400 and answers[0] == answers[1], answers

@@ -199,6 +199,19 @@ def test_pausing_is_refused_outside_a_running_arena_or_without_an_entry(
     )
 
 
+def test_a_player_who_loses_on_time_without_a_move_is_paused_as_away(alice, bob):
+    event = arena([alice, bob])
+    match = playing(event)[0].match
+    game = Game.objects.get(match=match, status=Game.Status.ACTIVE)
+    away = match.player_a if game.to_act == 0 else match.player_b
+    play.clock_settle(match_id=match.pk, now=timezone.now() + timedelta(hours=1))
+    match.refresh_from_db()
+    assert match.end_reason == Match.EndReason.TIMEOUT and match.winner != away
+    entries = {e.player: e for e in Entry.objects.filter(event=event)}
+    assert entries[away].paused_at is not None  # not paired again until they rejoin
+    assert entries[alice if away == bob else bob].paused_at is None
+
+
 # --- the end -----------------------------------------------------------------------------------
 
 

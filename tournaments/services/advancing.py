@@ -20,7 +20,7 @@ from django.conf import settings
 from accounts.models import Player
 from config import embedded
 from games import services as play
-from games.models import IN_PROGRESS, Match
+from games.models import IN_PROGRESS, Action, Match
 from tournaments import webhooks
 from tournaments.formats import bracket as brackets
 from tournaments.formats import round_robin, swiss, two_stage
@@ -418,11 +418,35 @@ def _pair_round(event: Event, number: int, now: datetime) -> list[Pairing]:
 def _advance_arena(event: Event, now: datetime) -> None:
     """An arena: finish once its time is up and none of its matches is in play; else pair
     the players a result freed (a pass queued on commit, see tournaments.services.arena)."""
+    _arena_away(event, now)
     if event.ends_at is not None and now >= event.ends_at:
         if not Pairing.objects.filter(event=event, status=Pairing.Status.PLAYING).exists():
             _finish(event, now)
         return
     arena_pair_soon(event)
+
+
+def _arena_away(event: Event, now: datetime) -> None:
+    """Pause whoever just lost an arena match on time without a move: they are away (lichess
+    does the same), so the arena stops pairing them until they rejoin.
+
+    The results recorded by this transaction are the pairings decided at ``now`` (the
+    recording service passes the time it decided them at).
+    """
+    timed_out = Pairing.objects.filter(
+        event=event, decided_at=now, match__end_reason=Match.EndReason.TIMEOUT
+    ).select_related("entry_a__player", "entry_b__player")
+    for pairing in timed_out:
+        loser = pairing.entry_b if pairing.winner_id == pairing.entry_a_id else pairing.entry_a
+        if loser is None or loser.player.is_bot or loser.paused_at is not None:
+            continue
+        moved = Action.objects.filter(
+            deal__game__match_id=pairing.match_id, player_id=loser.player_id, auto=False
+        ).exists()
+        if not moved:
+            loser.paused_at = now
+            loser.save(update_fields=["paused_at"])
+            log_action(event, "arena_away", None, pairing=pairing, entry=loser)
 
 
 def arena_pair_soon(event: Event) -> None:

@@ -102,6 +102,12 @@ def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admi
             f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
             code="unknown_bot",
         )
+    if event.bots_only and not player.is_any_bot:
+        raise TournamentError(
+            f"{event.name} is for bots only: enter a bot of yours with its token",
+            code="bots_only",
+            status=403,
+        )
     if event.duplicate_deals and not player.is_bot:
         # See games.services.rules_check_players: a person would play both halves of a pair.
         raise TournamentError(

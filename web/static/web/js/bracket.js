@@ -75,9 +75,12 @@ export function pairingNode(pairing, live, feeds = new Map(), mine = null) {
     slot(pairing.a, "a", pairing, live, feeds), slot(pairing.b, "b", pairing, live, feeds), foot);
 }
 
-// The round a phone opens on: the one in play, else the next to play, else the last.
+// The round a phone opens on: the one in play, else the next to play, else the last played
+// (not a bracket reset that was not needed).
 function currentRound(rounds) {
-  return rounds.find((r) => r.status === "running") || rounds.find((r) => r.status !== "finished") || rounds[rounds.length - 1];
+  const played = rounds.filter((r) => r.pairings.some((p) => p.status !== "skipped"));
+  return rounds.find((r) => r.status === "running") || rounds.find((r) => r.status !== "finished")
+    || played[played.length - 1] || rounds[rounds.length - 1];
 }
 
 function partNode(name, rounds, live, feeds, { titled, phone, mine }) {
@@ -121,6 +124,8 @@ function partNode(name, rounds, live, feeds, { titled, phone, mine }) {
 }
 
 // Each match centred between the matches whose winners it takes (in this part), then the lines.
+// All sizes are read first and all margins written after, so a large bracket lays out in two
+// reflows, not one per match.
 function layout(part) {
   const bracket = part.querySelector(".bracket");
   const boxes = new Map([...bracket.querySelectorAll(".pairing")].map((box) => [box.dataset.key, box]));
@@ -128,48 +133,47 @@ function layout(part) {
   for (const box of boxes.values()) {
     if (!boxes.has(box.dataset.to)) continue;
     if (!feeders.has(box.dataset.to)) feeders.set(box.dataset.to, []);
-    feeders.get(box.dataset.to).push(box);
+    feeders.get(box.dataset.to).push(box.dataset.key);
   }
   for (const box of boxes.values()) box.style.marginTop = "";
-  const centre = new Map();
-  for (const column of bracket.querySelectorAll(".round > .matches")) {
-    let bottom = column.getBoundingClientRect().top;
-    let first = true;
-    for (const box of column.children) {
-      const height = box.getBoundingClientRect().height;
-      const lowest = bottom + (first ? 0 : GAP);
-      const fed = (feeders.get(box.dataset.key) || []).map((f) => centre.get(f.dataset.key));
-      const wanted = fed.length ? fed.reduce((a, b) => a + b, 0) / fed.length - height / 2 : lowest;
+  const svg = bracket.querySelector("svg.connectors");
+  svg.setAttribute("width", 0); // its old size would count in the bracket's own
+  svg.setAttribute("height", 0);
+  const origin = bracket.getBoundingClientRect();
+  const columns = [...bracket.querySelectorAll(".round > .matches")].map((column) => ({
+    top: column.getBoundingClientRect().top - origin.top,
+    boxes: [...column.children].map((box) => ({ box, rect: box.getBoundingClientRect() })),
+  }));
+  const placed = new Map(); // key -> {left, right, cy} in the bracket's coordinates
+  for (const column of columns) {
+    let bottom = column.top;
+    column.boxes.forEach(({ box, rect }, i) => {
+      const lowest = bottom + (i ? GAP : 0);
+      const fed = (feeders.get(box.dataset.key) || []).map((key) => placed.get(key).cy);
+      const wanted = fed.length ? fed.reduce((x, y) => x + y, 0) / fed.length - rect.height / 2 : lowest;
       const top = Math.max(wanted, lowest);
       box.style.marginTop = `${top - bottom}px`;
-      centre.set(box.dataset.key, top + height / 2);
-      bottom = top + height;
-      first = false;
-    }
+      placed.set(box.dataset.key, { left: rect.left - origin.left, right: rect.right - origin.left, cy: top + rect.height / 2 });
+      bottom = top + rect.height;
+    });
   }
-  const svg = bracket.querySelector("svg.connectors");
-  const origin = bracket.getBoundingClientRect();
-  svg.setAttribute("width", bracket.scrollWidth);
-  svg.setAttribute("height", bracket.scrollHeight);
   const paths = [];
   for (const [key, from] of feeders) {
-    const to = boxes.get(key).getBoundingClientRect();
-    const x2 = to.left - origin.left;
-    const y2 = to.top + to.height / 2 - origin.top;
-    for (const box of from) {
-      const r = box.getBoundingClientRect();
-      const x1 = r.right - origin.left;
-      const y1 = r.top + r.height / 2 - origin.top;
-      const xm = x2 - Math.min(x2 - x1, 2 * GAP) / 2;
+    const to = placed.get(key);
+    for (const source of from) {
+      const f = placed.get(source);
+      const xm = to.left - Math.min(to.left - f.right, 2 * GAP) / 2;
       const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
-      path.setAttribute("class", `connector${box.querySelector(".slot.winner") ? " decided" : ""}`);
-      path.setAttribute("d", `M${x1} ${y1}H${xm}V${y2}H${x2}`);
-      path.dataset.from = box.dataset.key;
+      path.setAttribute("class", `connector${boxes.get(source).querySelector(".slot.winner") ? " decided" : ""}`);
+      path.setAttribute("d", `M${f.right} ${f.cy}H${xm}V${to.cy}H${to.left}`);
+      path.dataset.from = source;
       path.dataset.to = key;
       paths.push(path);
     }
   }
   svg.replaceChildren(...paths);
+  svg.setAttribute("width", bracket.scrollWidth);
+  svg.setAttribute("height", bracket.scrollHeight);
   cue(part);
 }
 
@@ -188,7 +192,11 @@ function cue(part) {
 /** Draw the bracket into ``container``: its rounds in parts, live scores from ``live`` (match id
  * to the match as the API answers it), the viewer's own matches marked (``mine``, an entry id). */
 export function renderBracket(container, bracket, live, mine = null) {
-  last = { container, bracket, live, mine };
+  // The same bracket again (the socket's first message after the page's own read, a change
+  // elsewhere in the event): nothing to redraw, and a scroll under way goes on undisturbed.
+  const drawn = JSON.stringify([bracket.rounds, [...live], mine, PHONE.matches]);
+  if (last && last.container === container && last.drawn === drawn && container.firstChild) return;
+  last = { container, bracket, live, mine, drawn };
   const parts = new Map();
   for (const round of bracket.rounds) {
     const name = sectionOf(round.name, bracket.format);
@@ -197,10 +205,20 @@ export function renderBracket(container, bracket, live, mine = null) {
   }
   const feeds = feedsOf(bracket);
   const phone = PHONE.matches;
+  // A push redraws the bracket: the reader stays where they had scrolled to.
+  const scrolled = new Map([...container.querySelectorAll(".bracket-part")].map((part) =>
+    [part.dataset.part, part.dataset.scroll === "end" ? Infinity : part.querySelector(".bracket-scroll")?.scrollLeft || 0]));
   const nodes = [...parts].map(([name, rounds]) => partNode(name, rounds, live, feeds, { titled: parts.size > 1, phone, mine }));
   container.replaceChildren(...nodes);
   container.dataset.layout = phone ? "phone" : "wide";
-  if (!phone && container.offsetParent !== null) nodes.forEach(layout);
+  if (phone || container.offsetParent === null) return;
+  for (const part of nodes) {
+    layout(part);
+    const scroll = part.querySelector(".bracket-scroll");
+    const left = scrolled.get(part.dataset.part) || 0; // Infinity: it was at the end
+    scroll.scrollLeft = left === Infinity ? scroll.scrollWidth : left;
+    cue(part);
+  }
 }
 
 /** Lay out again what is drawn (after the container was shown, or the window resized). */
@@ -209,7 +227,7 @@ export function relayout(container) {
 }
 
 PHONE.addEventListener("change", () => {
-  if (last) renderBracket(last.container, last.bracket, last.live, last.mine);
+  if (last) renderBracket(last.container, last.bracket, last.live, last.mine); // drawn differs
 });
 let resizing = 0;
 window.addEventListener("resize", () => {

@@ -5,6 +5,7 @@
 // matches in play are read from the API, at most every few seconds.
 import { api, ApiError, el, flash } from "./api.js";
 import { connect } from "./live.js";
+import { renderBracket as drawBracket } from "./bracket.js";
 import { startCountdowns } from "./countdown.js";
 
 const root = document.getElementById("event");
@@ -126,89 +127,101 @@ function command(path, label) {
 
 // --- the bracket -----------------------------------------------------------------------------
 
-function section(name, format) {
-  if (/^Losers/i.test(name)) return "Losers bracket";
-  if (/^Grand final|third/i.test(name)) return "Finals";
-  return format === "double_elim" ? "Winners bracket" : "Bracket";
+function renderBracket(bracket, live, mine) {
+  document.getElementById("bracket-section").hidden = false; // shown first: the layout measures
+  drawBracket(document.getElementById("bracket"), bracket, live, mine);
 }
 
-function slot(side, pairing, live) {
-  if (!side) {
-    let text = "to be decided";
-    if (pairing.status === "skipped") text = "—";
-    else if (pairing.result === "bye" || pairing.status === "finished") text = "bye";
-    return el("div", { class: "slot empty" }, el("span", { class: "name meta" }, text));
-  }
-  const won = pairing.winner !== null && pairing.winner === side.entry;
-  const index = pairing.a && pairing.a.entry === side.entry ? 0 : 1;
-  let games = pairing.status === "finished" ? String(pairing.games[index]) : "";
-  if (live) games = String(live.games_won[index]);
-  return el("div", { class: `slot${won ? " winner" : ""}`, "aria-label": `${side.player.name}${won ? ", winner" : ""}` },
-    el("span", { class: "name" }, side.seed ? el("span", { class: "meta" }, `${side.seed} `) : null,
-      el("a", { href: `/players/${side.player.id}` }, side.player.name)),
-    el("span", { class: "games" }, games));
-}
-
-function pairingNode(pairing, live) {
-  const isLive = pairing.match_status === "active";
-  const box = el("div", { class: `pairing${isLive ? " in-play" : ""}`, dataset: { key: pairing.key } },
-    slot(pairing.a, pairing, live), slot(pairing.b, pairing, live));
-  if (pairing.match) {
-    let text = "match";
-    if (isLive) {
-      const game = live && live.games ? live.games.find((g) => g.status === "active") : null;
-      text = game ? `live · game ${game.number + 1}: ${game.score_a}–${game.score_b}` : "live";
-    } else if (pairing.status === "finished" && pairing.result !== "played") {
-      text = pairing.result.replace("_", " ");
-    }
-    box.append(el("a", { href: isLive && live && live.current_game ? `/games/${live.current_game}` : `/matches/${pairing.match}` },
-      isLive ? el("span", { class: "live" }, "● ") : null, text));
-  } else if (pairing.status === "skipped") {
-    box.append(el("span", { class: "meta" }, "not needed"));
-  }
-  return box;
-}
-
-function renderBracket(bracket, live) {
-  const sections = new Map();
-  for (const round of bracket.rounds) {
-    const name = section(round.name, bracket.format);
-    if (!sections.has(name)) sections.set(name, []);
-    sections.get(name).push(round);
-  }
-  const nodes = [];
-  for (const [name, rounds] of sections) {
-    if (sections.size > 1) nodes.push(el("h3", {}, name));
-    const columns = rounds.map((round) => el("div", { class: "round", role: "group", "aria-label": round.name },
-      el("h3", {}, round.name), ...round.pairings.map((p) => pairingNode(p, live.get(p.match)))));
-    nodes.push(el("div", { class: "bracket" }, ...columns));
-  }
-  document.getElementById("bracket").replaceChildren(...nodes);
-  document.getElementById("bracket-section").hidden = false;
-}
-
-function renderRounds(bracket, live) {
+function renderRounds(bracket, live, mine) {
   const nodes = [];
   for (const round of [...bracket.rounds].reverse()) {
     const rows = round.pairings.map((p) => {
       const l = live.get(p.match);
-      const score = p.status === "finished" ? `${p.games[0]}–${p.games[1]}` : l ? `${l.games_won[0]}–${l.games_won[1]} (live)` : "";
+      let score = p.status === "finished" ? `${p.games[0]}–${p.games[1]}` : "";
+      if (!score && l) score = [`${l.games_won[0]}–${l.games_won[1]}`, el("span", { class: "live-tag" }, " (live)")];
       const name = (side, index) => {
-        if (!side) return el("td", { class: "meta" }, p.b === null && index === 1 ? "bye" : "—");
+        if (!side) return el("td", { class: "player meta" }, p.b === null && index === 1 ? "bye" : "—");
         const won = p.winner !== null && p.winner === side.entry;
-        return el("td", { class: won ? "winner" : "" }, won ? "✔ " : "", el("a", { href: `/players/${side.player.id}` }, side.player.name));
+        return el("td", { class: `player${won ? " winner" : ""}` }, won ? "✔ " : "", el("a", { href: `/players/${side.player.id}` }, side.player.name));
       };
-      return el("tr", {}, el("td", { class: "num" }, String(p.table)), name(p.a, 0), el("td", { class: "num" }, score), name(p.b, 1),
+      const yours = mine !== null && [p.a, p.b].some((side) => side && side.entry === mine);
+      return el("tr", { class: yours ? "yours" : null, dataset: { key: p.key } }, el("td", { class: "num" }, String(p.table)), name(p.a, 0), el("td", { class: "num" }, score), name(p.b, 1),
         el("td", {}, p.match ? el("a", { href: l && l.current_game ? `/games/${l.current_game}` : `/matches/${p.match}` }, p.match_status === "active" ? "watch" : "match") : ""));
     });
-    nodes.push(el("table", { class: "grid" },
+    nodes.push(el("table", { class: "grid pairings" },
       el("caption", {}, `${round.name} · ${round.status}`),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "num" }, "Table"), el("th", { scope: "col" }, "Player"),
-        el("th", { scope: "col", class: "num" }, "Games"), el("th", { scope: "col" }, "Player"), el("th", { scope: "col" }, ""))),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "num" }, el("abbr", { title: "Table" }, "#")), el("th", { scope: "col" }, "Player"),
+        el("th", { scope: "col", class: "num" }, "Games"), el("th", { scope: "col" }, "Player"), el("th", { scope: "col" }, el("span", { class: "sr-only" }, "Match")))),
       el("tbody", {}, ...rows)));
   }
   document.getElementById("rounds").replaceChildren(...nodes);
   document.getElementById("rounds-section").hidden = false;
+}
+
+// --- your match ------------------------------------------------------------------------------
+
+// The viewer's match to play now (scheduled or in play), else the next one waiting for them.
+function yourPairing(bracket, mine) {
+  const all = bracket.rounds.flatMap((r) => r.pairings.map((p) => ({ ...p, round: r.name })));
+  const theirs = all.filter((p) => [p.a, p.b].some((side) => side && side.entry === mine));
+  return theirs.find((p) => p.match && (p.match_status === "scheduled" || p.match_status === "active"))
+    || theirs.find((p) => p.status === "waiting" || (p.status === "playing" && !p.match))
+    || null;
+}
+
+function renderYourMatch(event, bracket, live) {
+  const box = document.getElementById("your-match");
+  const entry = event.your_entry;
+  const active = entry && (entry.status === "registered" || entry.status === "checked_in");
+  if (!active || event.status !== "running") {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  const p = yourPairing(bracket, entry.id);
+  const lines = [el("h2", { id: "your-match-title" }, "Your match")];
+  if (!p) {
+    lines.push(el("p", {}, el("span", { class: "state" }, "No match for you now."), " Your next one shows here when it is paired."));
+  } else {
+    const other = p.a && p.a.entry === entry.id ? p.b : p.a;
+    const against = other ? el("a", { href: `/players/${other.player.id}` }, other.player.name) : "an opponent still to be decided";
+    lines.push(el("p", {}, `${p.round}: you against `, against, "."));
+    const l = live.get(p.match);
+    if (p.match_status === "scheduled") {
+      const state = el("p", {}, el("span", { class: "state" }, "Ready: waiting for both players to show up."));
+      if (p.start_deadline) {
+        state.append(" Show up within ", el("span", { class: "countdown", dataset: { deadline: p.start_deadline } }, ""), " or forfeit.");
+      }
+      lines.push(state, el("p", {}, el("a", { class: "button primary", href: `/matches/${p.match}` }, "Go to your match")));
+    } else if (p.match_status === "active") {
+      const game = l && l.games ? l.games.find((g) => g.status === "active") : null;
+      const index = p.a && p.a.entry === entry.id ? 0 : 1;
+      const score = l ? ` Games ${l.games_won[index]}–${l.games_won[1 - index]}${game ? `, game ${game.number + 1} in play` : ""}.` : "";
+      lines.push(el("p", {}, el("span", { class: "state" }, "In play."), score),
+        el("p", {}, el("a", { class: "button primary", href: l && l.current_game ? `/games/${l.current_game}` : `/matches/${p.match}` }, "Go to the table")));
+    } else {
+      lines.push(el("p", {}, el("span", { class: "state" }, "Waiting for earlier results."), " It starts when both players are known."));
+    }
+  }
+  box.replaceChildren(...lines);
+  box.dataset.state = p ? p.match_status || "waiting" : "none";
+  box.hidden = false;
+  startCountdowns();
+}
+
+// --- entries (before the start) --------------------------------------------------------------
+
+function renderEntries(event, standings) {
+  const before = event.status === "draft" || event.status === "registration";
+  document.getElementById("entries-section").hidden = !before;
+  if (!before) return false;
+  const items = standings.rows.map((row) => el("li", {},
+    el("a", { href: `/players/${row.player.id}` }, row.player.name),
+    row.rating === null || row.rating === undefined ? null : el("span", { class: "rating" }, ` ${Math.round(row.rating)}`),
+    row.status === "checked_in" ? el("span", { class: "tag" }, "checked in") : null));
+  document.getElementById("entries").replaceChildren(...items);
+  if (!items.length) document.getElementById("entries").replaceChildren(el("li", { class: "meta" }, "Nobody yet."));
+  return true;
 }
 
 // --- standings -------------------------------------------------------------------------------
@@ -262,8 +275,11 @@ function renderStandings(standings) {
 
 // --- refreshing ------------------------------------------------------------------------------
 
-async function liveScores(bracket) {
-  const ids = bracket.rounds.flatMap((r) => r.pairings).filter((p) => p.match_status === "active").map((p) => p.match);
+async function liveScores(bracket, mine = null) {
+  const active = bracket.rounds.flatMap((r) => r.pairings).filter((p) => p.match_status === "active");
+  // The viewer's own match first: its score and table are read even when many are in play.
+  active.sort((x, y) => Number([y.a, y.b].some((s) => s && s.entry === mine)) - Number([x.a, x.b].some((s) => s && s.entry === mine)));
+  const ids = active.map((p) => p.match);
   const key = ids.join(",");
   if (key === liveCache.ids && Date.now() - liveCache.at < REFRESH_MS) return liveCache.live;
   const live = new Map();
@@ -280,14 +296,17 @@ async function liveScores(bracket) {
 }
 
 async function render(event, bracket, standings, shown = null) {
-  const live = await liveScores(bracket);
+  const mine = event.your_entry ? event.your_entry.id : null;
+  const live = await liveScores(bracket, mine);
   if (shown !== null && shown !== seq) return; // a newer message came meanwhile
   renderEvent(event);
+  renderYourMatch(event, bracket, live);
   if (bracket.rounds.length) {
-    if (event.format === "single_elim" || event.format === "double_elim") renderBracket(bracket, live);
-    else renderRounds(bracket, live);
+    if (event.format === "single_elim" || event.format === "double_elim") renderBracket(bracket, live, mine);
+    else renderRounds(bracket, live, mine);
   }
-  renderStandings(standings);
+  if (renderEntries(event, standings)) document.getElementById("standings-section").hidden = true;
+  else renderStandings(standings);
   root.dataset.status = event.status;
 }
 

@@ -1,0 +1,54 @@
+"""A groups-then-playoffs event's page: the group tables, the group rounds, and the playoff
+drawn as a bracket (the event page's bracket drawing, fed the playoff's rounds)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import TIMEOUT_MS
+from tests.e2e.helpers import open_event, settle
+from tests.factories import BotFactory
+from tournaments import services
+from tournaments.models import Entry, Event
+
+pytestmark = pytest.mark.e2e
+
+
+def test_the_page_shows_group_tables_and_draws_the_playoff_as_a_bracket(browser, live, screenshots):
+    players = [BotFactory(name=f"Group bot {n}", bot_strategy="greedy") for n in range(1, 9)]
+    event = open_event("Spring groups", players, "two_stage", group_count=2)
+    services.event_start(event=event)
+    settle()
+    event.refresh_from_db()
+    assert event.status == Event.Status.FINISHED
+
+    context = browser.new_context(base_url=live, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"/events/{event.pk}")
+
+    # The group tables: two groups of four, the two who went on marked.
+    tables = page.locator("#groups-section table.group-table")
+    expect(tables).to_have_count(2)
+    expect(tables.locator("caption")).to_have_text(["Group A", "Group B"])
+    expect(tables.nth(0).locator("tbody tr")).to_have_count(4)
+    expect(page.locator("#groups-section tr.qualified")).to_have_count(4)
+
+    # The playoff as a bracket: semifinals and the final, joined by lines.
+    bracket = page.locator("#bracket")
+    expect(bracket.locator(".pairing")).to_have_count(3)
+    keys = bracket.locator(".pairing").evaluate_all("(nodes) => nodes.map((n) => n.dataset.key)")
+    assert sorted(keys) == ["R1.1", "R1.2", "R2.1"]
+    expect(bracket.locator("svg.connectors path.connector")).to_have_count(2)
+    champion = Entry.objects.select_related("player").get(event=event, final_rank=1).player
+    expect(bracket).to_contain_text(champion.name)
+
+    # The group rounds as rounds (three of a round robin of four), not in the bracket.
+    expect(page.locator("#rounds table.pairings")).to_have_count(3)
+    expect(page.locator("#rounds")).to_contain_text("Groups, round 1")
+    page.screenshot(path=str(screenshots / "two-stage-event.png"), full_page=True)
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
