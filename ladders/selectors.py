@@ -16,8 +16,8 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.utils import timezone
 
 from accounts.models import Player
+from games.matchmaking import WindowPolicy
 from games.models import IN_PROGRESS, Match
-from ladders.matchmaking import WindowPolicy
 from ladders.models import Ladder, QueueEntry, Rating, RatingChange, Season, SeasonEntry
 from ladders.services import RATED_EVENTS_POOL, window_policy
 

@@ -32,10 +32,10 @@ from accounts.models import Player
 from config.errors import ServiceError
 from games import services as games_services
 from games.engine import bots as engine_bots
+from games.matchmaking import Seeker, WindowPolicy, pair
 from games.models import IN_PROGRESS, Match, seed_commitment
 from ladders.bulk import bulk_insert, delete_ids, fetch_rows, gc_paused, lock_ids, stream_rows
 from ladders.live import pairing_tell
-from ladders.matchmaking import Seeker, WindowPolicy, pair
 from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange, Season
 from ratings import glicko2
 from ratings.elo import MatchResult, RatingUpdate, Side, rate_match

@@ -1,4 +1,4 @@
-"""Pairing as a pure function (ladders/matchmaking.py): windows, closeness, rematches, bots."""
+"""Pairing as a pure function (games/matchmaking.py): windows, closeness, rematches, bots."""
 
 import doctest
 import itertools
@@ -7,8 +7,8 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ladders import matchmaking
-from ladders.matchmaking import Seeker, WindowPolicy, allowed, pair
+from games import matchmaking
+from games.matchmaking import Seeker, WindowPolicy, allowed, pair
 
 POLICY = WindowPolicy()
 

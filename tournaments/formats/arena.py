@@ -4,7 +4,7 @@ An arena runs for a fixed time. Whoever is free (entered, not paused, not playin
 as soon as there is another free player, preferring the closest standing, never with the
 opponent of their last match; once the time is up no match starts, and the matches still in
 play count when they end. The pairing is the ladder's matchmaker
-(:func:`ladders.matchmaking.pair`, itself pure) with the rank in the standings as the rating
+(:func:`games.matchmaking.pair`, itself pure) with the rank in the standings as the rating
 and an unbounded window: the closest ranks go first, and nobody free waits for a closer
 opponent to come back. The matchmaker allows a rematch as a last resort; an arena never
 does, so those pairs wait for the next pass.
@@ -34,8 +34,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ladders.matchmaking import Seeker, WindowPolicy
-from ladders.matchmaking import pair as matchmaker_pair
+from games.matchmaking import Seeker, WindowPolicy
+from games.matchmaking import pair as matchmaker_pair
 
 __all__ = [
     "BERSERK_BONUS",

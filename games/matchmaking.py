@@ -8,8 +8,9 @@ ratings go first (ties: the longest wait first), and a player is not paired with
 opponent while anyone else is available to either of them. An uncertain rating (a Glicko-2
 deviation above the provisional threshold) widens its player's window further.
 
-The services load the queue, drop players already playing, call :func:`pair` and write the
-matches; this module only decides.
+The ladders' services load the queue, drop players already playing, call :func:`pair` and
+write the matches; an arena event pairs its free players with it too. This module only
+decides, so both use it without depending on each other.
 
 >>> policy = WindowPolicy()
 >>> policy.width(0), policy.width(25), policy.width(3600)
