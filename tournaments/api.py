@@ -118,6 +118,7 @@ class EventSerializer(serializers.ModelSerializer):
             "registration_open",
             "check_in_opens_at",
             "capacity",
+            "bots_only",
             "entries_count",
             "late_registration",
             "seeding",
@@ -195,6 +196,7 @@ class EventCreateSerializer(serializers.Serializer):
     registration_closes_at = serializers.DateTimeField(required=False, allow_null=True)
     check_in_opens_at = serializers.DateTimeField(required=False, allow_null=True)
     capacity = StrictIntegerField(min_value=2, max_value=4096, required=False, allow_null=True)
+    bots_only = StrictBooleanField(required=False)
     late_registration = StrictBooleanField(required=False)
     third_place = StrictBooleanField(required=False)
     bracket_reset = StrictBooleanField(required=False)
@@ -329,13 +331,11 @@ class EventDetailView(APIView):
         responses={200: EventSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
     )
     def patch(self, request: Request, pk: int) -> Response:
-        from tournaments.organiser_api import event_update  # it builds on this module
-
         event = _event(request, pk)
         serializer = EventCreateSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         try:
-            event = event_update(event=event, by=request.user, **serializer.validated_data)
+            event = services.event_update(event=event, by=request.user, **serializer.validated_data)
         except services.TournamentError as error:
             return refusal(error)
         event = selectors.event_list().get(pk=event.pk)
