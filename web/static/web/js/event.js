@@ -34,6 +34,7 @@ const FORMATS = {
   round_robin: "Round robin",
   swiss: "Swiss",
   arena: "Arena",
+  two_stage: "Groups, then playoffs",
 };
 
 const STATUS_TEXT = {
@@ -158,6 +159,14 @@ function renderRounds(bracket, live, mine) {
   document.getElementById("rounds-section").hidden = false;
 }
 
+// Groups, then playoffs: the group rounds as rounds, the playoff drawn as a bracket.
+function renderTwoStage(bracket, live, mine) {
+  const playoff = bracket.rounds.filter((r) => r.stage === "playoff");
+  const groups = bracket.rounds.filter((r) => r.stage !== "playoff");
+  if (playoff.length) renderBracket({ ...bracket, format: bracket.playoff_format, rounds: playoff }, live, mine);
+  if (groups.length) renderRounds({ ...bracket, rounds: groups }, live, mine);
+}
+
 // --- your match ------------------------------------------------------------------------------
 
 // The viewer's match to play now (scheduled or in play), else the next one waiting for them.
@@ -239,6 +248,8 @@ const STANDING_LABELS = {
   sheet: "Sheet",
   streak: "Streak",
   berserk_wins: "Berserk wins",
+  group: "Group",
+  group_rank: "Place in group",
 };
 // Shown inside another column: wins with losses, games won with games lost.
 const PAIRED = { losses: "wins", games_lost: "games_won" };
@@ -249,7 +260,7 @@ function standingCell(row, column) {
     case "wins": return `${row.wins}–${row.losses}`;
     case "games_won": return `${row.games_won}–${row.games_lost}`;
     case "rating": return row.rating === null || row.rating === undefined ? "–" : String(Math.round(row.rating));
-    case "played": case "byes": case "points": case "berserk_wins": return String(row[column]);
+    case "played": case "byes": case "points": case "berserk_wins": case "group": return String(row[column] ?? "–");
     case "sheet": return (row.sheet || []).join(" ");
     case "streak": return `${row.streak}${row.on_fire ? " 🔥" : ""}`;
     default: return row[column] === null || row[column] === undefined ? "–" : number(row[column]);
@@ -303,6 +314,7 @@ async function render(event, bracket, standings, shown = null) {
   renderYourMatch(event, bracket, live);
   if (bracket.rounds.length) {
     if (event.format === "single_elim" || event.format === "double_elim") renderBracket(bracket, live, mine);
+    else if (event.format === "two_stage") renderTwoStage(bracket, live, mine);
     else renderRounds(bracket, live, mine);
   }
   if (renderEntries(event, standings)) document.getElementById("standings-section").hidden = true;
