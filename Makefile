@@ -144,10 +144,21 @@ bench-tournaments: $(STAMP)
 bench-embedded: $(STAMP)
 	$(BIN)/python bench/embedded_start.py $(BENCH_ARGS)
 
-# Load benchmark (bench/load.py): 200 simulated players on loopback (locust, from
-# bench/.venv-load only) playing timed games against each other and against bots while a
-# 256-bot event runs on the cluster; per-endpoint latency, errors, and every match replayed
-# from its log (~6 min). BENCH_ARGS=--quick: 60 players for 60 s and a 64-bot event.
+# Load benchmark (bench/load.py): 200 people holding table sockets (moves POSTed or sent on
+# the socket) and 20 spectators, timed games against each other and against bots, while a
+# 256-bot event runs on the cluster; per-route p50/p95/p99, move to the opponent's socket,
+# a rolling p95 per 10 s beside the event's round, the targets PASS/FAIL, errors, seq gaps,
+# every match replayed from its log (~6 min). BENCH_ARGS: --quick (40 players, 30 s, a
+# 32-bot event; ~3 min), --no-event (the same without the event), --compare (without,
+# then with the event, side by side; ~10 min), --seconds N, --players N, --event-bots N.
+.PHONY: bench-load
+bench-load: $(STAMP)
+	$(BIN)/python bench/load.py $(BENCH_ARGS)
+
+# Where a move's time goes (bench/profile_move.py): pyinstrument (pinned in
+# bench/requirements-load.txt, installed only into bench/.venv-load) on the web request path
+# of 400 moves and game views, the top functions by cumulative time, every SQL statement by
+# total time, pg_stat_statements when the server loads it (~1 min). BENCH_ARGS="--moves N".
 LOAD_VENV  := bench/.venv-load
 LOAD_STAMP := $(LOAD_VENV)/.installed
 
@@ -157,9 +168,9 @@ $(LOAD_STAMP): bench/requirements-load.txt
 	$(LOAD_VENV)/bin/pip install --quiet -r bench/requirements-load.txt
 	touch $(LOAD_STAMP)
 
-.PHONY: bench-load
-bench-load: $(STAMP) $(LOAD_STAMP)
-	$(BIN)/python bench/load.py $(BENCH_ARGS)
+.PHONY: bench-profile
+bench-profile: $(STAMP) $(LOAD_STAMP)
+	$(BIN)/python bench/profile_move.py $(BENCH_ARGS)
 
 # Live benchmark (bench/live.py): 200 people in 100 games on the table socket beside the
 # polling it replaces (move to opponent, requests a second), then 1,800 spectators more:
@@ -194,3 +205,17 @@ drill-restore: $(STAMP)
 .PHONY: bench-fuzz
 bench-fuzz: $(STAMP)
 	$(BIN)/python bench/fuzz.py $(BENCH_ARGS)
+
+# Bot API benchmark (bench/bots.py): the house expert as an external bot through the
+# reference client vs the in-process arena on the same seeds (200 matches), 20 external
+# bots on a bot ladder for 2 min, the OpenSpiel and RLCard adapters' 50 matches each and
+# their ratings, on the cluster (the adapters run in bench/.venv). BENCH_ARGS="--matches 20".
+.PHONY: bench-bots
+bench-bots: $(STAMP) $(BENCH_STAMP)
+	$(BIN)/python bench/bots.py $(BENCH_ARGS)
+
+# The reference client's tests with the peers installed (bench/.venv): the OpenSpiel and
+# RLCard adapters' tests run there instead of being skipped.
+.PHONY: test-client-peers
+test-client-peers: $(BENCH_STAMP)
+	cd clients/python && ../../$(BENCH_VENV)/bin/python -m pytest -q -p no:cacheprovider tests

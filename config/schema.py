@@ -119,6 +119,8 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "POST /api/auth/register": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
     "POST /api/auth/login": {"429": ["locked_out"]},
     "PATCH /api/me": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
+    "DELETE /api/me": {"400": ["wrong_password"], "409": ["account_busy"]},
+    "POST /api/auth/password": {"400": ["wrong_password"]},
     "PATCH /api/players/{id}": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
     "POST /api/matches": {
         "400": [
@@ -128,7 +130,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
             "bot_challenger",
             "duplicate_deals_need_bots",
         ],
-        "409": ["in_ranked_match"],
+        "409": ["in_ranked_match", "player_deleted"],
     },
     "POST /api/matches/{id}/accept": {
         "403": ["not_a_player"],

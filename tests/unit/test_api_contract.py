@@ -185,6 +185,8 @@ SOURCES = [
     ROOT / "tournaments" / "organiser_api.py",
     ROOT / "tournaments" / "interchange.py",
     ROOT / "tournaments" / "webhooks.py",
+    ROOT / "tournaments" / "webhook_urls.py",
+    ROOT / "accounts" / "deletion.py",
     ROOT / "accounts" / "auth.py",
     ROOT / "accounts" / "names.py",
     ROOT / "accounts" / "lockout.py",
