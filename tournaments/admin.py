@@ -96,6 +96,7 @@ EVENT_SETTINGS = [
     "registration_closes_at",
     "check_in_opens_at",
     "capacity",
+    "bots_only",
     "late_registration",
     "seeding",
     "seeding_seed",
@@ -383,6 +384,7 @@ class EventAdmin(admin.ModelAdmin):
             "registration_closes_at",
             "check_in_opens_at",
             "capacity",
+            "bots_only",
             "seeding",
             "seeding_seed",
         ]

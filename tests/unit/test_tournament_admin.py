@@ -434,3 +434,9 @@ def test_staff_who_may_only_view_are_offered_no_action(admin_client):
     assert refused.status_code == 200 and "Started" not in " ".join(messages_of(refused))
     event.refresh_from_db()
     assert event.status == Event.Status.REGISTRATION
+
+
+def test_staff_create_an_event_for_bots_only_in_the_form(admin_client):
+    response = admin_client.post("/admin/tournaments/event/add/", {**EVENT_FORM, "bots_only": "on"})
+    assert response.status_code == 302, response.content
+    assert Event.objects.get().bots_only is True
