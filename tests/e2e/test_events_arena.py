@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 from games import services as play
 from tests.e2e.helpers import open_event, sign_in
 from tests.factories import PlayerFactory
 from tournaments import services
-from tournaments.models import Entry, Pairing
+from tournaments.models import Entry, Event, Pairing
 
 
 def _win(event, winner) -> None:
@@ -28,6 +29,17 @@ def _win(event, winner) -> None:
     match = pairing.match
     loser = match.player_b if match.player_a == winner else match.player_a
     play.match_forfeit(match=match, loser=loser, reason="resigned", end_reason="resigned")
+
+
+@pytest.fixture(autouse=True)
+def _arenas_end(live):
+    """Each test's arena is cancelled after it: its timed matches and its pairing passes
+    would otherwise go on in the live server's worker while the next tests run."""
+    yield
+    for event in Event.objects.filter(format="arena").exclude(
+        status__in=(Event.Status.FINISHED, Event.Status.CANCELLED)
+    ):
+        services.event_cancel(event=event, reason="the test is over")
 
 
 def test_an_arenas_standings_update_live_as_matches_finish(page, context, live, screenshots):
