@@ -12,6 +12,7 @@ import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -53,6 +54,14 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value} is too small: the minimum is {minimum}")
+    return value
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of ``choices`` (any case). Unset or empty: default."""
+    value = env_str(name, default).lower()
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(choices)}")
     return value
 
 
@@ -211,15 +220,34 @@ else:
 
 # --- Live play: the channel layer that carries pushes to sockets (config/live.py) --------------
 
-# Channels' Redis layer drops a group message silently when a socket's channel holds this
-# many unread ones; every push carries a sequence number, so a socket that misses one sees
-# the gap and resynchronises. A busy table receives a few messages a second: 500 is minutes.
+# The Redis layer: "pubsub" (the default) sends a push with one PUBLISH per group, and each
+# process reads every message for its sockets from one subscription, in batches; "lists"
+# (Channels' RedisChannelLayer) copies a push into a list per socket and pops them one round
+# trip a message, which under load made pushes queue for seconds (bench/live.py, both
+# measured). Pub/sub keeps nothing for a process that is not subscribed (Redis restarting):
+# every push carries a sequence number, and a socket that misses one resynchronises.
+CHANNEL_LAYER = env_choice("CHANNEL_LAYER", "pubsub", ("pubsub", "lists"))
+# The "lists" layer (and the embedded one) drop a message for a socket whose channel holds
+# this many unread ones. A busy table receives a few messages a second: 500 is minutes.
 CHANNEL_CAPACITY = env_int("CHANNEL_CAPACITY", 500, minimum=10)
 # REDIS_URL; without it, a Redis broker's URL (the workers publish through it too).
 _broker = env_str("CELERY_BROKER_URL")
 CHANNEL_REDIS_URL = REDIS_URL or (_broker if _broker.startswith(("redis://", "rediss://")) else "")
-if CHANNEL_REDIS_URL:
+if CHANNEL_REDIS_URL and CHANNEL_LAYER == "pubsub":
     # Shared by every web process and worker: a push from any of them reaches every socket.
+    # Redis's pub/sub channels belong to the whole server, not to a database number, so the
+    # prefix names the database: two services on one Redis (databases 1 and 2) stay apart.
+    _redis_db = urlsplit(CHANNEL_REDIS_URL).path.strip("/") or "0"
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {
+                "hosts": [{"address": CHANNEL_REDIS_URL}],
+                "prefix": f"ginrummy:live:{_redis_db}:",
+            },
+        }
+    }
+elif CHANNEL_REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",

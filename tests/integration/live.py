@@ -125,6 +125,8 @@ class AsgiServer:
     kind: str = "uvicorn"
     port: int = field(default_factory=free_port)
     process: subprocess.Popen | None = None
+    #: More environment for the server (``CHANNEL_LAYER="lists"``, say).
+    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def base_url(self) -> str:
@@ -149,7 +151,7 @@ class AsgiServer:
 
     def start(self, timeout: float = 60) -> AsgiServer:
         # REDIS_URL is the cache and the channel layer (config/settings.py: CHANNEL_REDIS_URL).
-        env = subprocess_env(REDIS_URL=self.channel_redis_url, WEB_CONCURRENCY="1")
+        env = subprocess_env(REDIS_URL=self.channel_redis_url, WEB_CONCURRENCY="1", **self.env)
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 self.command(), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT

@@ -161,9 +161,47 @@ def test_the_redis_channel_layer_outwaits_its_own_blocking_receive(tmp_path):
         "print('timeouts', pool.connection_kwargs['socket_timeout'], layer.brpop_timeout)"
     )
     done = manage(
-        "shell", "-c", check, tmp_path=tmp_path, DEBUG="1", REDIS_URL="redis://127.0.0.1:6379/9"
+        "shell",
+        "-c",
+        check,
+        tmp_path=tmp_path,
+        DEBUG="1",
+        REDIS_URL="redis://127.0.0.1:6379/9",
+        CHANNEL_LAYER="lists",
     )
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stdout.splitlines() if x.startswith("timeouts "))
     socket_timeout, blocking = (float(x) for x in line.split()[1:])
     assert socket_timeout > blocking + 5
+
+
+def test_the_channel_layer_is_redis_pub_sub_kept_apart_by_database_number(tmp_path):
+    # Redis's pub/sub channels are server-wide: two services on databases 3 and 4 of one Redis
+    # must not hear each other's pushes, so the prefix names the database.
+    check = (
+        "from django.conf import settings; "
+        "c = settings.CHANNEL_LAYERS['default']; "
+        "print('layer', c['BACKEND'], c['CONFIG']['prefix'])"
+    )
+    prefixes = set()
+    for db in (3, 4):
+        done = manage(
+            "shell",
+            "-c",
+            check,
+            tmp_path=tmp_path,
+            DEBUG="1",
+            REDIS_URL=f"redis://127.0.0.1:6379/{db}",
+        )
+        assert done.returncode == 0, done.stderr
+        line = next(x for x in done.stdout.splitlines() if x.startswith("layer "))
+        backend, prefix = line.split()[1:]
+        assert backend == "channels_redis.pubsub.RedisPubSubChannelLayer"
+        prefixes.add(prefix)
+    assert len(prefixes) == 2
+
+
+def test_an_unknown_channel_layer_stops_start_up(tmp_path):
+    result = manage("check", tmp_path=tmp_path, DEBUG="1", CHANNEL_LAYER="kafka")
+    assert result.returncode != 0
+    assert "CHANNEL_LAYER='kafka' is not one of: pubsub, lists" in result.stderr
