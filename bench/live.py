@@ -937,6 +937,9 @@ def main(argv: list[str]) -> int:
         pg = connection.pg_version // 10000
         dj = django.get_version()
         kind = web_kind(cluster)
+        from django.conf import settings
+
+        layer = settings.CHANNEL_LAYER
     finally:
         for child in children:
             child.kill()
@@ -1002,7 +1005,7 @@ def main(argv: list[str]) -> int:
     lines += [
         "",
         f"live benchmark: {os.cpu_count()} cores; PostgreSQL {pg}, Redis "
-        f"{os.environ['REDIS_URL']} (channel layer); Django {dj}; gunicorn "
+        f"{os.environ['REDIS_URL']} (channel layer: {layer}); Django {dj}; gunicorn "
         f"x{os.environ['WEB_CONCURRENCY']} {kind}; 2 Celery workers, beat; clients: 2 "
         f"processes (asyncio, websockets, permessage-deflate "
         f"{'off' if args.no_deflate else 'asked'})",
