@@ -8,7 +8,12 @@ import { el } from "./api.js";
 export const PHONE = window.matchMedia("(max-width: 40rem)");
 const GAP = 14; // px between two matches of a round that do not share a later match
 const shownRound = new Map(); // part name -> the round a phone shows (the viewer's choice)
+// Part name -> how far the reader scrolled it on a wide screen (Infinity: to its end). Kept
+// here, not read from the page, so that a redraw keeps it even when the screen turned narrow
+// and wide again in between (the narrow bracket has no sideways scroll to read it from).
+const scrolledTo = new Map();
 let last = null; // the last bracket drawn: drawn again when the screen turns wide or narrow
+const laidOutFor = new WeakMap(); // part -> its sizes when it was last laid out
 
 export function sectionOf(name, format) {
   if (/^Losers/i.test(name)) return "Losers bracket";
@@ -113,7 +118,10 @@ function partNode(name, rounds, live, feeds, { titled, phone, mine }) {
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   svg.setAttribute("class", "connectors");
   svg.setAttribute("aria-hidden", "true");
-  const scroll = el("div", { class: "bracket-scroll", onscroll: () => cue(part) }, el("div", { class: "bracket" }, svg, ...columns));
+  const scroll = el("div", { class: "bracket-scroll", onscroll: () => {
+    cue(part);
+    scrolledTo.set(name, part.dataset.scroll === "end" ? Infinity : scroll.scrollLeft);
+  } }, el("div", { class: "bracket" }, svg, ...columns));
   const more = el("button", { type: "button", class: "scroll-cue button small", hidden: true, onclick: () => {
     const end = scroll.scrollLeft + scroll.clientWidth >= scroll.scrollWidth - 2;
     scroll.scrollBy({ left: end ? -scroll.scrollWidth : scroll.clientWidth * 0.8, behavior: "smooth" });
@@ -172,9 +180,20 @@ function layout(part) {
     }
   }
   svg.replaceChildren(...paths);
-  svg.setAttribute("width", bracket.scrollWidth);
-  svg.setAttribute("height", bracket.scrollHeight);
+  const width = bracket.scrollWidth;
+  const height = bracket.scrollHeight;
+  laidOutFor.set(part, sizes(part)); // the layout is clean here: no reflow to read them
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", height);
   cue(part);
+}
+
+// What a part's layout depends on: the width of its box and the size of every round. Its own
+// margins change the rounds' heights, so the part is laid out again only when these differ
+// from what it was last laid out for: a layout never sets off another.
+function sizes(part) {
+  const rounds = [...part.querySelectorAll(".bracket .round")].map((round) => `${round.offsetWidth}x${round.offsetHeight}`);
+  return [part.querySelector(".bracket-scroll").clientWidth, ...rounds].join(" ");
 }
 
 // The cue that the bracket goes on to the right (or back to the left) of what is in view.
@@ -205,32 +224,49 @@ export function renderBracket(container, bracket, live, mine = null) {
   }
   const feeds = feedsOf(bracket);
   const phone = PHONE.matches;
-  // A push redraws the bracket: the reader stays where they had scrolled to.
-  const scrolled = new Map([...container.querySelectorAll(".bracket-part")].map((part) =>
-    [part.dataset.part, part.dataset.scroll === "end" ? Infinity : part.querySelector(".bracket-scroll")?.scrollLeft || 0]));
   const nodes = [...parts].map(([name, rounds]) => partNode(name, rounds, live, feeds, { titled: parts.size > 1, phone, mine }));
   container.replaceChildren(...nodes);
   container.dataset.layout = phone ? "phone" : "wide";
-  if (phone || container.offsetParent === null) return;
+  watch(nodes);
+  if (phone || container.offsetParent === null) return; // laid out when it is shown
   for (const part of nodes) {
     layout(part);
     const scroll = part.querySelector(".bracket-scroll");
-    const left = scrolled.get(part.dataset.part) || 0; // Infinity: it was at the end
+    // A push redraws the bracket: the reader stays where they had scrolled to.
+    const left = scrolledTo.get(part.dataset.part) || 0;
     scroll.scrollLeft = left === Infinity ? scroll.scrollWidth : left;
     cue(part);
   }
 }
 
-/** Lay out again what is drawn (after the container was shown, or the window resized). */
-export function relayout(container) {
-  if (container.dataset.layout === "wide") container.querySelectorAll(".bracket-part").forEach(layout);
-}
-
 PHONE.addEventListener("change", () => {
   if (last) renderBracket(last.container, last.bracket, last.live, last.mine); // drawn differs
 });
-let resizing = 0;
-window.addEventListener("resize", () => {
-  cancelAnimationFrame(resizing);
-  resizing = requestAnimationFrame(() => { if (last) relayout(last.container); });
+
+// A wide part is laid out again, and its cue judged again, whenever its box or one of its rounds
+// changes size: the window resized, but also a page scrollbar that came or went, the section
+// shown after it was drawn hidden, a name or a font that came later. Once a frame at most, after
+// the browser's own layout, and only for a part whose sizes differ from its last layout's.
+const changed = new Set();
+let pending = 0;
+const watcher = new ResizeObserver((entries) => {
+  for (const entry of entries) changed.add(entry.target.closest(".bracket-part"));
+  if (pending) return;
+  pending = requestAnimationFrame(() => {
+    pending = 0;
+    for (const part of changed) {
+      if (part.isConnected && part.offsetParent !== null && laidOutFor.get(part) !== sizes(part)) layout(part);
+    }
+    changed.clear();
+  });
 });
+
+function watch(parts) {
+  watcher.disconnect(); // one bracket is drawn at a time: the parts it replaced are gone
+  for (const part of parts) {
+    const scroll = part.querySelector(".bracket-scroll");
+    if (!scroll) continue; // a phone's part: no lines, no cue
+    watcher.observe(scroll);
+    for (const round of scroll.querySelectorAll(".round")) watcher.observe(round);
+  }
+}
