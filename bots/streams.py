@@ -150,6 +150,7 @@ class _Stream:
         self.groups: list[str] = []
         self.stream_id: int | None = None
         self.channel = ""
+        self.receiving: asyncio.Future | None = None  # the receive under way
 
     async def open(self, *groups: str) -> HttpResponse | None:
         """Join the groups and register; a refusal response when over the cap."""
@@ -172,17 +173,24 @@ class _Stream:
         return None
 
     async def messages(self) -> AsyncIterator[dict | None]:
-        """The channel's messages; None at each keep-alive. Ends when replaced or revoked."""
+        """The channel's messages; None at each keep-alive. Ends when replaced or revoked.
+
+        One receive waits at a time and a keep-alive never cancels it: a cancelled receive
+        makes the pub/sub layer drop the channel (and what was queued on it), so a message
+        arriving then would be lost and the next group join refused.
+        """
         loop = asyncio.get_running_loop()
         period = settings.BOT_STREAM_KEEPALIVE_SECONDS
         due = loop.time() + period
         beats = 0
         while True:
-            try:
-                message = await asyncio.wait_for(
-                    self.layer.receive(self.channel), timeout=max(0.0, due - loop.time())
-                )
-            except TimeoutError:
+            if self.receiving is None:
+                self.receiving = asyncio.ensure_future(self.layer.receive(self.channel))
+            done, _ = await asyncio.wait({self.receiving}, timeout=max(0.0, due - loop.time()))
+            if done:
+                received, self.receiving = self.receiving, None
+                message = received.result()
+            else:
                 due = loop.time() + period
                 beats += 1
                 # The keep-alive first: a busy database must not hold it back (a client
@@ -201,6 +209,11 @@ class _Stream:
             yield message
 
     async def close(self) -> None:
+        if self.receiving is not None:
+            # Not awaited: the receive cleans up as it ends, and a close that is itself
+            # being cancelled (the client went away) must not wait on it.
+            self.receiving.cancel()
+            self.receiving = None
         for group in self.groups:
             try:
                 await self.layer.group_discard(group, self.channel)
