@@ -51,9 +51,14 @@ beat: $(STAMP)
 # still runs every test with settings.DEBUG off.
 test: test-unit test-integration test-e2e
 
+# The unit tests run in parallel (pytest-xdist), one process a core, each with its own
+# in-memory test database; a file's tests stay together on one worker, in order.
+# UNIT_WORKERS=0 runs them in this one process.
+UNIT_WORKERS ?= auto
 test-unit: $(STAMP)
 	DEBUG=1 DATABASE_URL= CELERY_BROKER_URL= REDIS_URL= \
-	    $(BIN)/pytest -m "not integration and not e2e" -p no:cacheprovider
+	    $(BIN)/pytest -m "not integration and not e2e" -p no:cacheprovider \
+	    -n $(UNIT_WORKERS) --dist loadfile
 
 # Screenshots of the table, a bracket and the leaderboard land in var/screenshots/.
 test-e2e: $(STAMP) browsers

@@ -6,6 +6,21 @@ tests of the worker itself (test_embedded_worker.py) run it in a child process o
 """
 
 import pytest
+from schemathesis.pytest.plugin import SchemathesisFunction
+
+
+def pytest_collection_modifyitems(items):
+    """A node id of its own for each of schemathesis's tests (test_fuzz_api.py).
+
+    Schemathesis makes a test per API operation, named ``test_x[GET /api/...]``, but pytest
+    9.2 builds a node id from the bare function name: all of them share one id, and
+    pytest-xdist, which hands tests to its workers by id, would run one and drop the rest.
+    """
+    for item in items:
+        if not isinstance(item, SchemathesisFunction) or item.nodeid.endswith(f"::{item.name}"):
+            continue
+        label = item.name.removeprefix(f"{item.originalname}[").removesuffix("]")
+        item._id = item.parent.id.child(item.originalname).with_params(label)
 
 
 @pytest.fixture(autouse=True)

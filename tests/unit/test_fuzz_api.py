@@ -144,6 +144,17 @@ def test_every_operation_answers_as_its_schema_says(case, world):
     case.call_and_validate()
 
 
+def test_each_operation_is_a_test_of_its_own(request):
+    """Each operation's test has its own node id (tests/unit/conftest.py): pytest-xdist, which
+    runs `make test-unit`, would otherwise run one of them and drop the rest unreported."""
+    ids = [
+        item.nodeid
+        for item in request.session.items
+        if getattr(item, "originalname", None) == "test_every_operation_answers_as_its_schema_says"
+    ]
+    assert len(ids) == len(set(ids))
+
+
 def test_stateful_sequences_answer_as_the_schema_says(world):
     machine = schema.as_state_machine()
 

@@ -239,14 +239,17 @@ def test_moves_are_throttled(alice_client, alice, bob, low_rates):
 # --- page sizes ---------------------------------------------------------------------------------
 
 
-def paginated_lists(client) -> list[str]:
-    """Every GET in the schema that takes ``page_size``, ids filled with 1."""
+def paginated_lists(client, *, ladder, player) -> list[str]:
+    """Every GET in the schema that takes ``page_size``, ids filled with the ladder's (the one
+    list under an id) and the player's."""
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     paths = []
     for path, operations in schema["paths"].items():
         get = operations.get("get")
         if get and any(p["name"] == "page_size" for p in get.get("parameters", [])):
-            paths.append(path.replace("{id}", "1").replace("{player_id}", "1"))
+            paths.append(
+                path.replace("{id}", str(ladder.pk)).replace("{player_id}", str(player.pk))
+            )
     return paths
 
 
@@ -256,8 +259,8 @@ def test_no_list_serves_more_than_a_hundred_rows(alice_client, alice):
     for rival in rivals:
         play_ladder_match(ladder, alice, rival)
     Rating.objects.filter(ladder=ladder).update(last_active=timezone.now(), matches_played=20)
-    lists = paginated_lists(alice_client)
-    assert {"/api/players", "/api/matches", "/api/ladders/1/leaderboard"} <= set(lists)
+    lists = paginated_lists(alice_client, ladder=ladder, player=alice)
+    assert {"/api/players", "/api/matches", f"/api/ladders/{ladder.pk}/leaderboard"} <= set(lists)
 
     for path in lists:
         response = alice_client.get(f"{path}?page_size=1000")
