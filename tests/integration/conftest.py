@@ -128,6 +128,8 @@ class Worker:
     log_path: Path
     pool: str
     started: list[int] = field(default_factory=list)
+    #: Where ``log()`` begins, in bytes (see ``mark``).
+    log_from: int = 0
 
     @property
     def pid(self) -> int:
@@ -145,7 +147,12 @@ class Worker:
         return list(stats[self.hostname]["pool"]["processes"])
 
     def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
+        """What the worker has written (since the last ``mark``)."""
+        return self.log_path.read_bytes()[self.log_from :].decode(errors="replace")
+
+    def mark(self) -> None:
+        """From here ``log()`` shows only what comes after: a worker shared by several tests."""
+        self.log_from = self.log_path.stat().st_size
 
     def settle(self, timeout: float = 30) -> None:
         """Drop this worker's waiting and scheduled tasks and wait until it runs none.
@@ -167,11 +174,29 @@ class Worker:
 
         wait_for(idle, timeout=timeout, interval=0.1)
 
+    def ready(self, timeout: float = 60) -> "Worker":
+        """Wait until the worker answers a ping; stop it and fail if it does not in time."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"worker {self.hostname} exited at start-up:\n{self.tail()}")
+            if self.ping(timeout=0.5):
+                return self
+        self.stop()
+        raise RuntimeError(f"worker {self.hostname} did not answer a ping in time:\n{self.tail()}")
+
+    def tail(self) -> str:
+        return self.log()[-3000:]
+
     def stop(self, timeout: float = 15) -> None:
         """Warm shutdown by pid (SIGTERM), then SIGKILL if it does not go in time."""
         if self.process.poll() is not None:
             return
         self.process.send_signal(signal.SIGTERM)
+        self.wait_stopped(timeout)
+
+    def wait_stopped(self, timeout: float = 15) -> None:
+        """Wait for the process to end (after a SIGTERM); SIGKILL it if it does not in time."""
         try:
             self.process.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -179,7 +204,7 @@ class Worker:
             self.process.wait(5)
 
 
-def start_worker(
+def spawn_worker(
     *,
     name: str,
     log_dir: Path,
@@ -188,7 +213,7 @@ def start_worker(
     queues: str = "interactive,batch",
     **env: str,
 ) -> Worker:
-    """Start ``celery -A config worker`` on ``queues`` and wait until it answers a ping.
+    """Start ``celery -A config worker`` on ``queues``, not waiting for it (see ``ready``).
 
     ``env`` overrides environment variables of the worker (e.g. a short visibility timeout).
     """
@@ -221,15 +246,12 @@ def start_worker(
         process = subprocess.Popen(
             command, cwd=ROOT, env=subprocess_env(**env), stdout=log, stderr=subprocess.STDOUT
         )
-    worker = Worker(process, hostname, log_path, pool)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"worker {hostname} exited at start-up:\n{worker.log()[-3000:]}")
-        if worker.ping(timeout=0.5):
-            return worker
-    worker.stop()
-    raise RuntimeError(f"worker {hostname} did not answer a ping in 60 s:\n{worker.log()[-3000:]}")
+    return Worker(process, hostname, log_path, pool)
+
+
+def start_worker(**kwargs) -> Worker:
+    """Start a worker (``spawn_worker``'s arguments) and wait until it answers a ping."""
+    return spawn_worker(**kwargs).ready()
 
 
 @pytest.fixture(scope="session")
@@ -252,19 +274,37 @@ def celery_worker(session_worker):
         session_worker.settle()
 
 
+class WorkerFactory:
+    """``factory(name=..., pool=..., **env)`` starts a worker; ``factory.many(names, ...)``
+    starts several alike at once, their start-ups overlapping. All are stopped after."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self.workers: list[Worker] = []
+
+    def __call__(self, *, name: str, **kwargs) -> Worker:
+        return self.many([name], **kwargs)[0]
+
+    def many(self, names: list[str], **kwargs) -> list[Worker]:
+        started = [spawn_worker(name=name, log_dir=self.log_dir, **kwargs) for name in names]
+        self.workers.extend(started)
+        return [worker.ready() for worker in started]
+
+    def stop_all(self) -> None:
+        """Warm shutdowns side by side: each takes seconds (a solo worker's about three)."""
+        running = [worker for worker in self.workers if worker.process.poll() is None]
+        for worker in running:
+            worker.process.send_signal(signal.SIGTERM)
+        for worker in running:
+            worker.wait_stopped()
+
+
 @pytest.fixture
 def worker_factory(django_db_setup, tmp_path):
-    """Start extra workers (``worker_factory(name=..., pool=..., **env)``); stopped after."""
-    workers: list[Worker] = []
-
-    def factory(*, name: str, **kwargs) -> Worker:
-        worker = start_worker(name=name, log_dir=tmp_path, **kwargs)
-        workers.append(worker)
-        return worker
-
+    """Start extra workers (see ``WorkerFactory``); stopped after the test."""
+    factory = WorkerFactory(tmp_path)
     yield factory
-    for worker in workers:
-        worker.stop()
+    factory.stop_all()
 
 
 def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):

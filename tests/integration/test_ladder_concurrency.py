@@ -132,11 +132,15 @@ def test_matchmakers_racing_joins_and_leaves(alice, no_follow_up_tasks):
     assert all(pk % 3 == 0 for pk in left), "only players who left are out of both"
 
 
-def test_worker_processes_running_matchmakers_at_once(worker_factory):
-    """Real processes: two prefork workers, two pool processes each, twenty passes queued."""
+def test_worker_processes_running_matchmakers_at_once(worker_factory, celery_worker):
+    """Real processes: two prefork workers, two pool processes each, twenty passes queued.
+
+    The passes' follow-up tasks (the matches' starts) go to the session's worker, settled
+    after the test (``celery_worker``): starting matches while the tables are emptied would
+    deadlock the TRUNCATE.
+    """
     ladder = make_ladder(window_initial=400, bot_pairs=True)
-    for i in range(2):
-        worker_factory(name=f"matchmaker{i}", pool="prefork", concurrency=2, queues="mm")
+    worker_factory.many(["matchmaker0", "matchmaker1"], pool="prefork", concurrency=2, queues="mm")
     players = crowd(ladder, 300, seed=3)
     connections.close_all()
     results = [tasks.matchmake.apply_async((ladder.pk,), queue="mm") for _ in range(20)]

@@ -75,8 +75,7 @@ def test_the_rating_task_delivered_twice_to_two_workers_at_once_rates_once(
 ):
     """The same task runs in two worker processes at once, as a redelivery would make it."""
     ladder = make_ladder()
-    for i in range(2):
-        worker_factory(name=f"rater{i}", queues="rate")
+    worker_factory.many(["rater0", "rater1"], queues="rate")
     match = finished_unrated(ladder, alice, bob)
     runs = [tasks.rate_match.apply_async((match.pk,), queue="rate") for _ in range(2)]
     # Exactly one delivery claimed the match and rated it; the other found it done.
@@ -92,8 +91,7 @@ def test_a_bot_ladder_match_played_by_two_workers_at_once_is_rated_once(worker_f
     ladder = make_ladder()
     greedy = BotFactory(name="Greedy Gus", bot_strategy="greedy")
     rando = BotFactory(name="Random Rae", bot_strategy="random")
-    for i in range(2):
-        worker_factory(name=f"player{i}", queues="play")
+    worker_factory.many(["player0", "player1"], queues="play")
     match = services.ladder_match_create(ladder=ladder, player_a=greedy, player_b=rando, seed=5)
     runs = [play_match.apply_async((match.pk,), queue="play") for _ in range(2)]
     # One played and wrote the match (rated in the same transaction); the other waited for

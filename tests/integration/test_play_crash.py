@@ -172,7 +172,7 @@ def test_a_worker_restarted_at_once_after_a_crash_plays_the_match_soon_after_the
 def test_a_match_delivered_twice_at_once_to_two_workers_is_played_once(
     worker_factory, slow_bots, broker
 ):
-    workers = [worker_factory(name=f"twice-{n}", queues="twice") for n in (1, 2)]
+    workers = worker_factory.many(["twice-1", "twice-2"], queues="twice")
     match = slow_match(slow_bots, broker)
     task_id = str(uuid.uuid4())
 
@@ -203,7 +203,7 @@ def test_a_bot_reply_delivered_twice_at_once_to_two_workers_moves_once(
     worker_factory, celery_worker, alice, monkeypatch
 ):
     """The bot's reply in a human-vs-bot game is one move, however many times it is sent."""
-    workers = [worker_factory(name=f"reply-{n}", queues="reply") for n in (1, 2)]
+    workers = worker_factory.many(["reply-1", "reply-2"], queues="reply")
     bot = BotFactory(name="Gus", bot_strategy="greedy")
     # Hold back the replies the services publish, to send one ourselves, twice.
     monkeypatch.setattr(bot_move, "delay_on_commit", lambda *args: None)

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_bot_arena_pairs_on_the_workers_until_its_time_is_up(worker_factory):
-    workers = [worker_factory(name=f"arena{i}") for i in (1, 2)]
+    workers = worker_factory.many(["arena1", "arena2"])
     field = [BotFactory(name=f"Arena bot {i}", bot_strategy="greedy") for i in range(8)]
     event = event_with(field, "arena", best_of=1, target=50, arena_minutes=0.25, base_seconds=None)
     services.event_start(event=event)

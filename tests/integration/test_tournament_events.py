@@ -16,7 +16,7 @@ from django.utils import timezone
 from games.models import Match
 from games.tasks import play_match
 from tests.factories import BotFactory
-from tests.integration.conftest import wait_for
+from tests.integration.conftest import WorkerFactory, wait_for
 from tests.tournaments import Receiver, event_with, humans, played
 from tournaments import services, tasks, webhooks
 from tournaments.models import Event, Pairing, Round, Webhook, WebhookDelivery
@@ -24,14 +24,30 @@ from tournaments.models import Event, Pairing, Round, Webhook, WebhookDelivery
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def two_workers(worker_factory):
-    """Two worker processes (solo pools) on the test database and Redis.
+@pytest.fixture(scope="module")
+def module_workers(django_db_setup, tmp_path_factory):
+    """Two worker processes (solo pools) on the test database and Redis, for this file.
 
     Their webhooks may reach the receiver on loopback over http (the test settings every
     worker of the run gets, see conftest.subprocess_env).
     """
-    return [worker_factory(name=f"tournament{i}") for i in (1, 2)]
+    factory = WorkerFactory(tmp_path_factory.mktemp("tournament-workers"))
+    try:
+        yield factory.many(["tournament1", "tournament2"])
+    finally:
+        factory.stop_all()
+
+
+@pytest.fixture
+def two_workers(module_workers):
+    """The two workers, their logs from this test's start; settled after the test, before its
+    tables are emptied (as the session's worker is)."""
+    for worker in module_workers:
+        worker.mark()
+    yield module_workers
+    for worker in module_workers:
+        if worker.process.poll() is None:
+            worker.settle()
 
 
 def bot_field(count: int) -> list:
