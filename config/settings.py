@@ -220,13 +220,16 @@ else:
 
 # --- Live play: the channel layer that carries pushes to sockets (config/live.py) --------------
 
-# The Redis layer: "pubsub" (the default) sends a push with one PUBLISH per group, and each
-# process reads every message for its sockets from one subscription, in batches; "lists"
-# (Channels' RedisChannelLayer) copies a push into a list per socket and pops them one round
-# trip a message, which under load made pushes queue for seconds (bench/live.py, both
-# measured). Pub/sub keeps nothing for a process that is not subscribed (Redis restarting):
-# every push carries a sequence number, and a socket that misses one resynchronises.
-CHANNEL_LAYER = env_choice("CHANNEL_LAYER", "pubsub", ("pubsub", "lists"))
+# The Redis layer: "lists" (the default, Channels' RedisChannelLayer) copies a push into a
+# list per socket, popped one round trip a message; "pubsub" sends a push with one PUBLISH
+# per group and each process reads every message for its sockets from one subscription.
+# Measured side by side (bench/live.py, same machine, same minutes): pub/sub brought a move
+# to the opponent's socket in about half the time, but with 1,800 spectators opening sockets
+# as the people played, most of the spectators' sockets failed to open in time while the
+# lists layer opened all of them; so lists stays the default until that is understood.
+# Pub/sub keeps nothing for a process that is not subscribed (Redis restarting): every push
+# carries a sequence number, and a socket that misses one resynchronises.
+CHANNEL_LAYER = env_choice("CHANNEL_LAYER", "lists", ("lists", "pubsub"))
 # The "lists" layer (and the embedded one) drop a message for a socket whose channel holds
 # this many unread ones. A busy table receives a few messages a second: 500 is minutes.
 CHANNEL_CAPACITY = env_int("CHANNEL_CAPACITY", 500, minimum=10)

@@ -1,10 +1,11 @@
 """A bot's event stream held open on a real server across many keep-alives.
 
-A real uvicorn serving config.asgi, the Redis pub/sub channel layer, a keep-alive every
-second. The stream waits on the layer between keep-alives; it must keep its channel and its
-group through them (a receive cancelled at each keep-alive makes the pub/sub layer drop the
-channel, and the periodic group join then fails and ends the stream), and a challenge sent
-after a dozen keep-alives still arrives as a line.
+A real uvicorn serving config.asgi, on the Redis pub/sub channel layer (where a cancelled
+receive costs the most) and on the lists layer, a keep-alive every second. The stream waits
+on the layer between keep-alives; it must keep its channel and its group through them (a
+receive cancelled at each keep-alive makes the pub/sub layer drop the channel, and the
+periodic group join then fails and ends the stream), and a challenge sent after a dozen
+keep-alives still arrives as a line.
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 KEEPALIVE_SECONDS = 1
 
 
-@pytest.fixture
-def server(tmp_path, celery_worker):
+@pytest.fixture(params=["pubsub", "lists"])
+def server(tmp_path, celery_worker, request):
     started = AsgiServer(
         log_path=tmp_path / "uvicorn.log",
         channel_redis_url=settings.CHANNEL_REDIS_URL,
-        env={"BOT_STREAM_KEEPALIVE_SECONDS": str(KEEPALIVE_SECONDS)},
+        env={
+            "BOT_STREAM_KEEPALIVE_SECONDS": str(KEEPALIVE_SECONDS),
+            "CHANNEL_LAYER": request.param,
+        },
     ).start()
     yield started
     started.stop()
