@@ -4,11 +4,13 @@ on a phone-sized screen."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 
 import pytest
 from django.contrib.sessions.models import Session
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from accounts.models import Player
@@ -209,7 +211,9 @@ def test_an_expired_session_goes_to_sign_in_and_back_to_the_table(
     # The session ends on the server (expired or signed out elsewhere) and in the browser.
     Session.objects.all().delete()
     context.clear_cookies(name="sessionid")
-    page.locator("#actions button").first.click()
+    # The table may find the session gone on its own (its socket refused) and leave first.
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.locator("#actions button").first.click(timeout=5_000)
 
     expect(page).to_have_url(re.compile(r"/login\?next=%2Fgames%2F\d+"))
     expect(page.get_by_text("Your session has expired")).to_be_visible()
