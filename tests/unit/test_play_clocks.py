@@ -14,12 +14,14 @@ from tests.play import active_game
 T = timedelta(seconds=1)
 
 
-def timed_duel(alice, bob, *, base=60, increment=5, turn_limit=None, policy="forfeit", best_of=3):
+def timed_duel(
+    alice, bob, *, base=60, increment=5, turn_limit=None, policy="forfeit", best_of=3, target=50
+):
     match = services.match_create(
         player_a=alice,
         player_b=bob,
         best_of=best_of,
-        target=50,
+        target=target,
         time_control=services.TimeControl(base, increment, turn_limit, policy),
     )
     match.refresh_from_db()
@@ -129,7 +131,9 @@ def test_the_view_shows_what_is_left_of_the_turn_beside_the_clock(alice, bob):
 
 
 def test_autoplay_moves_for_a_player_out_of_time_and_three_in_a_row_forfeit(alice, bob):
-    match = timed_duel(alice, bob, increment=0, policy=TimeoutPolicy.AUTOPLAY)
+    # To 250: an autoplayed knock cannot end the game before the third timeout in a row (no
+    # two deals make 250), whatever the shuffle.
+    match = timed_duel(alice, bob, increment=0, policy=TimeoutPolicy.AUTOPLAY, target=250)
     game = active_game(match)
     sleeper = game.to_act
     now = game.turn_deadline
