@@ -61,9 +61,12 @@ test-unit: $(STAMP)
 	    -n $(UNIT_WORKERS) --dist loadfile
 
 # Screenshots of the table, a bracket and the leaderboard land in var/screenshots/.
+# The browser and integration runs print plain Python tracebacks (--tb=native): pytest's own
+# format re-parses source files, which on CPython 3.11 can end the run with "SystemError: AST
+# constructor recursion depth mismatch" instead of the failure.
 test-e2e: $(STAMP) browsers
 	DEBUG=1 DATABASE_URL= CELERY_BROKER_URL= REDIS_URL= E2E_CHROMIUM=$(CHROMIUM) \
-	    $(BIN)/pytest -m e2e tests/e2e -p no:cacheprovider
+	    $(BIN)/pytest -m e2e tests/e2e -p no:cacheprovider --tb=native
 
 # Debian's chromium for the browser tests, installed once (as root, or with sudo).
 browsers:
@@ -76,7 +79,7 @@ browsers:
 
 test-integration: $(STAMP)
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_REDIS_URL) REDIS_URL= \
-	    $(BIN)/pytest -m integration tests/integration -p no:cacheprovider
+	    $(BIN)/pytest -m integration tests/integration -p no:cacheprovider --tb=native
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

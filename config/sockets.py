@@ -171,10 +171,25 @@ class JsonSocket(AsyncWebsocketConsumer):
             SOCKETS_OPEN.labels(self.metrics_name).inc()
 
     async def websocket_disconnect(self, message):
+        self._closing = True
         if getattr(self, "_counted_open", False):
             self._counted_open = False
             SOCKETS_OPEN.labels(self.metrics_name).dec()
         await super().websocket_disconnect(message)
+
+    async def close(self, code=None, reason=None):
+        """Close from the server end, once; nothing is sent on this socket after it."""
+        if getattr(self, "_closing", False):
+            return
+        self._closing = True
+        await super().close(code, reason)
+
+    async def send(self, text_data=None, bytes_data=None, close=False):
+        # A push, a ping or an answer that comes due while the socket closes is dropped:
+        # the ASGI server refuses any message after the close.
+        if getattr(self, "_closing", False):
+            return
+        await super().send(text_data, bytes_data, close)
 
     async def refuse_connection(self, code: int) -> None:
         """Accept only to close with ``code`` (a refused handshake cannot carry a code)."""

@@ -522,6 +522,9 @@ def test_a_socket_whose_token_is_revoked_moves_no_more(table, alice, bob):
         error = await s.receive("error")
         assert error["code"] == "not_authenticated" and error["id"] == "late"
         assert (await s.receive("closed"))["code"] == 4401
+        # Nothing goes out after the close (an ASGI server refuses a send then).
+        await s.send({"type": "sync"})
+        assert await s.communicator.receive_nothing(timeout=0.3)
 
     run(scenario)
     game.refresh_from_db()
