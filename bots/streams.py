@@ -49,7 +49,7 @@ from accounts.models import BotStream, Player
 from bots.events import active_games, event_lines, game_start_line, pending_lines, show_up
 from config.api import OUTAGE_ERRORS, error_body, unavailable_response
 from config.live import dumps
-from config.sockets import socket_db
+from config.sockets import group_join, group_leave, socket_db
 from games import live as game_live
 from games import selectors as game_selectors
 from games import services as game_services
@@ -168,7 +168,7 @@ class _Stream:
             await self.layer.send(channel, {"type": REPLACED})
         # Join before the first lines are read: a change committed meanwhile arrives after.
         for group in groups:
-            await self.layer.group_add(group, self.channel)
+            await group_join(self.layer, group, self.channel)
             self.groups.append(group)
         return None
 
@@ -202,7 +202,7 @@ class _Stream:
                     return
                 if beats % 6 == 0:  # a channel layer's Redis that lost its data forgot us
                     for group in self.groups:
-                        await self.layer.group_add(group, self.channel)
+                        await group_join(self.layer, group, self.channel)
                 continue
             if message.get("type") == REPLACED:
                 return
@@ -215,10 +215,7 @@ class _Stream:
             self.receiving.cancel()
             self.receiving = None
         for group in self.groups:
-            try:
-                await self.layer.group_discard(group, self.channel)
-            except Exception:  # the layer is down: its groups expire on their own
-                logger.warning("leaving %s failed", group, exc_info=True)
+            await group_leave(self.layer, group, self.channel)
         if self.stream_id is not None:
             # Down: the row goes stale and stops counting.
             with contextlib.suppress(*OUTAGE_ERRORS):

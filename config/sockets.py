@@ -17,7 +17,10 @@ that leave the socket open.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -33,7 +36,40 @@ from config import parsers
 from config.live import dumps
 from config.metrics import SOCKETS_OPEN
 
+logger = logging.getLogger(__name__)
+
 _db_threads: ThreadPoolExecutor | None = None
+
+#: Channel-layer calls (group joins and leaves) a process's event loop makes at once. The
+#: Redis layer's connection pool (redis-py: 100 a pool) refuses a call over its size at once,
+#: so a thousand sockets closing together (a web process restarting, a benchmark ending)
+#: would each fail to leave their groups; past this bound they wait their turn instead.
+LAYER_CALLS_AT_ONCE = 48
+_layer_gates: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _layer_gate() -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    gate = _layer_gates.get(loop)
+    if gate is None:
+        gate = _layer_gates[loop] = asyncio.Semaphore(LAYER_CALLS_AT_ONCE)
+    return gate
+
+
+async def group_join(layer, group: str, channel: str) -> None:
+    """Add ``channel`` to ``group`` on ``layer``, at most :data:`LAYER_CALLS_AT_ONCE` at once."""
+    async with _layer_gate():
+        await layer.group_add(group, channel)
+
+
+async def group_leave(layer, group: str, channel: str) -> None:
+    """Take ``channel`` out of ``group``; never fails (a layer that is down lets its groups
+    expire on their own)."""
+    try:
+        async with _layer_gate():
+            await layer.group_discard(group, channel)
+    except Exception:
+        logger.warning("leaving the group %s failed", group, exc_info=True)
 
 
 def socket_db(function):

@@ -31,6 +31,8 @@ from config.sockets import (
     CLOSE_NOT_FOUND,
     CLOSE_UNAUTHENTICATED,
     JsonSocket,
+    group_join,
+    group_leave,
     socket_db,
     still_signed_in,
 )
@@ -185,7 +187,7 @@ class GameConsumer(JsonSocket):
         self.groups_joined = [live.group(self.game_id, audience)]
         try:
             for name in self.groups_joined:
-                await self.channel_layer.group_add(name, self.channel_name)
+                await group_join(self.channel_layer, name, self.channel_name)
         except OUTAGE_ERRORS:
             await self.refuse_connection(1013)  # the channel layer is down: try again later
             return
@@ -203,7 +205,7 @@ class GameConsumer(JsonSocket):
             if task is not None:
                 task.cancel()
         for name in self.groups_joined:
-            await self.channel_layer.group_discard(name, self.channel_name)
+            await group_leave(self.channel_layer, name, self.channel_name)
         if self.index is not None:
             try:
                 await presence_leave(self.game_id, self.index, self.channel_name)
@@ -320,7 +322,7 @@ class GameConsumer(JsonSocket):
             try:
                 if ticks % REJOIN_EVERY == 0:
                     for name in self.groups_joined:
-                        await self.channel_layer.group_add(name, self.channel_name)
+                        await group_join(self.channel_layer, name, self.channel_name)
                 if self.index is not None:
                     await self._announce_presence(only_if_changed=True)
             except Exception:

@@ -33,6 +33,8 @@ from config.sockets import (
     CLOSE_NOT_FOUND,
     CLOSE_UNAUTHENTICATED,
     JsonSocket,
+    group_join,
+    group_leave,
     socket_db,
 )
 from tournaments import live, selectors
@@ -174,7 +176,7 @@ class EventConsumer(JsonSocket):
             await self.refuse_connection(code)
             return
         # Join before rendering: a change committed meanwhile is rendered after it.
-        await self.channel_layer.group_add(live.group(self.event_id), self.channel_name)
+        await group_join(self.channel_layer, live.group(self.event_id), self.channel_name)
         self.joined = True
         feed = _feed(self.event_id)
         feed.sockets.add(self)
@@ -190,7 +192,7 @@ class EventConsumer(JsonSocket):
     async def disconnect(self, code):
         if not self.joined:
             return
-        await self.channel_layer.group_discard(live.group(self.event_id), self.channel_name)
+        await group_leave(self.channel_layer, live.group(self.event_id), self.channel_name)
         feed = _feeds.get(self.event_id)
         if feed is not None:
             feed.sockets.discard(self)

@@ -32,7 +32,14 @@ from accounts.live import player_group
 from accounts.models import Player
 from accounts.selectors import player_for_user
 from config.api import OUTAGE_ERRORS
-from config.sockets import CLOSE_FORBIDDEN, CLOSE_UNAUTHENTICATED, JsonSocket, socket_db
+from config.sockets import (
+    CLOSE_FORBIDDEN,
+    CLOSE_UNAUTHENTICATED,
+    JsonSocket,
+    group_join,
+    group_leave,
+    socket_db,
+)
 from games.live import challenge_message
 from games.models import Game, Match
 from tournaments.live import match_ready_message
@@ -109,13 +116,13 @@ class MeConsumer(JsonSocket):
             return
         # Join before reading the summary: news committed meanwhile arrives after it.
         self.group = player_group(self.player.pk)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        await group_join(self.channel_layer, self.group, self.channel_name)
         await self.accept()
         await self._send_summary()
 
     async def disconnect(self, code):
         if self.group is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await group_leave(self.channel_layer, self.group, self.channel_name)
 
     async def _send_summary(self) -> None:
         try:
