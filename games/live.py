@@ -65,7 +65,14 @@ def game_changed(
         game.seq = (game.seq or 0) + 1
         Game.objects.filter(pk=game.pk).update(seq=game.seq)
     game.match = match
-    viewers = {0: match.player_a, 1: match.player_b, SPECTATORS: None}
+    # The player to act next is told first, the other player next, the spectators last:
+    # the groups are sent one after another, and the one who must answer is waiting.
+    first = 1 if game.to_act == 1 else 0
+    viewers = {
+        first: (match.player_a, match.player_b)[first],
+        1 - first: (match.player_a, match.player_b)[1 - first],
+        SPECTATORS: None,
+    }
     # The state decoded and the last deal read once for the three views; the engine match
     # the state was just saved from, when the service left it on the row (see _save).
     shared: dict = {}
