@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.auth import AuthMiddlewareStack
+from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.middleware import BaseMiddleware
@@ -190,6 +191,21 @@ class JsonSocket(AsyncWebsocketConsumer):
     types: tuple[str, ...] = ()
     #: The ``socket`` label of this kind of socket in ``ginrummy_sockets_open``.
     metrics_name = "socket"
+
+    async def dispatch(self, message):
+        """Run the handler of ``message``, without Channels' per-message connection check.
+
+        Channels closes the process's stale database connections before every message a
+        consumer handles, on the one thread the process runs Django's synchronous views on:
+        every push, ping and move of every socket then waits behind whatever request that
+        thread is serving. These consumers never use the database on the event loop: their
+        database work runs through :func:`socket_db`, which closes stale connections on its
+        own threads, before and after each call.
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def websocket_connect(self, message):
         self._allowance = float(2 * settings.SOCKET_RATE_PER_SECOND)

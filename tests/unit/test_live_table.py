@@ -643,3 +643,40 @@ def test_the_clocks_replay_from_the_log_with_pauses_and_lag_credits(alice, bob):
             break
     assert checked > 50 and pauses >= 1
     assert Action.objects.filter(deal__game__match=match, lag_ms__gt=0).exists()
+
+
+def test_a_push_is_not_held_back_by_a_busy_request_thread(table, alice):
+    """Django runs a process's synchronous views on one thread; a push to a socket must not
+    wait for it (Channels' consumers check the database connections there before each
+    message unless told otherwise)."""
+    import asyncio
+    import time
+
+    from asgiref.sync import sync_to_async
+    from channels.layers import get_channel_layer
+
+    from games import live
+
+    _, game = table
+
+    async def scenario():
+        a = await Socket.open(
+            f"/ws/games/{game.pk}", token=await database_sync_to_async(token_for)(alice)
+        )
+        seq = (await a.receive("view"))["seq"]
+        busy = asyncio.ensure_future(sync_to_async(time.sleep)(1.5))  # a slow request
+        await asyncio.sleep(0.05)
+        text = json.dumps({"type": "view", "seq": seq + 1, "view": {}})
+        sent = time.monotonic()
+        await get_channel_layer().group_send(
+            live.group(game.pk, 0), {"type": "game.view", "seq": seq + 1, "text": text}
+        )
+        pushed = await a.receive("view", timeout=3)
+        waited = time.monotonic() - sent
+        await busy
+        await a.close()
+        return pushed, waited
+
+    pushed, waited = run(scenario)
+    assert pushed["seq"] == 1
+    assert waited < 0.5, f"the push waited {waited:.2f} s for the request thread"
