@@ -75,7 +75,7 @@ class Task(DjangoTask):
 
     def delay_on_commit(self, *args, **kwargs) -> None:
         """``delay`` once the transaction commits; see :meth:`apply_async_on_commit`."""
-        self._on_commit(functools.partial(self.delay, *args, **kwargs))
+        self._on_commit(functools.partial(self.apply_async, args, kwargs, ignore_result=True))
 
     def apply_async_on_commit(self, *args, **kwargs) -> None:
         """``apply_async`` once the transaction commits.
@@ -87,7 +87,13 @@ class Task(DjangoTask):
         results in ``tournaments.sweep``). Embedded with threads the same holds: the task is
         handed to the in-process worker, which logs its errors. Inline (``EMBEDDED_WORKER=
         inline``) the task runs in the committing thread and its errors propagate.
+
+        Nobody can wait for such a task, so its result is not kept (``ignore_result``): with
+        the Redis result backend every publish would otherwise subscribe the publishing
+        process to the task's result channel, on a connection shared by all its threads,
+        and the worker would store and announce a result nobody reads.
         """
+        kwargs.setdefault("ignore_result", True)
         self._on_commit(functools.partial(self.apply_async, *args, **kwargs))
 
     def _on_commit(self, publish) -> None:

@@ -229,7 +229,7 @@ class InProcessWorker:
         options = dict(options)
         task_id = options.pop("task_id", None) or uuid()
         delay = _delay_of(options.pop("countdown", None), options.pop("eta", None))
-        for unused in ("producer", "shadow", "add_to_parent"):
+        for unused in ("producer", "shadow", "add_to_parent", "ignore_result"):
             options.pop(unused, None)
         # As Celery does eagerly: the arguments go through the task serializer, so what would
         # fail to reach a real worker fails here too, in the caller.

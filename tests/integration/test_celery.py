@@ -36,6 +36,25 @@ def test_delay_on_commit_publishes_after_the_commit(celery_worker):
     assert wait_for(lambda: Player.objects.filter(name="After the commit").exists())
 
 
+def test_work_queued_on_commit_keeps_no_result(celery_worker):
+    """Nobody waits for it: no result stored by the worker, no result channel subscribed by
+    the publisher (each publish would add one to the process's shared pub/sub connection)."""
+    store = redis.Redis.from_url(settings.CELERY_RESULT_BACKEND)
+    backend = create_bot.backend
+    before = set(store.scan_iter("celery-task-meta-*"))
+    subscribed_before = set(backend.result_consumer.subscribed_to)
+    with transaction.atomic():
+        create_bot.delay_on_commit("No result kept")
+        ping.apply_async_on_commit(queue="batch")
+    assert wait_for(lambda: Player.objects.filter(name="No result kept").exists())
+    waited = backend_pid.delay()  # one that is waited for: its result is kept
+    assert waited.get(timeout=10) > 0  # and, one worker a queue, the two before have run
+
+    key = backend.get_key_for_task(waited.id)
+    assert set(store.scan_iter("celery-task-meta-*")) - before == {key}
+    assert set(backend.result_consumer.subscribed_to) - subscribed_before <= {key}
+
+
 def test_a_rolled_back_transaction_publishes_nothing(celery_worker):
     with pytest.raises(RuntimeError), transaction.atomic():
         create_bot.delay_on_commit("Never")
