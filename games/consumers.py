@@ -49,7 +49,7 @@ PING_SECONDS = 5.0
 #: Every this many pings a socket joins its group again (see _ping_loop).
 REJOIN_EVERY = 6
 #: How long a push that arrived ahead of a missing one waits for it before a resync.
-GAP_WAIT_SECONDS = 0.3
+GAP_WAIT_SECONDS = 1.0
 #: Round trips kept for the lag estimate (the median of these, halved).
 LAG_SAMPLES = 5
 
