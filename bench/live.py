@@ -10,7 +10,7 @@ of its own (``ginrummy_bench_live``, dropped first and after) and two free Redis
 
 1. **Polling** (the baseline, the old table page): 200 people in 100 untimed human-v-human
    games (best of five to 250) each poll ``GET /api/games/{id}`` with ``If-None-Match``
-   every 0.8 s, think 0.5-2 s before each move and POST it. Figure: from a move's POST to
+   every 0.8 s, think 4-8 s before each move and POST it. Figure: from a move's POST to
    the opponent's first poll that shows it.
 2. **Sockets**: the same people on ``ws://.../ws/games/<id>`` (token on the handshake),
    moving on the socket (one move in ten over REST). Figure: from a move sent to the
@@ -53,8 +53,10 @@ ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "bench-live"
 DATABASE = "postgres://postgres@127.0.0.1:5432/ginrummy_bench_live"
 
-#: Seconds a person thinks before each move; how often the old page polled.
-THINK = (0.5, 2.0)
+#: Seconds a person thinks before each move (the pace of bench/load.py's people; 0.5-2 s
+#: is a stress pace that asks more moves a second than two cores make); how often the old
+#: page polled.
+THINK = (4.0, 8.0)
 POLL_SECONDS = 0.8
 #: The share of socket-phase moves POSTed over REST instead of sent on the socket.
 REST_SHARE = 0.1

@@ -22,10 +22,10 @@ os.environ.setdefault("DB_POOL_MAX_SIZE", "16")
 
 wsgi_app = "config.asgi:application"
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
-# One event loop per worker process holds every socket it serves. Django runs the sync views
-# (the whole API) on one thread per process, one request at a time, as a sync worker does:
-# throughput still comes from processes, about two per core (RELIABILITY.md measured
-# 514-686 token-authenticated reads/s with two sync workers on two cores).
+# One event loop per worker process holds every socket it serves. Django runs each request's
+# sync view (the whole API) on a thread of its own, and the sockets' database work runs on
+# SOCKET_DB_THREADS threads; the GIL still lets one of them run Python at a time, so
+# throughput comes from processes, about two per core.
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "uvicorn_worker.UvicornWorker"
 # The worker's event loop reports to the arbiter every timeout/2 s; a worker silent for
