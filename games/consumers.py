@@ -316,7 +316,11 @@ class GameConsumer(JsonSocket):
                 number += 1
                 self.pings = {k: v for k, v in self.pings.items() if k > number - 3}
                 self.pings[number] = time.monotonic()
-                await self.send_json({"type": "ping", "id": number})
+                try:
+                    await self.send_json({"type": "ping", "id": number})
+                except Exception:  # the client went away; its disconnect ends this socket
+                    logger.debug("a ping found the socket gone", exc_info=True)
+                    return
             await asyncio.sleep(PING_SECONDS)
             ticks += 1
             try:

@@ -51,6 +51,11 @@ class _Memory:
         return self.left.get(key)
 
 
+#: Redis connections a process's presence calls use at once, and how long one waits for a
+#: free connection before it fails.
+POOL_CONNECTIONS, POOL_WAIT_SECONDS = 32, 10
+
+
 class _Redis:
     def __init__(self, url: str) -> None:
         import redis.asyncio
@@ -66,7 +71,13 @@ class _Redis:
         loop = id(asyncio.get_running_loop())  # a client belongs to one event loop
         client = self._clients.get(loop)
         if client is None:
-            client = self._clients[loop] = redis.asyncio.Redis.from_url(self.url)
+            # A pool that makes a caller wait for a free connection: redis-py's default pool
+            # refuses a call past its size at once, and a hundred spectators connecting
+            # together would each fail to open their socket.
+            pool = redis.asyncio.BlockingConnectionPool.from_url(
+                self.url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS
+            )
+            client = self._clients[loop] = redis.asyncio.Redis(connection_pool=pool)
         return client
 
     async def join(self, key: str, name: str, now: float) -> None:

@@ -1,11 +1,13 @@
-"""A thousand sockets of one process joining and leaving their groups at the same moment.
+"""A thousand sockets of one process joining and leaving their groups at the same moment, and
+reading the table's presence as they open.
 
 That happens when a web process restarts or a crowd leaves a finished final: every socket's
 ``disconnect`` leaves its groups at once. redis-py's pool (100 connections a pool, refusing
 the 101st at once) is what the Redis channel layer takes its connections from, so unbounded,
 most of those calls fail with "Too many connections" and leave their channels behind in the
 groups. Through ``config.sockets.group_join``/``group_leave`` they queue instead, on the real
-layer and the shared Redis, and every one of them is done.
+layer and the shared Redis, and every one of them is done. The presence store takes its
+connections from a pool that makes a call wait for a free one, for the same reason.
 """
 
 from __future__ import annotations
@@ -73,3 +75,21 @@ def test_the_same_burst_ungated_is_refused_by_the_pool():
 
     refused = [r for r in asyncio.run(scenario()) if isinstance(r, MaxConnectionsError)]
     assert refused, "the pool took a thousand calls at once: the gate is not needed"
+
+
+def test_a_thousand_presence_reads_at_once_all_succeed():
+    from games.presence import _Redis
+
+    store = _Redis(settings.CELERY_BROKER_URL)
+    key = f"ginrummy:test-bursts:presence:{uuid.uuid4().hex[:8]}"
+
+    async def scenario():
+        await store.join(key, "specific.test!0", 1.0)
+        answers = await asyncio.gather(
+            *(store.alive(key, 0.0) for _ in range(SOCKETS)), return_exceptions=True
+        )
+        await store._client().delete(key)
+        return answers
+
+    answers = asyncio.run(scenario())
+    assert [a for a in answers if a != 1] == []
