@@ -32,7 +32,7 @@ run: $(STAMP)
 	$(MANAGE) migrate --no-input
 	$(MANAGE) demo
 	$(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port 8000 --lifespan off \
-	    --reload $(addprefix --reload-dir ,$(RELOAD_DIRS))
+	    --ws-per-message-deflate false --reload $(addprefix --reload-dir ,$(RELOAD_DIRS))
 
 migrate: $(STAMP)
 	$(MANAGE) migrate --no-input

@@ -714,9 +714,29 @@ def web_rss(cluster) -> tuple[int, list[int]]:
 def web_kind(cluster) -> str:
     log = (cluster.CLUSTER_DIR / "web.log").read_text(errors="replace")
     conf = (ROOT / "deploy" / "gunicorn.conf.py").read_text()
+    if "config.workers.UvicornWorker" in conf:
+        return "config.workers.UvicornWorker"
     if "UvicornWorker" in conf or "uvicorn" in log.lower():
         return "uvicorn_worker.UvicornWorker"
     return "sync"
+
+
+def server_deflates(host: str, port: int) -> bool:
+    """Whether the cluster accepts permessage-deflate when a client offers it."""
+    import asyncio as aio
+
+    from websockets.asyncio.client import connect
+
+    async def probe() -> bool:
+        url = f"ws://{host}:{port}/ws/games/999999999"
+        async with connect(url, open_timeout=10, compression="deflate") as ws:
+            extensions = ws.response.headers.get("Sec-WebSocket-Extensions") or ""
+            return "permessage-deflate" in extensions
+
+    try:
+        return aio.run(probe())
+    except Exception:
+        return False
 
 
 def serves_sockets(host: str, port: int) -> str | None:
@@ -939,6 +959,7 @@ def main(argv: list[str]) -> int:
         pg = connection.pg_version // 10000
         dj = django.get_version()
         kind = web_kind(cluster)
+        deflates = server_deflates(cluster.HOST, cluster.PORT)
         from django.conf import settings
 
         layer = settings.CHANNEL_LAYER
@@ -1010,7 +1031,8 @@ def main(argv: list[str]) -> int:
         f"{os.environ['REDIS_URL']} (channel layer: {layer}); Django {dj}; gunicorn "
         f"x{os.environ['WEB_CONCURRENCY']} {kind}; 2 Celery workers, beat; clients: 2 "
         f"processes (asyncio, websockets, permessage-deflate "
-        f"{'off' if args.no_deflate else 'asked'})",
+        f"{'off' if args.no_deflate else 'asked'}; the server "
+        f"{'accepts' if deflates else 'declines'} it)",
         f"{len(specs)} players in {len(games)} untimed games (best of 5 to 250), thinking "
         f"{think[0]}-{think[1]} s a move",
         "",

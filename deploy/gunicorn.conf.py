@@ -1,12 +1,13 @@
 """gunicorn settings for the web process (`gunicorn -c deploy/gunicorn.conf.py`).
 
-gunicorn manages uvicorn workers (``uvicorn_worker.UvicornWorker``) serving the ASGI app,
+gunicorn manages uvicorn workers (``config.workers.UvicornWorker``) serving the ASGI app,
 ``config.asgi:application``: pages and the API over HTTP, the live sockets over WebSocket.
 
 Environment: GUNICORN_BIND (default 0.0.0.0:8000), WEB_CONCURRENCY (worker processes,
 default 2), GUNICORN_TIMEOUT (seconds, default 30), FORWARDED_ALLOW_IPS (proxies whose
 X-Forwarded-* headers are trusted, default 127.0.0.1), GUNICORN_LOG_LEVEL (default info),
-DB_POOL_MAX_SIZE (database connections per worker process, default 16 here).
+DB_POOL_MAX_SIZE (database connections per worker process, default 16 here),
+WS_PER_MESSAGE_DEFLATE (1: accept WebSocket compression; default off).
 """
 
 import os
@@ -27,7 +28,9 @@ bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 # SOCKET_DB_THREADS threads; the GIL still lets one of them run Python at a time, so
 # throughput comes from processes, about two per core.
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-worker_class = "uvicorn_worker.UvicornWorker"
+# uvicorn's worker, declining WebSocket compression unless WS_PER_MESSAGE_DEFLATE=1
+# (config/workers.py says why).
+worker_class = "config.workers.UvicornWorker"
 # The worker's event loop reports to the arbiter every timeout/2 s; a worker silent for
 # `timeout` s (a loop blocked by something synchronous) is killed and replaced. A slow view
 # runs on its thread and does not block the loop, so this no longer bounds a request.

@@ -143,6 +143,7 @@ class AsgiServer:
         return [
             *(sys.executable, "-m", "uvicorn", "config.asgi:application"),
             *("--host", "127.0.0.1", "--port", str(self.port), "--lifespan", "off"),
+            *("--ws-per-message-deflate", "false"),  # as make run and deploy/ serve
         ]
 
     @property

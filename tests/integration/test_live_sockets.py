@@ -215,3 +215,34 @@ def test_refusals_and_close_codes_arrive_over_the_wire(servers, table, alice, bo
         while (message := json.loads(ws.recv(timeout=PUSH_SECONDS)))["type"] != "error":
             pass
         assert message["code"] == "not_a_player"
+
+
+def negotiated_extensions(url: str) -> str:
+    """The extensions a server accepts from a client offering permessage-deflate, as
+    browsers do."""
+    from websockets.sync.client import connect
+
+    with connect(url, open_timeout=10, close_timeout=2, compression="deflate") as ws:
+        return ws.response.headers.get("Sec-WebSocket-Extensions") or ""
+
+
+def test_the_servers_decline_websocket_compression_unless_told(tmp_path, table):
+    """As deploy/ (gunicorn's worker) and the tests' uvicorn serve: compression off (memory
+    and CPU a socket); WS_PER_MESSAGE_DEFLATE=1 turns it on in gunicorn's worker."""
+    path = f"/ws/games/{table.pk}"
+    for kind, env, accepted in [
+        ("gunicorn", {}, False),
+        ("uvicorn", {}, False),
+        ("gunicorn", {"WS_PER_MESSAGE_DEFLATE": "1"}, True),
+    ]:
+        server = AsgiServer(
+            log_path=tmp_path / f"{kind}.log",
+            channel_redis_url=settings.CHANNEL_REDIS_URL,
+            kind=kind,
+            env=env,
+        ).start()
+        try:
+            extensions = negotiated_extensions(f"{server.ws_url}{path}")
+        finally:
+            server.stop()
+        assert ("permessage-deflate" in extensions) is accepted, (kind, env, extensions)
