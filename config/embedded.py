@@ -6,8 +6,8 @@ With no broker there are no Celery workers and no beat. This module stands in fo
 ``apply_async_on_commit``; see config/celery.py) hands each task to :func:`submit` when the
 service runs embedded with ``EMBEDDED_WORKER=threads`` (the default). The caller gets an
 :class:`InProcessResult` at once and the task runs on a background thread, never inside the
-request that queued it (ARCHITECTURE.md, principle 10). Two lanes of threads, so that work a
-person waits for is never stuck behind batch work (principle 9):
+request that queued it. Two lanes of threads, so that work a person waits for is never stuck
+behind batch work:
 
 - *interactive*: task names matching ``INTERACTIVE_TASKS`` (a bot's reply, a clock
   countdown, matchmaking, pushes), ``EMBEDDED_INTERACTIVE_THREADS`` threads;

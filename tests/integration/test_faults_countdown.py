@@ -2,7 +2,7 @@
 
 Redis hands an unacknowledged message to a worker again once the visibility timeout has
 passed, and a countdown task stays unacknowledged in its worker until it is due, so a long
-countdown is delivered more than once (RELIABILITY.md: 40 s with a 10 s timeout ran four
+countdown is delivered more than once (measured: 40 s with a 10 s timeout ran four
 times). The service never sends such a countdown (services._follow_up leaves long ones to
 the sweep); this test sends one on purpose, with a 2 s visibility timeout, and checks that
 the clock is settled once whatever the number of runs.

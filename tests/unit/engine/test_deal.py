@@ -293,7 +293,7 @@ def test_oklahoma_upcard_sets_the_knock_limit_and_a_spade_doubles():
     assert deal.outcome.points == (62 - 2) * 2
 
 
-#: The rule book's Oklahoma table (shared GIN_RULES.md), written out rather than asked of the
+#: The rule book's Oklahoma table, written out rather than asked of the
 #: engine: the first upcard's rank sets the knock limit (ten and court cards 10, number cards
 #: their value, an ace gin only), and only a spade doubles the hand's score.
 OKLAHOMA_KNOCK_LIMIT = {
