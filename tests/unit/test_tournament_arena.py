@@ -235,6 +235,22 @@ def test_after_the_end_no_match_starts_and_the_matches_in_play_still_count(clien
     assert ranks == [1, 2, 3, 4]
 
 
+def test_a_pass_that_reaches_the_end_while_it_pairs_starts_no_match(cast):
+    """The time a pass takes counts: one that begins a moment before the end and is still
+    pairing at the end starts nothing (a slow pass once started matches after the end)."""
+    alice, charlie = cast[0], cast[2]
+    event = arena(cast)
+    win(event, alice)
+    win(event, charlie)
+    event.refresh_from_db()
+    before = Pairing.objects.filter(event=event).count()
+    moment = timedelta(microseconds=1)
+    arenas.arena_pass(event_id=event.pk, now=event.ends_at - moment)
+    assert Pairing.objects.filter(event=event).count() == before
+    arenas.arena_pass(event_id=event.pk, now=event.ends_at - timedelta(seconds=30))
+    assert Pairing.objects.filter(event=event).count() > before  # there was a pair to make
+
+
 def test_an_arena_whose_time_is_up_with_nobody_playing_finishes_at_the_next_sweep(alice, bob):
     event = arena([alice, bob])
     win(event, alice)

@@ -83,7 +83,6 @@ def arena_pass(*, event_id: int, now: datetime | None = None) -> PassResult:
 
     Past the end no match starts; the arena finishes once none of its matches is in play.
     """
-    now = now or timezone.now()
     with transaction.atomic():
         event = (
             Event.objects.select_for_update(skip_locked=True)
@@ -92,6 +91,7 @@ def arena_pass(*, event_id: int, now: datetime | None = None) -> PassResult:
         )
         if event is None or event.status != Event.Status.RUNNING:
             return PassResult()
+        now = now or timezone.now()  # read under the lock: the pass starts now
         if arena_over(event, now):
             advance(event, now)  # finishes it once no match is in play
             finished = event.status == Event.Status.FINISHED
@@ -165,6 +165,10 @@ def _pair_timed(event: Event, now: datetime) -> PassResult:
     clock = time_control(event)
     created = []
     for number, (a, b) in enumerate(pairs, start=count + 1):
+        # A slow pass must not start a match after the end: the time it has taken so far
+        # counts (starting a match writes its first game and deal).
+        if now + timedelta(seconds=time.perf_counter() - started) >= event.ends_at:
+            break
         player_a, player_b = found[players[a]], found[players[b]]
         bots = player_a.is_bot and player_b.is_bot
         match = play.match_create(
@@ -186,6 +190,8 @@ def _pair_timed(event: Event, now: datetime) -> PassResult:
             match=match,
         )
         created.append(pairing)
+    if not created:
+        return PassResult(free=len(waiting), timings=laps)
     Pairing.objects.bulk_create(created)
     for pairing in created:
         assert pairing.match is not None
