@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 
 from channels.layers import get_channel_layer
@@ -50,15 +50,19 @@ from bots.events import active_games, event_lines, game_start_line, pending_line
 from config.api import OUTAGE_ERRORS, error_body, unavailable_response
 from config.live import dumps
 from config.sockets import group_join, group_leave, socket_db
+from games import delivery
 from games import live as game_live
 from games import selectors as game_selectors
 from games import services as game_services
+from games.consumers import GAP_WAIT_SECONDS
 from games.models import Game
 
 logger = logging.getLogger(__name__)
 
 NDJSON = "application/x-ndjson"
 REPLACED = "bot.stream.replaced"
+#: What :meth:`_Stream.messages` yields when the time its caller asked to wake at comes.
+WAKE = {"type": "bot.stream.wake"}
 
 
 def _refuse(status: int, detail: str, code: str) -> JsonResponse:
@@ -172,8 +176,11 @@ class _Stream:
             self.groups.append(group)
         return None
 
-    async def messages(self) -> AsyncIterator[dict | None]:
-        """The channel's messages; None at each keep-alive. Ends when replaced or revoked.
+    async def messages(
+        self, wake_at: Callable[[], float | None] = lambda: None
+    ) -> AsyncIterator[dict | None]:
+        """The channel's messages; None at each keep-alive, :data:`WAKE` when the loop time
+        ``wake_at()`` names comes first. Ends when replaced or revoked.
 
         One receive waits at a time and a keep-alive never cancels it: a cancelled receive
         makes the pub/sub layer drop the channel (and what was queued on it), so a message
@@ -186,10 +193,15 @@ class _Stream:
         while True:
             if self.receiving is None:
                 self.receiving = asyncio.ensure_future(self.layer.receive(self.channel))
-            done, _ = await asyncio.wait({self.receiving}, timeout=max(0.0, due - loop.time()))
+            wake = wake_at()
+            until = due if wake is None else min(due, wake)
+            done, _ = await asyncio.wait({self.receiving}, timeout=max(0.0, until - loop.time()))
             if done:
                 received, self.receiving = self.receiving, None
                 message = received.result()
+            elif loop.time() < due:
+                yield WAKE
+                continue
             else:
                 due = loop.time() + period
                 beats += 1
@@ -363,26 +375,56 @@ async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
         await stream.close()
         return unavailable_response(error)
 
+    async def handed(view: dict) -> None:
+        """Note the hand-over of a view that puts the bot on move (credited to its clock)."""
+        if delivery.is_on_move(view):
+            with contextlib.suppress(*OUTAGE_ERRORS, *delivery.redis_errors()):
+                await delivery.delivered(game_id, bot.pk, view["ply"])
+
     async def body() -> AsyncIterator[bytes]:
+        loop = asyncio.get_running_loop()
         seq = full["view"]["seq"]
+        # Pushes that came ahead of a missing one, by seq: publishers race, so the missing
+        # one is waited for a moment (GAP_WAIT_SECONDS) before the view now replaces it.
+        pending: dict[int, str] = {}
+        gap_since: float | None = None
+
+        def wake_at() -> float | None:
+            return None if gap_since is None else gap_since + GAP_WAIT_SECONDS
+
         try:
+            await handed(full["view"])
             yield _line(full)
             if full["view"]["status"] != Game.Status.ACTIVE:
                 return
-            async for message in stream.messages():
+            async for message in stream.messages(wake_at):
                 if message is None:
                     yield b"\n"
                     continue
-                if message.get("type") != "game.view" or message["seq"] <= seq:
-                    continue  # older than what the bot has (committed before game_full)
-                if message["seq"] == seq + 1:
-                    line = {**json.loads(message["text"]), "type": "game_state"}
-                else:  # a lost message: the view as it is now covers it
-                    line = await socket_db(game_state_now)(game_id=game_id, bot=bot)
-                seq = line["seq"]
-                yield _line(line)
-                if line["view"]["status"] != Game.Status.ACTIVE:
-                    return  # over: ``next_game`` names the match's next game, if any
+                lines = []
+                if message is WAKE:
+                    if pending and gap_since is not None and loop.time() >= wake_at():
+                        # Lost in the channel layer: the view as it is now covers it.
+                        logger.info("game %s: a push was lost; resending the view", game_id)
+                        lines.append(await socket_db(game_state_now)(game_id=game_id, bot=bot))
+                        pending = {s: t for s, t in pending.items() if s > lines[0]["seq"]}
+                        gap_since = None  # a gap still left counts from now
+                elif message.get("type") == "game.view" and message["seq"] > seq:
+                    pending[message["seq"]] = message["text"]
+                # else: not a view, or older than what the bot has (committed before game_full)
+                next_seq = lines[0]["seq"] if lines else seq
+                while next_seq + 1 in pending:
+                    next_seq += 1
+                    lines.append({**json.loads(pending.pop(next_seq)), "type": "game_state"})
+                gap_since = None if not pending else (gap_since or loop.time())
+                for line in lines:
+                    if line["seq"] <= seq:
+                        continue
+                    seq = line["seq"]
+                    await handed(line["view"])
+                    yield _line(line)
+                    if line["view"]["status"] != Game.Status.ACTIVE:
+                        return  # over: ``next_game`` names the match's next game, if any
         except OUTAGE_ERRORS:
             logger.warning("game stream %s of bot %s ended by an outage", game_id, bot.pk)
         finally:

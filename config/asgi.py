@@ -17,12 +17,13 @@ http_application = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from config.arrival import stamped  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from config.sockets import socket_stack  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": http_application,
+        "http": stamped(http_application),
         "websocket": socket_stack(URLRouter(websocket_urlpatterns)),
     }
 )

@@ -32,13 +32,14 @@ from accounts.api import require_player
 from accounts.models import Player
 from accounts.selectors import player_for_user
 from config.api import error_body, refusal
+from config.arrival import ARRIVED
 from config.fields import (
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictPrimaryKeyRelatedField,
 )
-from games import selectors, services
+from games import delivery, selectors, services
 from games.engine.actions import Action as EngineAction
 from games.engine.actions import ActionKind
 from games.engine.errors import EngineError
@@ -128,8 +129,9 @@ class TimeControlSerializer(serializers.Serializer):
     )
     lag_compensation = StrictBooleanField(
         default=True,
-        help_text="Credit the network lag measured on a mover's socket back to their clock "
-        "(games between people).",
+        help_text="Credit the mover's lag back to their clock, within a bank of 500 ms a move "
+        "(1.5 s at most): the network lag measured on their socket, and the server's own "
+        "delay in handing them the view (a bot's game stream) and in taking their move.",
     )
 
 
@@ -578,9 +580,16 @@ class GameActionView(APIView):
                 return refusal(services.NotAPlayer("you are not a player of this game"))
             serializer.is_valid(raise_exception=True)
             return refusal(action)
+        ply = serializer.validated_data["ply"]
+        handed = delivery.delivered_at(pk, player.pk, ply) if player.is_external else None
         try:
             changed = services.action_submit(
-                game_id=pk, player=player, ply=serializer.validated_data["ply"], action=action
+                game_id=pk,
+                player=player,
+                ply=ply,
+                action=action,
+                delivered_at=handed,
+                arrived_at=arrived_at(request),
             )
         except Match.DoesNotExist:
             raise Http404 from None
@@ -589,7 +598,17 @@ class GameActionView(APIView):
             return refusal(error)
         except services.PlayError as error:
             return refusal(error)
-        return _player_view(pk, player, changed)
+        answer = _player_view(pk, player, changed)
+        if player.is_external and delivery.is_on_move(answer.data):
+            # Still on move (a draw, then the discard): this answer hands the bot its view.
+            delivery.delivered_sync(pk, player.pk, answer.data["ply"])
+        return answer
+
+
+def arrived_at(request: Request) -> float | None:
+    """When the request reached the ASGI server (epoch seconds; see config.asgi), if known."""
+    scope = getattr(request._request, "scope", None)
+    return scope.get(ARRIVED) if isinstance(scope, dict) else None
 
 
 def _parsed_action(serializer: ActionSerializer) -> EngineAction | services.IllegalMove | None:

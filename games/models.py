@@ -75,8 +75,9 @@ class Match(models.Model):
     # Timed games: no clock runs for this long after a deal ends (both players read the score
     # sheet; the next deal starts when both continue or the pause runs out). 0: no pause.
     pause_seconds = models.PositiveIntegerField(default=15)
-    # Timed games: the network lag measured on a mover's socket is credited back to their
-    # clock, up to a quota per move (games.services.LAG_QUOTA_MS), banked up to a few quotas.
+    # Timed games: the mover's lag (their network's, measured on their socket, and the
+    # server's own delay in handing them the view and taking the move) is credited back to
+    # their clock, up to a quota per move (games.services.LAG_QUOTA_MS), banked up to a few quotas.
     lag_compensation = models.BooleanField(default=True)
     # Berserk (an arena's option): this player's base time is halved in every game of the
     # match; chosen before their first move (games.services.match_berserk).

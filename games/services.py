@@ -57,8 +57,9 @@ logger = logging.getLogger(__name__)
 AUTOPLAY_LIMIT = 3
 #: The bot that moves for a player whose clock ran out under the autoplay policy.
 AUTOPLAY_BOT = "greedy"
-#: Lag compensation: each move of a person in a timed game between people adds this much
-#: to their bank of network lag the server credits back to their clock...
+#: Lag compensation: each move of a player in a timed game adds this much to their bank of
+#: lag the server credits back to their clock (their network's, and the server's own delay
+#: in handing them the view and in taking their move)...
 LAG_QUOTA_MS = 500
 #: ...which holds at most this much (a few quotas), so a slow link is covered and a client
 #: claiming lag it does not have gains little.
@@ -102,7 +103,7 @@ class TimeControl:
     timeout_policy: str = TimeoutPolicy.FORFEIT
     #: No clock runs for this long after a deal (both players continue sooner); 0: none.
     pause_seconds: int = 15
-    #: Credit the mover's measured network lag back to their clock (people only).
+    #: Credit the mover's measured lag (network, and the server's own) back to their clock.
     lag_compensation: bool = True
 
 
@@ -476,7 +477,8 @@ def turn_remaining_ms(match: Match, game: Game, now: datetime) -> int | None:
 def _charge(match: Match, game: Game, index: int, now: datetime, lag_ms: int = 0) -> int:
     """Charge the player to act for the time since their clock was last charged.
 
-    ``lag_ms`` is the mover's network lag as measured on their socket: with lag
+    ``lag_ms`` is the mover's lag (their network's as measured on their socket, and the
+    server's own delay on the move, see :func:`_server_delay_ms`): with lag
     compensation it is credited back, up to what their bank holds (topped up by
     :data:`LAG_QUOTA_MS` each move, at most :data:`LAG_BANK_MS`). Returns the credit.
     """
@@ -598,13 +600,18 @@ def action_submit(
     now: datetime | None = None,
     lag_ms: int = 0,
     client_id: str = "",
+    delivered_at: float | None = None,
+    arrived_at: float | None = None,
 ) -> Game:
     """A player's move, with the ply they saw. Returns the game row after the move.
 
-    ``lag_ms`` is the network lag measured on the mover's socket (credited back to their
-    clock in a timed game between people, see :func:`_charge`); ``client_id`` is the
-    mover's own id for the move, kept with it so a repeat can be answered (see
-    :func:`action_by_client_id`).
+    ``lag_ms`` is the network lag measured on the mover's socket; ``delivered_at`` (epoch
+    seconds) is when the server handed the mover the view they answer (a bot's game stream,
+    see :mod:`games.delivery`) and ``arrived_at`` when the move's request reached the
+    server. In a timed game the lag and the server's own time (from the last charge to the
+    hand-over, from the arrival to now) are credited back to the mover's clock, within
+    their lag bank (see :func:`_charge`). ``client_id`` is the mover's own id for the move,
+    kept with it so a repeat can be answered (see :func:`action_by_client_id`).
 
     Refusals (nothing is written): NotAPlayer (403), Conflict for a stale ply, a move out of
     turn, during the pause between deals or in a game that is over (409, with the current
@@ -614,7 +621,9 @@ def action_submit(
     started = time.perf_counter()
     outcome = "refused"
     try:
-        game = _action_submit(game_id, player, ply, action, now, lag_ms, client_id)
+        game = _action_submit(
+            game_id, player, ply, action, now, lag_ms, client_id, delivered_at, arrived_at
+        )
         outcome = "played"
         return game
     finally:
@@ -629,6 +638,8 @@ def _action_submit(
     now: datetime,
     lag_ms: int,
     client_id: str,
+    delivered_at: float | None,
+    arrived_at: float | None,
 ) -> Game:
     with transaction.atomic():
         # A clock that ran out is settled before the move is looked at. The settlement must
@@ -639,7 +650,7 @@ def _action_submit(
         else:
             _check_turn(match, game, index, ply)
             engine = _engine(match)
-            people = not (match.player_a.is_bot or match.player_b.is_bot)
+            lag_ms += _server_delay_ms(game, now, delivered_at, arrived_at)
             _apply(
                 match,
                 game,
@@ -648,7 +659,7 @@ def _action_submit(
                 index,
                 now,
                 auto=False,
-                lag_ms=lag_ms if people else 0,
+                lag_ms=lag_ms,
                 client_id=client_id,
             )
             game.set_autoplays(index, 0)
@@ -658,6 +669,27 @@ def _action_submit(
         _check_turn(match, game, index, ply)
         raise Conflict("the clock ran out before this move", code="stale_ply", ply=game.ply)
     return game
+
+
+def _server_delay_ms(
+    game: Game, now: datetime, delivered_at: float | None, arrived_at: float | None
+) -> int:
+    """The server's own time in the charge of a move at ``now``: from the last charge to
+    the hand-over of the mover's view, and from the move's arrival to ``now``.
+
+    A hand-over noted after the move arrived (the mover answered another copy of the view)
+    or before the last charge (a note of an older turn) counts nothing.
+    """
+    if game.clock_charged_at is None:
+        return 0
+    charged, at = game.clock_charged_at.timestamp(), now.timestamp()
+    arrived = at if arrived_at is None else min(arrived_at, at)
+    delay = 0.0
+    if delivered_at is not None and charged <= delivered_at <= arrived:
+        delay += delivered_at - charged
+    if arrived_at is not None:
+        delay += at - max(arrived, charged)
+    return round(delay * 1000)
 
 
 def _player_locked(game_id: int, player: Player, now: datetime) -> tuple[Match, int, Game, bool]:

@@ -384,3 +384,54 @@ def test_a_bot_that_accepts_a_challenge_hears_its_game_start_at_once(settings, r
         await stream.close()
 
     run(scenario)
+
+
+def test_a_game_stream_puts_pushes_that_race_back_in_order(robo, token, bob):
+    """A push that overtakes the one before it (two publishers) waits for it: the bot gets
+    both, in order, and no view is read again."""
+    from channels.layers import get_channel_layer
+
+    from games import live
+
+    async def scenario():
+        _match, game = await db(started_match)(bob, robo)
+        stream = await Stream.open(f"/api/bot/game/stream/{game.pk}", token)
+        seq = (await stream.event())["view"]["seq"]
+        layer = get_channel_layer()
+        for ahead in (2, 1):  # each push's own view, told apart by a mark
+            view = {"seq": seq + ahead, "status": "active", "mark": ahead}
+            text = json.dumps({"seq": seq + ahead, "view": view})
+            await layer.group_send(
+                live.group(game.pk, 1), {"type": "game.view", "seq": seq + ahead, "text": text}
+            )
+        first, second = await stream.event(), await stream.event()
+        assert (first["seq"], first["view"]["mark"]) == (seq + 1, 1)
+        assert (second["seq"], second["view"]["mark"]) == (seq + 2, 2)
+        await stream.close()
+
+    run(scenario)
+
+
+def test_a_game_stream_notes_when_it_hands_the_bot_its_turn(robo, token, bob, bob_client):
+    """The hand-over of a view that puts the bot on move is noted (its clock is charged from
+    then); a view where it waits is not."""
+    from games import delivery
+
+    delivery._store.cache_clear()
+
+    async def scenario():
+        _match, game = await db(started_match)(bob, robo)
+        stream = await Stream.open(f"/api/bot/game/stream/{game.pk}", token)
+        view = (await stream.event())["view"]
+        for _ in range(3):
+            noted = await db(delivery.delivered_at)(game.pk, robo.pk, view["ply"])
+            assert (noted is not None) == view["your_turn"], view
+            if view["your_turn"]:
+                await db(rest_move)(token, game.pk, view)
+            else:
+                await db(person_move)(bob_client, game.pk)
+            await db(published)()
+            view = (await stream.event())["view"]
+        await stream.close()
+
+    run(scenario)
