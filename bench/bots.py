@@ -1,7 +1,7 @@
 """Bot API benchmark: external bots through the reference client, on the cluster.
 
     python bench/bots.py [--matches 200] [--ladder-bots 20] [--ladder-seconds 120]
-                         [--adapter-matches 50]        (make bench-bots BENCH_ARGS=...)
+                         [--adapter-matches 50] [--parts 1,2,3]   (make bench-bots BENCH_ARGS=...)
 
 One run, on the local PostgreSQL (a scratch database it creates and drops) and Redis (two
 free databases), with deploy/cluster.py (gunicorn with uvicorn workers, two Celery workers,
@@ -305,7 +305,8 @@ def part_ladder(url: str, bots: int, seconds: float) -> tuple[list[str], bool]:
     from django.db.models import Q
     from ginrummy_bot.house import Expert, Greedy
 
-    from games.models import Match
+    from games.models import Action, Match
+    from games.services import LAG_QUOTA_MS
     from ladders.models import LadderMatch
 
     WatchedClient, TimedRunner = watched_classes()
@@ -361,6 +362,11 @@ def part_ladder(url: str, bots: int, seconds: float) -> tuple[list[str], bool]:
         finished_at__isnull=True,
     ).count()
     ok = gaps == 0 and silences == 0 and not unreal
+    credited = list(
+        Action.objects.filter(deal__game__match__in=[m.pk for m in done], auto=False).values_list(
+            "lag_ms", flat=True
+        )
+    )
     lines = [
         f"{bots} external bots on a bot ladder for {seconds:.0f} s: {len(done)} matches "
         f"finished = {per_minute:.1f} matches/min (one game to {TARGET}, {BUDGET_SECONDS} s a "
@@ -368,6 +374,10 @@ def part_ladder(url: str, bots: int, seconds: float) -> tuple[list[str], bool]:
         f"streams: {gaps} seq gaps, {silences} silences over {2 * KEEPALIVE:.0f} s (longest "
         f"{longest:.1f} s), {reconnects} event-stream reconnections; moves p50 "
         f"{pct(rt, 0.5):.1f} ms, p95 {pct(rt, 0.95):.1f} ms over {len(rt)}",
+        f"the server's delay credited back to the bots' clocks (lag bank, at most "
+        f"{LAG_QUOTA_MS} ms a move): p50 {pct(credited, 0.5):.0f} ms, p95 "
+        f"{pct(credited, 0.95):.0f} ms, max {max(credited, default=0)} ms over "
+        f"{len(credited)} moves",
         f"forfeits: {len(forfeits)} ({sum(m.end_reason == 'timeout' for m in forfeits)} on "
         f"time), not a real timeout: {len(unreal)} -> {'PASS' if ok else 'FAIL'}",
     ]
@@ -461,6 +471,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--ladder-bots", type=int, default=20, help="part 2's bots (20)")
     parser.add_argument("--ladder-seconds", type=float, default=120, help="part 2's length")
     parser.add_argument("--adapter-matches", type=int, default=50, help="part 3, each (50)")
+    parser.add_argument(
+        "--parts", default="1,2,3", help="which parts to run, e.g. 2 or 1,3 (all three)"
+    )
     parser.add_argument("--port", type=int, default=8150)
     parser.add_argument("--keep-cluster", action="store_true")
     args = parser.parse_args(argv)
@@ -485,14 +498,20 @@ def main(argv: list[str]) -> int:
         from django.conf import settings
 
         KEEPALIVE = float(settings.BOT_STREAM_KEEPALIVE_SECONDS)
-        for title, part in (
-            ("1. the API path against the arena", lambda: part_api_vs_arena(url, args.matches)),
+        parts = {int(p) for p in args.parts.split(",") if p.strip()}
+        for number, (title, part) in enumerate(
             (
-                "2. a bot ladder",
-                lambda: part_ladder(url, args.ladder_bots, args.ladder_seconds),
+                ("1. the API path against the arena", lambda: part_api_vs_arena(url, args.matches)),
+                (
+                    "2. a bot ladder",
+                    lambda: part_ladder(url, args.ladder_bots, args.ladder_seconds),
+                ),
+                ("3. the peers' adapters", lambda: part_adapters(url, args.adapter_matches)),
             ),
-            ("3. the peers' adapters", lambda: part_adapters(url, args.adapter_matches)),
+            start=1,
         ):
+            if number not in parts:
+                continue
             print(title, flush=True)
             lines, passed = part()
             ok = ok and passed
