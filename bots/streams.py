@@ -378,8 +378,7 @@ async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     async def handed(view: dict) -> None:
         """Note the hand-over of a view that puts the bot on move (credited to its clock)."""
         if delivery.is_on_move(view):
-            with contextlib.suppress(*OUTAGE_ERRORS, *delivery.redis_errors()):
-                await delivery.delivered(game_id, bot.pk, view["ply"])
+            await delivery.delivered(game_id, bot.pk, view["ply"])
 
     async def body() -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()

@@ -22,6 +22,8 @@ from functools import cache
 
 from django.conf import settings
 
+from games.presence import async_redis
+
 logger = logging.getLogger(__name__)
 
 #: Seconds a note is kept: a move answers its view well within this, or loses on time.
@@ -58,34 +60,25 @@ class _Redis:
 
         self.url = url
         self.sync = redis.Redis.from_url(url)
-        self._clients: dict[int, object] = {}
 
-    def _async(self):
-        import asyncio
-
-        import redis.asyncio
-
-        from games.presence import POOL_CONNECTIONS, POOL_WAIT_SECONDS
-
-        loop = id(asyncio.get_running_loop())  # a client belongs to one event loop
-        client = self._clients.get(loop)
-        if client is None:
-            pool = redis.asyncio.BlockingConnectionPool.from_url(
-                self.url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS
-            )
-            client = self._clients[loop] = redis.asyncio.Redis(connection_pool=pool)
-        return client
+    # Redis down: no note (that move is charged in full), never a refused move or stream.
 
     def add(self, key: str, at: float) -> None:
-        self.sync.set(key, repr(at), nx=True, ex=TTL)
+        try:
+            self.sync.set(key, repr(at), nx=True, ex=TTL)
+        except redis_errors() as error:
+            logger.warning("delivery note not written: %s", error)
 
     async def aadd(self, key: str, at: float) -> None:
-        await self._async().set(key, repr(at), nx=True, ex=TTL)
+        try:
+            await async_redis(self.url).set(key, repr(at), nx=True, ex=TTL)
+        except redis_errors() as error:
+            logger.warning("delivery note not written: %s", error)
 
     def get(self, key: str) -> float | None:
         try:
             raw = self.sync.get(key)
-        except redis_errors() as error:  # no note: the move is charged in full, not refused
+        except redis_errors() as error:
             logger.warning("delivery note unreadable: %s", error)
             return None
         return None if raw is None else float(raw)

@@ -56,29 +56,35 @@ class _Memory:
 POOL_CONNECTIONS, POOL_WAIT_SECONDS = 32, 10
 
 
+_clients: dict[tuple[str, int], object] = {}
+
+
+def async_redis(url: str):
+    """The process's ``redis.asyncio`` client for ``url`` on the running event loop (a
+    client belongs to one loop), over a pool of :data:`POOL_CONNECTIONS` that makes a
+    caller wait for a free connection: redis-py's default pool refuses a call past its size
+    at once, and a hundred spectators connecting together would each fail to open their
+    socket."""
+    import asyncio
+
+    import redis.asyncio
+
+    key = (url, id(asyncio.get_running_loop()))
+    client = _clients.get(key)
+    if client is None:
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS
+        )
+        client = _clients[key] = redis.asyncio.Redis(connection_pool=pool)
+    return client
+
+
 class _Redis:
     def __init__(self, url: str) -> None:
-        import redis.asyncio
-
         self.url = url
-        self._clients: dict[int, redis.asyncio.Redis] = {}
 
     def _client(self):
-        import asyncio
-
-        import redis.asyncio
-
-        loop = id(asyncio.get_running_loop())  # a client belongs to one event loop
-        client = self._clients.get(loop)
-        if client is None:
-            # A pool that makes a caller wait for a free connection: redis-py's default pool
-            # refuses a call past its size at once, and a hundred spectators connecting
-            # together would each fail to open their socket.
-            pool = redis.asyncio.BlockingConnectionPool.from_url(
-                self.url, max_connections=POOL_CONNECTIONS, timeout=POOL_WAIT_SECONDS
-            )
-            client = self._clients[loop] = redis.asyncio.Redis(connection_pool=pool)
-        return client
+        return async_redis(self.url)
 
     async def join(self, key: str, name: str, now: float) -> None:
         client = self._client()

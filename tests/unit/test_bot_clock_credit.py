@@ -8,6 +8,7 @@ nothing. The cast: alice owns the external bot Robo; bob plays it.
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 
 import pytest
@@ -170,4 +171,19 @@ def test_a_person_is_charged_in_full_without_a_note(bob, alice):
         format="json",
     )
     assert response.status_code == 200, response.content
+    assert Action.objects.get(deal__game=game, ply=view["ply"]).lag_ms == 0
+
+
+def test_a_note_store_that_is_down_charges_in_full_and_refuses_nothing(bob, robo, monkeypatch):
+    down = delivery._Redis("redis://127.0.0.1:1/0")  # nothing listens there
+    monkeypatch.setattr(delivery, "_store", functools.cache(lambda: down))
+    game = bot_on_move(bob, robo)
+    view = game_view(game=game, viewer=robo)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {accounts.bot_token_issue(bot=robo)[1]}")
+    take = next(a for a in view["legal_actions"] if a["type"] in ("take_upcard", "draw_stock"))
+    response = client.post(
+        f"/api/games/{game.pk}/actions", {"ply": view["ply"], **take}, format="json"
+    )
+    assert response.status_code == 200, response.content  # the answer's note failed quietly
     assert Action.objects.get(deal__game=game, ply=view["ply"]).lag_ms == 0
