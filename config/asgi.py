@@ -7,12 +7,13 @@ the embedded mode runs in the background (the clock sweep, the in-process task w
 
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-# Django first: the routes import models.
-http_application = get_asgi_application()
+from config.admission import get_admitted_asgi_application
+
+# Django first: the routes import models. At most WEB_VIEW_CONCURRENCY requests at once in
+# the views (config/admission.py).
+http_application = get_admitted_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402

@@ -6,6 +6,8 @@ The series (all prefixed ``ginrummy_``):
   (the route pattern, e.g. ``api/games/<int:pk>/actions``, never the path itself);
 - ``move_duration_seconds{outcome}``: a move in the service, lock to commit, REST or socket
   (``outcome`` ``played`` or ``refused``);
+- ``admission_wait_seconds``: a request's wait for one of its web process's
+  ``WEB_VIEW_CONCURRENCY`` slots (``config.admission``);
 - ``sockets_open{socket}``: sockets held now (``game``, ``event``, ``me``), summed over the
   live web processes; ``push_latency_seconds``: from a change's publish to its view being
   sent on a table socket;
@@ -77,6 +79,11 @@ SOCKETS_OPEN = Gauge(
     "Sockets held now, by kind",
     ["socket"],
     multiprocess_mode="livesum",
+)
+ADMISSION_WAIT_SECONDS = Histogram(
+    "ginrummy_admission_wait_seconds",
+    "A request's wait for a free slot in its web process's views (WEB_VIEW_CONCURRENCY)",
+    buckets=LATENCY_BUCKETS,
 )
 PUSH_SECONDS = Histogram(
     "ginrummy_push_latency_seconds",

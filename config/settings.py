@@ -144,6 +144,9 @@ MIDDLEWARE = [
 ]
 # Every request timed by its route for /metrics (config.metrics), outermost but for security.
 MIDDLEWARE.insert(1, "config.metrics.RequestMetricsMiddleware")
+# At most this many requests at once in a web process's middleware and views, the rest
+# waiting their turn on its event loop (config/admission.py says why; 0: no limit). ASGI only.
+WEB_VIEW_CONCURRENCY = env_int("WEB_VIEW_CONCURRENCY", 4, minimum=0)
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

@@ -24,7 +24,10 @@ Environment (each with its default):
     CLUSTER_BATCH_WORKERS 1 (0 with one worker)  how many of them (the last) take the batch
                                          queue alone, niced; the others take the interactive
                                          queue alone (with one worker: both, interactive first)
-    CLUSTER_WORKER_CONCURRENCY 1         pool processes per worker (prefork)
+    CLUSTER_WORKER_CONCURRENCY 1         pool processes per batch worker (prefork)
+    CLUSTER_INTERACTIVE_CONCURRENCY 3    pool processes per interactive worker (prefork): its
+                                         tasks mostly wait on PostgreSQL and Redis, so one
+                                         process would queue people's bot replies and clocks
     CLUSTER_BATCH_NICE 10                the batch workers' nice value
     CLUSTER_START_TIMEOUT 60             seconds to wait for health and pings
     DATABASE_URL       postgres://postgres@127.0.0.1:5432/ginrummy
@@ -61,6 +64,7 @@ HOST = _env("CLUSTER_HOST", "127.0.0.1")
 PORT = int(_env("CLUSTER_PORT", "8100"))
 WORKERS = int(_env("CLUSTER_WORKERS", "2"))
 CONCURRENCY = int(_env("CLUSTER_WORKER_CONCURRENCY", "1"))
+INTERACTIVE_CONCURRENCY = int(_env("CLUSTER_INTERACTIVE_CONCURRENCY", "3"))
 BATCH_WORKERS = int(_env("CLUSTER_BATCH_WORKERS", "1" if WORKERS > 1 else "0"))
 BATCH_NICE = int(_env("CLUSTER_BATCH_NICE", "10"))
 if not 0 <= BATCH_WORKERS < WORKERS and not (WORKERS == 1 and BATCH_WORKERS == 0):
@@ -168,7 +172,7 @@ def commands() -> dict[str, list[str]]:
             "--pool",
             "prefork",
             "--concurrency",
-            str(CONCURRENCY),
+            str(CONCURRENCY if queues == "batch" else INTERACTIVE_CONCURRENCY),
             "--loglevel",
             "INFO",
         ]

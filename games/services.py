@@ -945,6 +945,17 @@ def clock_settle(*, match_id: int, now: datetime | None = None, skip_locked: boo
         return changed
 
 
+def clock_due(*, match_id: int, now: datetime | None = None) -> bool:
+    """Whether a deadline (turn or pause) of the match's game in play has passed: one read,
+    no lock, so a countdown that the player beat costs nothing more."""
+    now = now or timezone.now()
+    return Game.objects.filter(
+        Q(turn_deadline__lte=now) | Q(pause_deadline__lte=now),
+        match_id=match_id,
+        status=Game.Status.ACTIVE,
+    ).exists()
+
+
 def clock_settle_if_due(*, game: Game, now: datetime | None = None) -> bool:
     """For reads: settle first if the game's deadline has passed (cheap when it has not)."""
     now = now or timezone.now()

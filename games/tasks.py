@@ -23,7 +23,12 @@ def bot_move(match_id: int, ply: int) -> bool:
 
 @shared_task(name="games.settle_clock")
 def settle_clock(match_id: int) -> bool:
-    """Countdown shortcut: settle the match's clock if its deadline has passed."""
+    """Countdown shortcut: settle the match's clock if its deadline has passed.
+
+    Most countdowns find the player moved long before: one unlocked read answers those
+    without a transaction or the match's lock."""
+    if not services.clock_due(match_id=match_id):
+        return False
     return services.clock_settle(match_id=match_id)
 
 

@@ -12,11 +12,11 @@ import json
 import pytest
 from asgiref.testing import ApplicationCommunicator
 from channels.db import database_sync_to_async
-from django.core.asgi import get_asgi_application
 from rest_framework.test import APIClient
 
 from accounts import services as accounts
 from accounts.models import Player
+from config.admission import get_admitted_asgi_application
 from games import services as play
 from games.models import Game, Match
 from tests.live import fresh_layer, published, run
@@ -24,7 +24,7 @@ from tests.live import fresh_layer, published, run
 pytestmark = pytest.mark.django_db(transaction=True)
 
 db = database_sync_to_async
-http_app = get_asgi_application()
+http_app = get_admitted_asgi_application()
 
 END = object()  #: the response is over
 
@@ -200,6 +200,19 @@ def test_the_event_stream_sends_a_keepalive_line_when_nothing_happens(robo, toke
         assert await stream.line(timeout=3) is None
         assert await stream.line(timeout=3) is None
         await stream.close()
+
+    run(scenario)
+
+
+def test_an_open_stream_holds_no_slot_of_the_web_process(settings, robo, token):
+    settings.WEB_VIEW_CONCURRENCY = 1  # one request at a time in the views
+
+    async def scenario():
+        first = await Stream.open("/api/bot/stream/event", token)
+        other = await Stream.open("/api/bot/account", token)  # answered while it streams
+        assert other.status == 200 and (await other.body())["name"] == "Robo"
+        assert await first.line(timeout=3) is None  # the stream still goes on
+        await first.close()
 
     run(scenario)
 

@@ -206,6 +206,27 @@ def test_the_sweeper_settles_due_games_and_leaves_the_rest(alice, bob, charlie):
     assert active_game(later).number == 0 and active_game(later).ply == 0
 
 
+def test_a_countdown_settles_a_due_clock_and_reads_only_when_nothing_is_due(
+    duel, django_assert_num_queries
+):
+    from games import tasks
+
+    game = active_game(duel)
+    with django_assert_num_queries(1):  # the read, no lock, no transaction
+        assert tasks.settle_clock(duel.pk) is False
+    assert not services.clock_due(match_id=duel.pk, now=game.turn_deadline - T)
+    assert services.clock_due(match_id=duel.pk, now=game.turn_deadline)
+    past = 120 * T
+    Game.objects.filter(pk=game.pk).update(
+        clock_charged_at=game.clock_charged_at - past,
+        turn_began_at=game.turn_began_at - past,
+        turn_deadline=game.turn_deadline - past,
+    )
+    assert tasks.settle_clock(duel.pk) is True
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED and "time" in game.forfeit_reason
+
+
 def test_reading_a_game_settles_an_expired_clock(duel, alice_client):
     game = active_game(duel)
     past = 120 * T
