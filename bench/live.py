@@ -799,10 +799,12 @@ def join(moves, receipts, window, who) -> tuple[list[float], int]:
             if not who(mover, key[1]):
                 continue
             seqs, times = streams[key]
+            if not times or times[0] > sent:
+                continue  # the client was not watching yet (a spectator joins mid-game)
             i = bisect.bisect_left(seqs, seq)
             if i < len(seqs) and times[i] >= sent:
                 latencies.append((times[i] - sent) * 1000)
-            elif times and times[0] <= sent:
+            else:
                 missing += 1
     return latencies, missing
 

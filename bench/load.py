@@ -1049,12 +1049,16 @@ def main(argv: list[str]) -> int:
         if not args.keep_cluster:
             cluster.stop()
 
+    from django.conf import settings as django_settings
+
     pairs = [(phase, figures(phase)) for phase in phases]
     workers = ", ".join(f"{name} {cluster.worker_queues(name)}" for name in cluster.worker_names())
     lines = [
         "",
         f"load benchmark: {os.cpu_count()} cores; gunicorn x{os.environ['WEB_CONCURRENCY']} "
-        f"{kind}; Celery workers (prefork x1): {workers} (batch nice {cluster.BATCH_NICE}); "
+        f"{kind}, {django_settings.WEB_VIEW_CONCURRENCY} requests at once in a process's views; "
+        f"Celery workers (prefork, interactive x{cluster.INTERACTIVE_CONCURRENCY}, batch "
+        f"x{cluster.CONCURRENCY}): {workers} (batch nice {cluster.BATCH_NICE}); "
         f"beat; clients: 1 process (asyncio, HTTP/1.1 keep-alive, table sockets); "
         f"{args.socket_share:.0%} of the moves on the socket",
     ]

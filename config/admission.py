@@ -1,4 +1,4 @@
-"""How many requests a web process works on at once.
+"""How a web process runs its HTTP requests: at most so many at once, play first, each in one go.
 
 Under ASGI Django runs each request's synchronous part (the middleware and the view: the
 whole API) on a thread of its own. Those threads share one interpreter lock, and each of a
@@ -6,7 +6,14 @@ request's round trips to PostgreSQL or Redis gives the lock up and must win it b
 dozens of requests in flight every one of them waits for all the others at each round trip,
 and a 20 ms request takes seconds (the threads also hold their pool connections all that
 time). So a process runs at most ``WEB_VIEW_CONCURRENCY`` requests at once and the rest wait
-their turn on the event loop, which costs them nothing but the wait, first come first served.
+their turn on the event loop, which costs them nothing but the wait.
+
+**Play first.** Waiting requests are let in by lane, then in arrival order: a move,
+a Continue and a game's view (``/api/games/<id>``, ``.../actions``, ``.../continue``: what
+a player at a table waits for, people and bots alike) before everything else (the lobby,
+lists, brackets, leaderboards, pages). A burst of sign-ins, challenges or spectators'
+reads then delays other such requests, not the moves of the games in play. Under a load of
+moves alone the other lane waits until the moves leave a slot free.
 
 The slot is taken after the request's body has been read (a slow upload holds none) and
 given back when the middleware and the view have answered: a streaming answer (the Bot
@@ -18,38 +25,102 @@ runserver``) nothing is limited.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import weakref
+from collections import deque
 
 import django
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
+
+#: The play lane: a game's view, a move, a Continue (routes of ``games.api``).
+PLAY_PATH = re.compile(r"^/api/games/\d+(?:/actions|/continue)?/?$")
+PLAY, OTHER = "play", "other"
+
+
+def lane_of(path: str) -> str:
+    """The admission lane of a request path: ``play`` or ``other``."""
+    return PLAY if PLAY_PATH.match(path) else OTHER
+
+
+class Slots:
+    """``limit`` slots; waiters are let in by lane (play first), then first come first served."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.free = limit
+        self.waiting: dict[str, deque[asyncio.Future]] = {PLAY: deque(), OTHER: deque()}
+
+    async def acquire(self, lane: str) -> None:
+        if self.free > 0:  # nobody waits while a slot is free
+            self.free -= 1
+            return
+        future = asyncio.get_running_loop().create_future()
+        queue = self.waiting[lane]
+        queue.append(future)
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self.release()  # handed a slot as the request was given up: pass it on
+            else:
+                queue.remove(future)
+            raise
+
+    def release(self) -> None:
+        for lane in (PLAY, OTHER):
+            queue = self.waiting[lane]
+            while queue:
+                future = queue.popleft()
+                if not future.done():
+                    future.set_result(None)  # the slot goes straight to this waiter
+                    return
+        self.free += 1
 
 
 class AdmittedASGIHandler(ASGIHandler):
     """Django's ASGI handler, with at most ``settings.WEB_VIEW_CONCURRENCY`` requests (0: no
-    limit) in its middleware and views at once; the others wait in arrival order."""
+    limit) in its middleware and views at once; the others wait, play first.
+
+    The middleware runs in its synchronous mode, with the view, in one go on the request's
+    thread. Django's ASGI handler would run each middleware in the mode it prefers and hop
+    between the event loop and the thread wherever two neighbours differ (and to reach its
+    asynchronous core, then the view): each hop waits for the loop, which is busy with the
+    process's sockets. An ``async def`` view (the Bot API's streams) is still awaited on the
+    event loop, as under WSGI.
+    """
 
     def __init__(self):
-        super().__init__()
-        # (limit, semaphore) per event loop: a web process has one loop; tests start several.
+        # ASGIHandler's own __init__ loads the middleware in its asynchronous mode.
+        super(ASGIHandler, self).__init__()
+        self.load_middleware(is_async=False)
+        # Slots per event loop: a web process has one loop; tests start several.
         self._slots: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     async def get_response_async(self, request):
         limit = settings.WEB_VIEW_CONCURRENCY
         if not limit:
-            return await super().get_response_async(request)
+            return await self._in_thread(request)
         from config.metrics import ADMISSION_WAIT_SECONDS
 
         loop = asyncio.get_running_loop()
-        held = self._slots.get(loop)
-        if held is None or held[0] != limit:
-            held = self._slots[loop] = (limit, asyncio.Semaphore(limit))
-        slots = held[1]
+        slots = self._slots.get(loop)
+        if slots is None or slots.limit != limit:
+            slots = self._slots[loop] = Slots(limit)
+        lane = lane_of(request.path_info)
         started = time.perf_counter()
-        async with slots:
-            ADMISSION_WAIT_SECONDS.observe(time.perf_counter() - started)
-            return await super().get_response_async(request)
+        await slots.acquire(lane)
+        try:
+            ADMISSION_WAIT_SECONDS.labels(lane).observe(time.perf_counter() - started)
+            return await self._in_thread(request)
+        finally:
+            slots.release()
+
+    async def _in_thread(self, request):
+        """The whole synchronous response path, middleware and view, on the request's thread."""
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
 
 
 def get_admitted_asgi_application() -> AdmittedASGIHandler:

@@ -6,8 +6,9 @@ The series (all prefixed ``ginrummy_``):
   (the route pattern, e.g. ``api/games/<int:pk>/actions``, never the path itself);
 - ``move_duration_seconds{outcome}``: a move in the service, lock to commit, REST or socket
   (``outcome`` ``played`` or ``refused``);
-- ``admission_wait_seconds``: a request's wait for one of its web process's
-  ``WEB_VIEW_CONCURRENCY`` slots (``config.admission``);
+- ``admission_wait_seconds{lane}``: a request's wait for one of its web process's
+  ``WEB_VIEW_CONCURRENCY`` slots (``config.admission``), by lane (``play``: a game's view,
+  a move, a Continue; ``other``);
 - ``sockets_open{socket}``: sockets held now (``game``, ``event``, ``me``), summed over the
   live web processes; ``push_latency_seconds``: from a change's publish to its view being
   sent on a table socket;
@@ -83,6 +84,7 @@ SOCKETS_OPEN = Gauge(
 ADMISSION_WAIT_SECONDS = Histogram(
     "ginrummy_admission_wait_seconds",
     "A request's wait for a free slot in its web process's views (WEB_VIEW_CONCURRENCY)",
+    ["lane"],
     buckets=LATENCY_BUCKETS,
 )
 PUSH_SECONDS = Histogram(

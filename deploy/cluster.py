@@ -28,7 +28,8 @@ Environment (each with its default):
     CLUSTER_INTERACTIVE_CONCURRENCY 3    pool processes per interactive worker (prefork): its
                                          tasks mostly wait on PostgreSQL and Redis, so one
                                          process would queue people's bot replies and clocks
-    CLUSTER_BATCH_NICE 10                the batch workers' nice value
+    CLUSTER_BATCH_NICE 10                the batch workers' nice value, set on their process
+                                         and on their session's scheduler autogroup
     CLUSTER_START_TIMEOUT 60             seconds to wait for health and pings
     DATABASE_URL       postgres://postgres@127.0.0.1:5432/ginrummy
     CELERY_BROKER_URL  redis://127.0.0.1:6379/0
@@ -321,6 +322,22 @@ def log_tail(name: str, lines: int = 30) -> str:
 # --- Commands -------------------------------------------------------------------------------
 
 
+def autogroup_nice(pid: int, nice: int) -> bool:
+    """Nice the whole session of ``pid`` (its scheduler autogroup); False where there is none.
+
+    Linux (``kernel.sched_autogroup_enabled``, on by default) puts each session's processes in
+    a group of their own and shares the CPU between the groups equally, whatever the nice of
+    the processes in them: a process niced in a session of its own, as every process here
+    is, would get as much CPU as all the web processes together. The group's own nice
+    (``/proc/PID/autogroup``) is what weighs it against the others.
+    """
+    try:
+        Path(f"/proc/{pid}/autogroup").write_text(f"{nice}\n")
+    except OSError:
+        return False
+    return True
+
+
 def start() -> int:
     CLUSTER_DIR.mkdir(parents=True, exist_ok=True)
     if already := running():
@@ -352,6 +369,8 @@ def start() -> int:
             )
         pidfile(name).write_text(f"{process.pid}\n")
         processes[name] = process
+        if name in worker_names() and worker_queues(name) == "batch" and BATCH_NICE:
+            autogroup_nice(process.pid, BATCH_NICE)
 
     deadline = time.monotonic() + START_TIMEOUT
     status, sockets, answered = 0, False, set()

@@ -63,6 +63,12 @@ def test_cluster_starts_healthy_runs_a_task_and_stops(django_db_setup, tmp_path,
         assert started.returncode == 0, started.stdout + started.stderr
         pids = {path.stem: int(path.read_text()) for path in (tmp_path / "cluster").glob("*.pid")}
         assert set(pids) == {"web", "worker1", "worker2", "beat"}
+        # The batch worker's session is niced as a whole (its scheduler autogroup, where
+        # Linux has them): it yields the CPU to the web processes' and the interactive ones.
+        autogroup = Path(f"/proc/{pids['worker2']}/autogroup")
+        if autogroup.exists():
+            assert autogroup.read_text().split()[-1] == "10", autogroup.read_text()
+            assert Path(f"/proc/{pids['web']}/autogroup").read_text().split()[-1] == "0"
 
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5) as reply:
             assert reply.status == 200

@@ -7,31 +7,38 @@ import asyncio
 import pytest
 from asgiref.sync import async_to_sync
 from asgiref.testing import ApplicationCommunicator
-from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpResponse
 from django.test import RequestFactory
 
-from config.admission import AdmittedASGIHandler, get_admitted_asgi_application
+from config.admission import (
+    OTHER,
+    PLAY,
+    AdmittedASGIHandler,
+    Slots,
+    get_admitted_asgi_application,
+    lane_of,
+)
 from config.metrics import ADMISSION_WAIT_SECONDS
 
 
 def _count(histogram) -> float:
-    return next(s.value for s in histogram.collect()[0].samples if s.name.endswith("_count"))
+    return sum(s.value for s in histogram.collect()[0].samples if s.name.endswith("_count"))
 
 
 @pytest.fixture
 def busy(monkeypatch):
-    """Django's own response path replaced by one that counts how many run at once."""
+    """The response path (middleware and view) replaced by one that counts how many run at
+    once."""
     state = {"now": 0, "most": 0}
 
-    async def get_response_async(self, request):
+    async def in_thread(self, request):
         state["now"] += 1
         state["most"] = max(state["most"], state["now"])
         await asyncio.sleep(0.02)
         state["now"] -= 1
         return HttpResponse(request.path)
 
-    monkeypatch.setattr(ASGIHandler, "get_response_async", get_response_async)
+    monkeypatch.setattr(AdmittedASGIHandler, "_in_thread", in_thread)
     return state
 
 
@@ -51,6 +58,85 @@ def test_requests_past_the_limit_wait_their_turn_and_all_are_answered(settings, 
     assert _answer_all(AdmittedASGIHandler(), 10) == [f"/r/{n}" for n in range(10)]
     assert busy["most"] == limit
     assert _count(ADMISSION_WAIT_SECONDS) == before + 10
+
+
+def test_waiting_moves_and_views_go_before_the_other_requests(settings, monkeypatch):
+    settings.WEB_VIEW_CONCURRENCY = 1
+    order: list[str] = []
+    gate = None
+
+    async def in_thread(self, request):
+        order.append(request.path)
+        if request.path == "/first":
+            await gate.wait()  # holds the one slot while the others queue
+        return HttpResponse()
+
+    monkeypatch.setattr(AdmittedASGIHandler, "_in_thread", in_thread)
+    handler = AdmittedASGIHandler()
+    paths = [
+        "/api/matches",
+        "/api/games/7/actions",
+        "/api/events/3/bracket",
+        "/api/games/7",
+        "/api/games/8/continue",
+        "/",
+    ]
+
+    async def run():
+        nonlocal gate
+        gate = asyncio.Event()
+        first = asyncio.create_task(handler.get_response_async(RequestFactory().get("/first")))
+        await asyncio.sleep(0)
+        queued = []
+        for path in paths:  # they arrive in this order while the slot is held
+            queued.append(
+                asyncio.create_task(handler.get_response_async(RequestFactory().get(path)))
+            )
+            await asyncio.sleep(0)
+        gate.set()
+        await asyncio.gather(first, *queued)
+
+    async_to_sync(run)()
+    assert order == [
+        "/first",
+        "/api/games/7/actions",
+        "/api/games/7",
+        "/api/games/8/continue",
+        "/api/matches",
+        "/api/events/3/bracket",
+        "/",
+    ]
+
+
+def test_a_waiter_given_up_leaves_no_slot_taken():
+    async def run():
+        slots = Slots(1)
+        await slots.acquire(PLAY)
+        waiter = asyncio.create_task(slots.acquire(OTHER))
+        await asyncio.sleep(0)
+        waiter.cancel()  # the client went away while it waited
+        with pytest.raises(asyncio.CancelledError):
+            await waiter
+        slots.release()
+        assert slots.free == 1 and not any(slots.waiting.values())
+        # Handed the slot in the same turn it was given up: the slot is passed on.
+        await slots.acquire(PLAY)
+        late = asyncio.create_task(slots.acquire(OTHER))
+        await asyncio.sleep(0)
+        slots.release()
+        late.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await late
+        assert slots.free == 1
+
+    async_to_sync(run)()
+
+
+def test_the_lanes_by_path():
+    assert [lane_of(p) for p in ("/api/games/12", "/api/games/12/actions")] == [PLAY, PLAY]
+    assert lane_of("/api/games/12/continue") == PLAY
+    others = ("/api/games", "/api/matches/12", "/api/games/12/log", "/games/12", "/metrics")
+    assert {lane_of(p) for p in others} == {OTHER}
 
 
 def test_no_limit_when_the_setting_is_zero(settings, busy):
@@ -87,3 +173,14 @@ def test_an_asgi_request_is_answered_through_the_admission(settings):
 
     assert async_to_sync(get)()["status"] == 200
     assert _count(ADMISSION_WAIT_SECONDS) == before + 1
+
+
+def test_the_middleware_runs_in_its_synchronous_mode_with_the_view():
+    """One hop from the event loop to the request's thread, none between middlewares."""
+    from asgiref.sync import iscoroutinefunction
+
+    handler = AdmittedASGIHandler()
+    assert not iscoroutinefunction(handler._middleware_chain)
+    assert handler._view_middleware and not any(
+        iscoroutinefunction(m) for m in handler._view_middleware
+    )

@@ -24,6 +24,7 @@ def _layer():
 
 SERIES = [
     "ginrummy_http_request_duration_seconds",
+    "ginrummy_admission_wait_seconds",
     "ginrummy_move_duration_seconds",
     "ginrummy_sockets_open",
     "ginrummy_push_latency_seconds",
