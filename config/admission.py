@@ -11,9 +11,10 @@ their turn on the event loop, which costs them nothing but the wait.
 **Play first.** Waiting requests are let in by lane, then in arrival order: a move,
 a Continue and a game's view (``/api/games/<id>``, ``.../actions``, ``.../continue``: what
 a player at a table waits for, people and bots alike) before everything else (the lobby,
-lists, brackets, leaderboards, pages). A burst of sign-ins, challenges or spectators'
-reads then delays other such requests, not the moves of the games in play. Under a load of
-moves alone the other lane waits until the moves leave a slot free.
+lists, brackets, leaderboards, pages), and the other lane never takes a process's last free
+slot (with two or more). A burst of sign-ins, challenges or spectators' reads, or a slow
+page, then delays other such requests, not the moves of the games in play. Under a load of
+moves alone the other lane waits until the moves leave slots free.
 
 The slot is taken after the request's body has been read (a slow upload holds none) and
 given back when the middleware and the view have answered: a streaming answer (the Bot
@@ -46,15 +47,20 @@ def lane_of(path: str) -> str:
 
 
 class Slots:
-    """``limit`` slots; waiters are let in by lane (play first), then first come first served."""
+    """``limit`` slots; waiters are let in by lane (play first), then first come first served.
+
+    With more than one slot, one is kept for play: the other lane never takes the last free
+    slot, so two slow lobby requests cannot hold a move up.
+    """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.free = limit
+        self.reserve = {PLAY: 0, OTHER: 1 if limit > 1 else 0}
         self.waiting: dict[str, deque[asyncio.Future]] = {PLAY: deque(), OTHER: deque()}
 
     async def acquire(self, lane: str) -> None:
-        if self.free > 0:  # nobody waits while a slot is free
+        if self.free > self.reserve[lane]:  # nobody of this lane waits then
             self.free -= 1
             return
         future = asyncio.get_running_loop().create_future()
@@ -70,14 +76,14 @@ class Slots:
             raise
 
     def release(self) -> None:
+        self.free += 1
         for lane in (PLAY, OTHER):
             queue = self.waiting[lane]
-            while queue:
+            while queue and self.free > self.reserve[lane]:
                 future = queue.popleft()
                 if not future.done():
+                    self.free -= 1
                     future.set_result(None)  # the slot goes straight to this waiter
-                    return
-        self.free += 1
 
 
 class AdmittedASGIHandler(ASGIHandler):

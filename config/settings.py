@@ -146,7 +146,7 @@ MIDDLEWARE = [
 MIDDLEWARE.insert(1, "config.metrics.RequestMetricsMiddleware")
 # At most this many requests at once in a web process's middleware and views, the rest
 # waiting their turn on its event loop (config/admission.py says why; 0: no limit). ASGI only.
-WEB_VIEW_CONCURRENCY = env_int("WEB_VIEW_CONCURRENCY", 4, minimum=0)
+WEB_VIEW_CONCURRENCY = env_int("WEB_VIEW_CONCURRENCY", 2, minimum=0)
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

@@ -23,10 +23,11 @@ os.environ.setdefault("DB_POOL_MAX_SIZE", "16")
 
 wsgi_app = "config.asgi:application"
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
-# One event loop per worker process holds every socket it serves. Django runs each request's
-# sync view (the whole API) on a thread of its own, and the sockets' database work runs on
-# SOCKET_DB_THREADS threads; the GIL still lets one of them run Python at a time, so
-# throughput comes from processes, about two per core.
+# One event loop per worker process holds every socket it serves. Each request's middleware
+# and sync view (the whole API) run on a thread of their own, at most WEB_VIEW_CONCURRENCY
+# at once, a game's view and moves first (config/admission.py), and the sockets' database
+# work runs on SOCKET_DB_THREADS threads; the GIL still lets one of them run Python at a
+# time, so throughput comes from processes, about two per core.
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 # uvicorn's worker, declining WebSocket compression unless WS_PER_MESSAGE_DEFLATE=1
 # (config/workers.py says why).

@@ -42,8 +42,8 @@ def busy(monkeypatch):
     return state
 
 
-def _answer_all(handler, count: int) -> list[str]:
-    requests = [RequestFactory().get(f"/r/{n}") for n in range(count)]
+def _answer_all(handler, count: int, path: str = "/r/{}") -> list[str]:
+    requests = [RequestFactory().get(path.format(n)) for n in range(count)]
 
     async def run():
         return await asyncio.gather(*(handler.get_response_async(r) for r in requests))
@@ -55,9 +55,17 @@ def _answer_all(handler, count: int) -> list[str]:
 def test_requests_past_the_limit_wait_their_turn_and_all_are_answered(settings, busy, limit):
     settings.WEB_VIEW_CONCURRENCY = limit
     before = _count(ADMISSION_WAIT_SECONDS)
-    assert _answer_all(AdmittedASGIHandler(), 10) == [f"/r/{n}" for n in range(10)]
+    moves = _answer_all(AdmittedASGIHandler(), 10, "/api/games/{}/actions")
+    assert moves == [f"/api/games/{n}/actions" for n in range(10)]
     assert busy["most"] == limit
     assert _count(ADMISSION_WAIT_SECONDS) == before + 10
+
+
+@pytest.mark.parametrize(("limit", "most"), [(1, 1), (2, 1), (3, 2)])
+def test_other_requests_leave_a_slot_for_play(settings, busy, limit, most):
+    settings.WEB_VIEW_CONCURRENCY = limit
+    assert _answer_all(AdmittedASGIHandler(), 10) == [f"/r/{n}" for n in range(10)]
+    assert busy["most"] == most
 
 
 def test_waiting_moves_and_views_go_before_the_other_requests(settings, monkeypatch):
@@ -106,6 +114,24 @@ def test_waiting_moves_and_views_go_before_the_other_requests(settings, monkeypa
         "/api/events/3/bracket",
         "/",
     ]
+
+
+def test_the_other_lane_never_takes_the_last_slot():
+    async def run():
+        slots = Slots(2)
+        await slots.acquire(OTHER)  # a slow page holds one slot
+        blocked = asyncio.create_task(slots.acquire(OTHER))
+        await asyncio.sleep(0)
+        assert not blocked.done()  # a second one waits: the last slot is kept for play
+        await asyncio.wait_for(slots.acquire(PLAY), 1)  # a move goes in at once
+        slots.release()  # the move is answered: the other lane still may not take it
+        await asyncio.sleep(0)
+        assert not blocked.done()
+        slots.release()  # the page is answered
+        await asyncio.wait_for(blocked, 1)
+        assert slots.free == 1
+
+    async_to_sync(run)()
 
 
 def test_a_waiter_given_up_leaves_no_slot_taken():
