@@ -616,6 +616,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 1.0,
         "options": {"expires": 5},  # a backlog of stale sweeps is worth nothing
     },
+    # Bot-vs-bot matches whose play_match task was lost, played on the batch queue (behind
+    # the matches queued before the sweep, so a long queue is not mistaken for a lost task).
+    "sweep-bot-matches": {
+        "task": "games.sweep_bot_matches",
+        "schedule": 10.0,
+        "options": {"expires": 60},
+    },
     # Ladders: pair every queue, start ladder matches whose start task was lost, rate
     # finished ladder matches a failed receiver missed (ladders.services.ladders_sweep).
     "sweep-ladders": {

@@ -1078,10 +1078,20 @@ BOT_MATCH_STALE = timedelta(seconds=60)
 def bot_work_sweep(*, now: datetime | None = None, limit: int = 20, matches: int = 2) -> int:
     """Do the bot work whose task was lost: replies in human-vs-bot games, whole bot matches.
 
-    Beat runs it with the clock sweep. Idempotent like the tasks it stands in for: a reply
-    is made only if the match is still at the ply it was found at, and a bot match is played
-    only while it has not been (under its row lock); rows locked by a worker doing the same
-    work right now are skipped. Returns how many replies and matches it did.
+    The embedded sweeper runs it once a second. With Celery the two halves run apart, each
+    on the queue of its own kind of work: :func:`bot_reply_sweep` with the clock sweep
+    (interactive), :func:`bot_match_sweep` on the batch queue. Returns how many replies and
+    matches it did.
+    """
+    done = bot_reply_sweep(now=now, limit=limit)
+    return done + bot_match_sweep(now=now, limit=max(0, limit - done), matches=matches)
+
+
+def bot_reply_sweep(*, now: datetime | None = None, limit: int = 20) -> int:
+    """Make the bot replies (human-vs-bot games) whose task was lost; returns how many.
+
+    Idempotent like the task it stands in for: a reply is made only if the match is still
+    at the ply it was found at.
     """
     now = now or timezone.now()
     done = 0
@@ -1112,6 +1122,21 @@ def bot_work_sweep(*, now: datetime | None = None, limit: int = 20, matches: int
         match_id, ply = row
         logger.warning("match %s: the bot's reply at ply %s was lost; the sweep makes it", *row)
         done += bot_move(match_id=match_id, ply=ply)
+    return done
+
+
+def bot_match_sweep(*, now: datetime | None = None, limit: int = 20, matches: int = 20) -> int:
+    """Play the bot-vs-bot matches whose ``play_match`` task was lost; returns how many.
+
+    A match counts as lost once it has waited :data:`BOT_MATCH_STALE` unplayed. With Celery
+    this runs on the batch queue, behind the ``play_match`` tasks queued before it: a match
+    that only waits its turn in a long queue (a 256-bot event's round) is played by its own
+    task first, and none is ever played on the interactive workers, whose time is the
+    people's. Idempotent: a match is played only while it has not been, under its row lock;
+    a row locked by a worker playing it right now is skipped.
+    """
+    now = now or timezone.now()
+    done = 0
     unplayed = list(
         Match.objects.filter(
             status=Match.Status.ACTIVE,

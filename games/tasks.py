@@ -34,8 +34,15 @@ def settle_clock(match_id: int) -> bool:
 
 @shared_task(name="games.sweep_clocks")
 def sweep_clocks() -> int:
-    """Beat, every second: settle every game whose deadline has passed, then do the bot
-    work whose task was lost (a reply or a whole bot match; see services.bot_work_sweep)."""
+    """Beat, every second (interactive): settle every game whose deadline has passed, then
+    make the bot replies to people whose task was lost (services.bot_reply_sweep)."""
     settled = services.clocks_sweep()
-    services.bot_work_sweep()
+    services.bot_reply_sweep()
     return settled
+
+
+@shared_task(name="games.sweep_bot_matches")
+def sweep_bot_matches() -> int:
+    """Beat, every 10 s (batch, behind the matches queued before it): play the bot-vs-bot
+    matches whose task was lost (services.bot_match_sweep)."""
+    return services.bot_match_sweep()

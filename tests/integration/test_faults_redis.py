@@ -220,12 +220,12 @@ def test_a_redis_restart_loses_the_queue_and_the_sweep_and_the_event_recover(
     time.sleep(1)
     assert not Game.objects.filter(match__in=[p.match_id for p in first_round]).exists()
 
-    # Overdue (their start moved back): beat's games sweep plays them on the worker, the
-    # bracket advances on each result, and the final is sent to Redis as usual.
+    # Overdue (their start moved back): beat's bot match sweep plays them on the batch
+    # queue, the bracket advances on each result, and the final is sent to Redis as usual.
     Match.objects.filter(pk__in=[p.match_id for p in first_round]).update(
         started_at=timezone.now() - services.BOT_MATCH_STALE - timedelta(seconds=1)
     )
-    tasks.sweep_clocks.delay().get(timeout=60)
+    assert tasks.sweep_bot_matches.delay().get(timeout=60) == 2
     wait_for(lambda: Event.objects.get(pk=event.pk).status == Event.Status.FINISHED, timeout=60)
 
     event.refresh_from_db()

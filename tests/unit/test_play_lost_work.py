@@ -98,3 +98,18 @@ def test_the_sweep_leaves_human_games_and_finished_matches_alone(alice, bob):
 
     assert services.bot_work_sweep(now=later) == 0
     assert Match.objects.get(pk=match.pk).ply == 0
+
+
+def test_the_interactive_clock_sweep_never_plays_a_bot_match_the_batch_sweep_does(lost):
+    """A long batch queue (a 256-bot event's round) must not turn into bot matches played
+    on the interactive workers: the beat task of the clock sweep makes lost replies only."""
+    gus = BotFactory(name="Gus", bot_strategy="greedy")
+    gil = BotFactory(name="Gil", bot_strategy="greedy")
+    match = services.match_create(player_a=gus, player_b=gil, best_of=1, target=50, seed=7)
+    Match.objects.filter(pk=match.pk).update(
+        started_at=timezone.now() - services.BOT_MATCH_STALE - timedelta(seconds=1)
+    )
+    tasks.sweep_clocks()
+    assert Match.objects.get(pk=match.pk).status == Match.Status.ACTIVE
+    assert tasks.sweep_bot_matches() == 1
+    assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED

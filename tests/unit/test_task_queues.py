@@ -13,6 +13,7 @@ EXPECTED = {
     "games.settle_clock": INTERACTIVE,
     "games.sweep_clocks": INTERACTIVE,
     "games.play_match": BATCH,
+    "games.sweep_bot_matches": BATCH,
     "ladders.matchmake": INTERACTIVE,
     "ladders.start_matches": INTERACTIVE,
     "ladders.sweep": INTERACTIVE,
