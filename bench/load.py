@@ -286,7 +286,8 @@ class Person(Client):
             self.waiting_bot
             and view is not None
             and view["seq"] > self.waiting_bot[1]
-            and (view["your_turn"] or view["status"] != "active")
+            # The bot answered: the turn is back, the deal is over (its pause) or the game.
+            and (view["your_turn"] or view.get("pause") or view["status"] != "active")
         ):
             sent = self.waiting_bot[0]
             self.rec.bot_replies.append((sent, (time.monotonic() - sent) * 1000))

@@ -62,15 +62,17 @@ def test_a_move_is_timed_to_the_opponents_socket_not_the_movers_or_a_spectators(
         moves=[[7, 5, 101.0, 0, "rest", 101.05]],
         receipts=[
             [7, 4, 100.5, 1, "initial"],
+            [7, 4, 100.6, 10_000, "initial"],
             [7, 5, 101.01, 0, "push"],  # the mover's own socket: not the figure
             [7, 5, 101.20, 1, "push"],  # the opponent's, 200 ms after
             [7, 5, 101.50, 10_000, "push"],  # a spectator's, 500 ms after
+            [7, 5, 101.70, 10_001, "initial"],  # one who opened the table after the move
         ],
     )
     fig = load.figures(phase(rec))
     assert fig["opp_all"] == pytest.approx([200.0])
     assert fig["opp_rest"] == pytest.approx([200.0]) and fig["opp_ws"] == []
-    assert fig["watch"] == pytest.approx([500.0])
+    assert fig["watch"] == pytest.approx([500.0])  # not the late spectator's 700 ms
 
 
 def test_expected_refusals_are_apart_and_any_other_is_an_error(load):
