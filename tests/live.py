@@ -58,6 +58,24 @@ class WebsocketCommunicator(ApplicationCommunicator):
         await self.wait(timeout)
 
 
+def http_scope(path: str, headers: list[tuple[bytes, bytes]] | None = None) -> dict:
+    """The ASGI scope of a GET of ``path`` from a client on loopback."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"testserver"), *(headers or [])],
+        "client": ("127.0.0.1", 40000),
+        "server": ("testserver", 80),
+    }
+
+
 def token_for(player) -> str:
     """A fresh sign-in token for the player's user."""
     _, token = AuthToken.objects.create(player.user)

@@ -19,6 +19,7 @@ from config.admission import (
     lane_of,
 )
 from config.metrics import ADMISSION_WAIT_SECONDS
+from tests.live import http_scope
 
 
 def _count(histogram) -> float:
@@ -174,24 +175,12 @@ def test_no_limit_when_the_setting_is_zero(settings, busy):
 @pytest.mark.django_db(transaction=True)
 def test_an_asgi_request_is_answered_through_the_admission(settings):
     settings.WEB_VIEW_CONCURRENCY = 1
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": "/api/health",
-        "raw_path": b"/api/health",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"host", b"testserver")],
-        "client": ("127.0.0.1", 40000),
-        "server": ("testserver", 80),
-    }
     before = _count(ADMISSION_WAIT_SECONDS)
 
     async def get():
-        communicator = ApplicationCommunicator(get_admitted_asgi_application(), scope)
+        communicator = ApplicationCommunicator(
+            get_admitted_asgi_application(), http_scope("/api/health")
+        )
         await communicator.send_input({"type": "http.request", "body": b""})
         start = await communicator.receive_output(10)
         await communicator.wait(10)

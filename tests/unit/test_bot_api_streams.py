@@ -19,7 +19,7 @@ from accounts.models import Player
 from config.admission import get_admitted_asgi_application
 from games import services as play
 from games.models import Game, Match
-from tests.live import fresh_layer, published, run
+from tests.live import fresh_layer, http_scope, published, run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,24 +33,8 @@ class Stream:
     """One HTTP request to the ASGI app, its response read line by line."""
 
     def __init__(self, path: str, token: str | None) -> None:
-        headers = [(b"host", b"testserver")]
-        if token is not None:
-            headers.append((b"authorization", f"Token {token}".encode()))
-        scope = {
-            "type": "http",
-            "asgi": {"version": "3.0"},
-            "http_version": "1.1",
-            "method": "GET",
-            "scheme": "http",
-            "path": path,
-            "raw_path": path.encode(),
-            "query_string": b"",
-            "root_path": "",
-            "headers": headers,
-            "client": ("127.0.0.1", 40000),
-            "server": ("testserver", 80),
-        }
-        self.communicator = ApplicationCommunicator(http_app, scope)
+        headers = [] if token is None else [(b"authorization", f"Token {token}".encode())]
+        self.communicator = ApplicationCommunicator(http_app, http_scope(path, headers))
         self.buffer = b""
         self.done = False
 
