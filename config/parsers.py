@@ -9,8 +9,10 @@ No body of this API nests deeper than a few levels, so anything deeper than
 :data:`MAX_DEPTH` is refused before any view sees it.
 
 - A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` bytes: 413 ``request_too_large``.
-- Nesting deeper than :data:`MAX_DEPTH`, invalid JSON, ``NaN`` or ``Infinity``: 400
-  ``parse_error``.
+- Nesting deeper than :data:`MAX_DEPTH`, invalid JSON, ``NaN`` or ``Infinity`` (written as
+  such or as a number too large for a float, ``1e999999``), or a lone UTF-16 surrogate
+  (``"\ud800"``, which no UTF-8 text can hold, so no answer echoing it could be written):
+  400 ``parse_error``.
 
 Code that parses JSON itself (the sockets' messages) uses :func:`loads` for the same limits.
 When Django itself reads the body first and finds it too large, :func:`bad_request` (the
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
+import re
 from typing import Any
 
 from django.conf import settings
@@ -37,6 +41,14 @@ MAX_DEPTH = 10
 
 class JSONTooDeepError(ValueError):
     """A JSON document nests deeper than :data:`MAX_DEPTH` (a ValueError like any bad JSON)."""
+
+
+class JSONNotTextError(ValueError):
+    """A JSON document holds what no UTF-8 text or JSON answer can: a lone surrogate, NaN."""
+
+
+#: A UTF-16 surrogate: in JSON only as an escape (``\ud800``), meaningful only in a pair.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class RequestTooLarge(exceptions.APIException):
@@ -65,11 +77,36 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+def not_text(value: Any) -> str | None:
+    """Why ``value`` (parsed JSON) cannot be echoed as UTF-8 JSON, or None if it can.
+
+    A key or string holding a UTF-16 surrogate (a lone ``\ud800``: an escaped pair decodes
+    to one character outside the range) or a float that is not finite. Walks with a stack
+    of its own, like :func:`too_deep`.
+    """
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                return "a string holds a lone UTF-16 surrogate"
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                return "numbers must be finite"
+        elif isinstance(node, dict):
+            stack.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
+
+
 def loads(text: str | bytes, *, strict: bool = True) -> Any:
     """:func:`json.loads` that refuses nesting deeper than :data:`MAX_DEPTH`.
 
     Raises ValueError (:class:`JSONTooDeepError` for the nesting) on anything that is not
-    an acceptable JSON document; ``strict`` also refuses ``NaN`` and ``Infinity``.
+    an acceptable JSON document; ``strict`` also refuses ``NaN`` and ``Infinity`` (however
+    written) and lone UTF-16 surrogates (:class:`JSONNotTextError`).
     """
     parse_constant = drf_json.strict_constant if strict else None
     try:
@@ -78,6 +115,8 @@ def loads(text: str | bytes, *, strict: bool = True) -> Any:
         raise JSONTooDeepError(f"JSON may nest at most {MAX_DEPTH} levels deep") from None
     if too_deep(value):
         raise JSONTooDeepError(f"JSON may nest at most {MAX_DEPTH} levels deep")
+    if strict and (reason := not_text(value)):
+        raise JSONNotTextError(reason)
     return value
 
 

@@ -285,9 +285,9 @@ class JsonSocket(AsyncWebsocketConsumer):
             await self.send_error("malformed", "send JSON text messages, not binary ones")
             return
         try:
-            message = parsers.loads(text_data, strict=False)  # bounded nesting, as the API's
-        except ValueError:
-            await self.send_error("malformed", "the message is not JSON (or nests too deep)")
+            message = parsers.loads(text_data)  # the API's limits: nesting, NaN, surrogates
+        except ValueError as exc:
+            await self.send_error("malformed", f"the message is not acceptable JSON: {exc}")
             return
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             await self.send_error("malformed", 'a message is a JSON object with a "type"')

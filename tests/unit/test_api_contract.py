@@ -92,10 +92,14 @@ def world(db):
     match = play.match_create(player_a=boss, player_b=bob)
     event = events.event_create(name="Open", format="single_elim", best_of=1, target=50)
     ladder = ladders.ladder_create(name="Main")
+    robot = accounts.bot_register(owner=boss, name="Robot")
+    entry = events.entry_add(event=event, player=bob)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {accounts.token_issue(user=boss.user)[1]}")
     return {
         "client": client,
+        "robot": robot,
+        "entry": entry,
         "bob": bob,
         "match": match,
         "game": Game.objects.get(match=match),
@@ -107,11 +111,13 @@ def world(db):
 def url_for(path: str, world: dict) -> str:
     ids = {"match": world["match"].pk, "games": world["game"].pk, "events": world["event"].pk}
     ids["ladders"] = world["ladder"].pk
+    ids["bots"] = world["robot"].pk
     section = path.split("/")[2]
     return (
         path.replace("{id}", str(ids.get(section, world["match"].pk)))
         .replace("{match_id}", str(world["match"].pk))
         .replace("{player_id}", str(world["bob"].pk))
+        .replace("{entry_id}", str(world["entry"].pk))
     )
 
 
@@ -172,6 +178,84 @@ def test_an_opponent_id_past_any_database_integer_is_a_400(world):
 
     assert response.status_code == 400
     assert "opponent" in response.json()["errors"]
+
+
+# --- text the answer could not echo -----------------------------------------------------------
+
+
+def string_fields(node: dict, components: dict, prefix: str = "") -> list[str]:
+    """Dotted paths of the string and number properties of a body schema, nested included."""
+    node = resolve(node, components)
+    found = []
+    for name, sub in node.get("properties", {}).items():
+        sub = resolve(sub, components)
+        path = f"{prefix}{name}"
+        if "properties" in sub:
+            found += string_fields(sub, components, f"{path}.")
+        else:
+            found.append(path)
+    return found
+
+
+def body_field_cases() -> list[tuple[str, str, str]]:
+    schema = openapi()
+    components = schema["components"]["schemas"]
+    cases = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            body = operation.get("requestBody")
+            if not body:
+                continue
+            content = body["content"].get("application/json")
+            if content is None:
+                continue
+            fields = string_fields(content["schema"], components) or ["x"]
+            cases += [(method.upper(), path, field) for field in fields]
+    return cases
+
+
+#: JSON text a Python JSON reader accepts and no UTF-8 JSON answer can echo.
+NOT_TEXT = {
+    "lone surrogate": '"\\ud800"',
+    "lone low surrogate": '"a\\udfffb"',
+    "infinity": "Infinity",
+    "huge exponent": "1e999999",
+    "nan": "NaN",
+}
+
+
+def test_the_schema_has_body_fields_to_check():
+    fields = set(body_field_cases())
+
+    assert ("POST", "/api/matches", "time_control.timeout_policy") in fields
+    assert ("POST", "/api/games/{id}/actions", "type") in fields
+
+
+@pytest.mark.parametrize(("method", "path", "field"), body_field_cases())
+@pytest.mark.parametrize("kind", sorted(NOT_TEXT))
+def test_no_body_field_takes_a_lone_surrogate_or_a_non_finite_number(
+    world, method, path, field, kind
+):
+    cache.clear()
+    body = _json(body_with(field, "VALUE")).replace('"VALUE"', NOT_TEXT[kind])
+
+    response = world["client"].generic(
+        method, url_for(path, world), body, content_type="application/json"
+    )
+
+    assert response.status_code == 400, (field, body, response.content)
+    assert response.json()["code"] == "parse_error", response.json()
+
+
+@pytest.mark.parametrize("path", ["/api/events", "/api/matches"])
+def test_an_unknown_key_holding_a_lone_surrogate_is_a_parse_error(world, path):
+    cache.clear()
+    response = world["client"].generic(
+        "POST", path, '{"name": "Open", "\\ud800": 1}', content_type="application/json"
+    )
+
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "parse_error"
 
 
 # --- error codes ------------------------------------------------------------------------------

@@ -130,6 +130,36 @@ def test_loads_refuses_deep_json_for_code_that_parses_it_itself():
     assert loads(json.dumps(nested(MAX_DEPTH))) == nested(MAX_DEPTH)
 
 
+@pytest.mark.parametrize(
+    "text",
+    ['"\\ud800"', '{"\\udc00": 1}', '["ok", "x\\ud83d"]', "NaN", "-Infinity", "1e999999"],
+)
+def test_loads_refuses_what_no_json_answer_could_echo(text):
+    with pytest.raises(ValueError):
+        loads(text)
+
+
+def test_loads_takes_a_surrogate_pair_as_the_one_character_it_is():
+    assert loads('"\\ud83c\\udca1"') == "\U0001f0a1"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_socket_message_with_a_lone_surrogate_or_infinity_is_malformed_and_stays_open(alice):
+    fresh_layer()
+
+    async def scenario():
+        socket = await Socket.open("/ws/me", token=await database_sync_to_async(token_for)(alice))
+        await socket.receive("summary")
+        for text in ('{"type": "ping", "t": "\\ud800"}', '{"type": "ping", "t": 1e999999}'):
+            await socket.send(text)
+            assert (await socket.receive("error"))["code"] == "malformed"
+        await socket.send({"type": "ping", "t": 7})
+        assert (await socket.receive("pong"))["t"] == 7
+        await socket.close()
+
+    run(scenario)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_socket_message_nested_too_deep_is_malformed_and_the_socket_stays_open(alice):
     fresh_layer()
