@@ -44,7 +44,9 @@ def address_refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> s
 
     An IPv4 address written as IPv6 (``::ffff:127.0.0.1``, 6to4, NAT64) is judged as the IPv4
     address it stands for. With ``WEBHOOK_ALLOW_PRIVATE`` loopback and private addresses pass;
-    unspecified, link-local (cloud metadata), multicast and reserved addresses never do.
+    unspecified, link-local (cloud metadata), IPv6 site-local (``fec0::/10``, deprecated but
+    still routed inside some networks, and counted as global by :mod:`ipaddress`), multicast
+    and reserved addresses never do.
     """
     if isinstance(address, ipaddress.IPv6Address):
         if address in _NAT64:
@@ -59,6 +61,8 @@ def address_refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> s
         return None if allow_private else "a loopback address"
     if address.is_link_local:
         return "a link-local address"
+    if isinstance(address, ipaddress.IPv6Address) and address.is_site_local:
+        return "a site-local address"
     if address.is_multicast:
         return "a multicast address"
     if address.is_reserved:

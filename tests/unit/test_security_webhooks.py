@@ -149,6 +149,8 @@ def refusal(url: str) -> str:
         ("https://[64:ff9b::a00:1]/hook", "a private address"),  # NAT64 of 10.0.0.1
         ("https://169.254.169.254/latest/meta-data/", "a link-local address"),
         ("https://[fe80::1]/hook", "a link-local address"),
+        ("https://[fec0::1]/x", "a site-local address"),  # deprecated, yet counted as global
+        ("https://[feff:ffff::1]/x", "a site-local address"),  # the top of fec0::/10
         ("https://10.0.0.5/hook", "a private address"),
         ("https://172.16.3.4/hook", "a private address"),
         ("https://192.168.1.1/hook", "a private address"),
@@ -207,6 +209,7 @@ def test_the_private_setting_lets_loopback_through_but_never_cloud_metadata(dns,
     assert webhooks.url_check("https://[::1]/hook").address == "::1"
     assert webhooks.url_check("https://10.0.0.5/hook").address == "10.0.0.5"
     assert "a link-local address" in refusal("https://169.254.169.254/latest/meta-data/")
+    assert "a site-local address" in refusal("https://[fec0::1]/x")
     assert "an unspecified address" in refusal("https://0.0.0.0/hook")
     assert "a multicast address" in refusal("https://224.0.0.1/hook")
 
