@@ -237,7 +237,9 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
         "409": ["already_withdrawn", "event_over"]
     },
     "POST /api/events/{id}/entries/{entry_id}/reinstate": {
-        "409": ["not_withdrawn", "event_over", "cannot_reinstate", "event_full"]
+        "400": ["unknown_bot", "duplicate_deals_need_bots"],
+        "403": ["bots_only"],
+        "409": ["not_withdrawn", "event_over", "cannot_reinstate", "event_full"],
     },
     "POST /api/events/{id}/entries/{entry_id}/check-in": {
         "409": ["not_registered", "check_in_closed", "no_check_in"]

@@ -587,3 +587,50 @@ def test_a_player_is_told_no_permissions(alice_client):
 
 def test_me_needs_a_signed_in_user(client):
     assert client.get("/api/me").status_code == 401
+
+
+# --- reinstating checks what entering checks -----------------------------------------------
+
+
+def test_a_person_is_not_reinstated_into_a_running_duplicate_deals_event(alice):
+    event = event_with([alice, *bots(4)], "swiss", swiss_rounds=3)
+    entry = Entry.objects.get(event=event, player=alice)
+    services.entry_withdraw(entry=entry)
+    # Nobody active is a person any more: the event may now play duplicate deals.
+    services.event_update(event=event, duplicate_deals=True)
+    services.event_start(event=event)
+    olga = organiser("tournaments.change_entry")
+
+    response = olga.post(f"/api/events/{event.pk}/entries/{entry.pk}/reinstate")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "duplicate_deals_need_bots"
+    entry.refresh_from_db()
+    assert entry.status == Entry.Status.WITHDRAWN
+    assert "reinstate" not in log_actions(event)
+
+
+def test_a_person_is_not_reinstated_into_an_event_for_bots_only_before_the_start(alice):
+    event = event_with([alice, *bots(2)], "swiss")
+    entry = Entry.objects.get(event=event, player=alice)
+    services.entry_withdraw(entry=entry)
+    services.event_update(event=event, bots_only=True)
+
+    with pytest.raises(services.TournamentError) as refused:
+        services.entry_reinstate(entry=entry)
+
+    assert refused.value.code == "bots_only" and refused.value.status == 403
+    entry.refresh_from_db()
+    assert entry.status == Entry.Status.WITHDRAWN
+
+
+def test_a_house_bot_is_still_reinstated_into_a_duplicate_deals_event():
+    gus, *others = bots(4)
+    event = event_with([gus, *others], "swiss", duplicate_deals=True)
+    entry = Entry.objects.get(event=event, player=gus)
+    services.entry_withdraw(entry=entry)
+
+    services.entry_reinstate(entry=entry)
+
+    entry.refresh_from_db()
+    assert entry.status == Entry.Status.REGISTERED

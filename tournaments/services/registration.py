@@ -93,10 +93,10 @@ def _active_count(event: Event) -> int:
     return event.entries.filter(status__in=Entry.ACTIVE).count()
 
 
-def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admin: bool) -> Entry:
-    """With the event locked: add ``player`` (or take back one who withdrew before the start)."""
-    if event.is_over:
-        raise Conflict(f"the event is {event.status}", code="event_over")
+def _admissible(event: Event, player: Player) -> None:
+    """Refuse a player this event cannot seat (entering and reinstating alike): a house bot
+    of an unknown strategy, a person in an event for bots only, anyone but a house bot in an
+    event of duplicate deals."""
     if player.is_bot and player.bot_strategy not in engine_bots.BOTS:
         raise TournamentError(
             f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
@@ -114,6 +114,13 @@ def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admi
             "this event plays duplicate deals, which are for house bots only",
             code="duplicate_deals_need_bots",
         )
+
+
+def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admin: bool) -> Entry:
+    """With the event locked: add ``player`` (or take back one who withdrew before the start)."""
+    if event.is_over:
+        raise Conflict(f"the event is {event.status}", code="event_over")
+    _admissible(event, player)
     running = event.status == Event.Status.RUNNING
     if running and not _late_registration_open(event):
         raise Conflict("the event has started", code="registration_closed")
@@ -258,10 +265,16 @@ def entry_withdraw(
 
 
 def entry_reinstate(*, entry: Entry, by: User | None = None) -> Entry:
-    """Take back a withdrawn player: before the start, or into later rounds of a Swiss."""
+    """Take back a withdrawn player: before the start, or into later rounds of a Swiss.
+
+    The player must still be one the event can seat, as when entering (the event may have
+    changed since they withdrew, e.g. to duplicate deals).
+    """
     with transaction.atomic():
         event = lock_event(entry.event_id)
-        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        entry = (
+            Entry.objects.select_for_update(of=("self",)).select_related("player").get(pk=entry.pk)
+        )
         if entry.status != Entry.Status.WITHDRAWN:
             raise Conflict(f"the entry is {entry.status}", code="not_withdrawn")
         if event.is_over:
@@ -271,6 +284,7 @@ def entry_reinstate(*, entry: Entry, by: User | None = None) -> Entry:
                 "only a Swiss takes a withdrawn player back once it has started",
                 code="cannot_reinstate",
             )
+        _admissible(event, entry.player)
         running = event.status == Event.Status.RUNNING
         if not running and event.capacity is not None and _active_count(event) >= event.capacity:
             raise Conflict(f"the event is full ({event.capacity} players)", code="event_full")
