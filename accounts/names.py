@@ -7,7 +7,9 @@ Every name is normalised (Unicode NFKC, so full-width letters are plain ones), a
 - its *skeleton* equals an existing player's: each character replaced by the prototype it
   can be mistaken for (Unicode TR39, section 4, with the ``confusables.txt`` data that the
   ``confusable-homoglyphs`` package ships), so "B0b", "Ian" and "rnike" collide with "Bob",
-  "lan" and "mike". Case is ignored on top of TR39, as names are unique regardless of case;
+  "lan" and "mike". Case is ignored on top of TR39, as names are unique regardless of case:
+  "AIice" (a capital I) looks like "Alice" and "ALlCE" (a small L) like "ALICE", so both
+  collide with "alice" (see :func:`looks`);
 - a person chooses the bot suffix form, "Name (strategy)" (how house bots are named, e.g.
   "Ada (expert)"), which only bots may wear.
 
@@ -88,36 +90,46 @@ def skeleton(name: str) -> str:
     return unicodedata.normalize("NFD", "".join(prototypes.get(c, c) for c in text))
 
 
-@lru_cache(maxsize=65_536)  # every check compares with every player's name: keep theirs
-def looks(name: str) -> tuple[str, str]:
-    """How a name looks: its skeleton, and the skeleton of its case-folded form.
+def _folded(text: str) -> str:
+    """The skeleton with its case folded, then the skeleton of that, folded again.
 
-    Two names look alike when either is equal: TR39's skeleton alone is case-sensitive
-    ("Ian" and "lan" collide, as the capital I is a prototype's source), and names here are
-    unique regardless of case, so a full-width "ALICE" must collide with "alice" too. The folded one
-    folds case again after the prototypes, some of which are capitals ("0" looks like "O").
+    Folding after the prototypes catches a look-alike in mixed case ("AIice" has the skeleton
+    "Alice"); the second round settles the prototypes that are capitals ("0" looks like "O").
     """
-    return skeleton(name), skeleton(skeleton(name.casefold()).casefold())
+    return skeleton(skeleton(text).casefold()).casefold()
+
+
+@lru_cache(maxsize=65_536)  # every check compares with every player's name: keep theirs
+def looks(name: str) -> frozenset[str]:
+    """How a name looks, whichever way it is written in capitals and small letters.
+
+    Names here are unique regardless of case, so a look-alike of any spelling of a name is a
+    look-alike of the name; TR39's skeleton alone is case-sensitive. A name looks like
+    :func:`_folded` of itself as written, in small letters and in capitals: "AIice" (a capital
+    I) folds to "alice" as written, and "alice" in capitals, "ALICE", has the skeleton
+    "ALlCE", so "ALlCE" (a small L) collides too. Two names look alike when the sets share a
+    member.
+    """
+    return frozenset(_folded(spelling) for spelling in (name, name.casefold(), name.upper()))
 
 
 def bot_names() -> set[str]:
     """What a bot's bracketed suffix may say: each strategy, and "bot", as skeletons."""
     from games.engine.bots import BOTS  # the engine's registry of strategies
 
-    return {looks(word)[1] for word in [*BOTS, "bot"]}
+    return set().union(*(looks(word) for word in [*BOTS, "bot"]))
 
 
 def wears_bot_suffix(name: str) -> bool:
     """Whether the name ends in a bot's suffix, "(expert)", however it is spelt."""
     match = _SUFFIX.search(name)
-    return match is not None and looks(match.group(1).strip())[1] in bot_names()
+    return match is not None and not looks(match.group(1).strip()).isdisjoint(bot_names())
 
 
 def lookalike(name: str, others: Iterable[str]) -> str | None:
     """The first of ``others`` that looks like ``name`` (see :func:`looks`), or None."""
-    exact, folded = looks(name)
+    seen = looks(name)
     for other in others:
-        other_exact, other_folded = looks(other)
-        if exact == other_exact or folded == other_folded:
+        if not seen.isdisjoint(looks(other)):
             return other
     return None

@@ -89,6 +89,34 @@ def test_latin_look_alikes_are_refused(client, existing, look_alike):
     assert response.json()["code"] == "name_confusable"
 
 
+@pytest.mark.parametrize(
+    "look_alike",
+    [
+        "AIice",  # capital I for small L: looks like "Alice"
+        "ALlCE",  # small L for capital I: looks like "ALICE"
+        "\uff21\uff29ice",  # full-width A and I, normalised to "AIice"
+    ],
+)
+def test_renaming_to_a_look_alike_of_another_spelling_is_refused(bob_client, bob, look_alike):
+    PlayerFactory(user__username="alice", name="alice")
+
+    response = bob_client.patch("/api/me", {"name": look_alike})
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "name_confusable"
+    bob.refresh_from_db()
+    assert bob.name == "Bob"
+
+
+def test_the_look_alike_that_came_first_blocks_the_plain_name(client):
+    PlayerFactory(user__username="someone", name="ALlCE")
+
+    response = register(client, "alice")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "name_confusable"
+
+
 def test_names_that_only_resemble_each_other_are_fine(client, alice):
     assert register(client, "Alicia").status_code == 201
 
