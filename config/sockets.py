@@ -23,13 +23,14 @@ import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import urlsplit
 
 from channels.auth import AuthMiddlewareStack
 from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.middleware import BaseMiddleware
-from channels.security.websocket import OriginValidator
+from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
@@ -165,19 +166,105 @@ def still_signed_in(scope) -> bool:
     return store.get(SESSION_KEY) == str(user.pk)
 
 
-class SameSiteOrigin(OriginValidator):
-    """Refuse a browser's handshake from another site; programs send no Origin at all."""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
-    def valid_origin(self, parsed_origin):
-        return parsed_origin is None or self.validate_origin(parsed_origin)
+
+def _origin_parts(origin: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an ``Origin`` value, or None if it names no web origin."""
+    try:
+        parsed = urlsplit(origin.strip())
+        port = parsed.port
+    except ValueError:
+        return None
+    scheme = parsed.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parsed.hostname or parsed.path not in ("", "/"):
+        return None
+    if parsed.username is not None or parsed.query or parsed.fragment:
+        return None
+    return scheme, parsed.hostname.lower(), port or _DEFAULT_PORTS[scheme]
+
+
+def _trusted(parts: tuple[str, str, int], pattern: str) -> bool:
+    """Whether an origin matches a ``CSRF_TRUSTED_ORIGINS`` entry (``https://*.example.org``
+    matches the subdomains of example.org, as Django's CSRF check reads it)."""
+    wildcard = "://*." in pattern
+    want = _origin_parts(pattern.replace("://*.", "://", 1) if wildcard else pattern)
+    if want is None or want[0] != parts[0] or want[2] != parts[2]:
+        return False
+    return parts[1].endswith("." + want[1]) if wildcard else parts[1] == want[1]
+
+
+def own_origin(scope) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of the site as the handshake reached it, or None when its
+    ``Host`` is not one of ``ALLOWED_HOSTS``.
+
+    As Django reads a request's: the scheme is https when the socket came over TLS
+    (``wss``, or a proxy's ``X-Forwarded-Proto: https`` under ``TRUST_X_FORWARDED_PROTO``),
+    the host and port are the ``Host`` header's (``X-Forwarded-Host`` under
+    ``USE_X_FORWARDED_HOST``).
+    """
+    from django.http.request import split_domain_port, validate_host
+
+    headers = dict(scope.get("headers", []))
+    secure = scope.get("scheme") in ("wss", "https")
+    proxy_header = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    if proxy_header and not secure:
+        name = proxy_header[0].removeprefix("HTTP_").lower().replace("_", "-").encode()
+        value = headers.get(name, b"").decode("latin1").split(",")[0].strip()
+        secure = value == proxy_header[1]
+    host = headers.get(b"host", b"")
+    if settings.USE_X_FORWARDED_HOST and b"x-forwarded-host" in headers:
+        host = headers[b"x-forwarded-host"].split(b",")[-1].strip()
+    host = host.decode("latin1").lower()
+    domain, _ = split_domain_port(host)
+    allowed = list(settings.ALLOWED_HOSTS)
+    if settings.DEBUG and not allowed:
+        allowed = [".localhost", "127.0.0.1", "[::1]"]  # as Django allows under DEBUG
+    if not domain or not validate_host(domain, allowed):
+        return None
+    return _origin_parts(f"{'https' if secure else 'http'}://{host}")
+
+
+def origin_allowed(scope) -> bool:
+    """Whether a socket handshake may go on, judged by its ``Origin`` header.
+
+    A browser sends ``Origin`` on every WebSocket handshake, with the cookies of this site
+    whatever page opened it: only a page of this very site (the same scheme, host and port
+    as the handshake reached) or of one of ``CSRF_TRUSTED_ORIGINS`` may open one, under
+    ``DEBUG`` too. ``Origin: null`` (a sandboxed frame, a file) is refused. A handshake
+    without ``Origin`` is a program's (a bot, a test client), which signs in with a token
+    and cannot carry a browser's cookies: it goes on.
+    """
+    values = [value for name, value in scope.get("headers", []) if name == b"origin"]
+    if not values:
+        return True
+    if len(values) > 1:
+        return False
+    parts = _origin_parts(values[0].decode("latin1"))
+    if parts is None:
+        return False
+    if parts == own_origin(scope):
+        return True
+    return any(_trusted(parts, pattern) for pattern in settings.CSRF_TRUSTED_ORIGINS)
+
+
+class SameSiteOrigin:
+    """Refuse (HTTP 403) a socket handshake from a page of another origin: see
+    :func:`origin_allowed`."""
+
+    def __init__(self, application) -> None:
+        self.application = application
+
+    async def __call__(self, scope, receive, send):
+        if origin_allowed(scope):
+            return await self.application(scope, receive, send)
+        logger.info("socket handshake refused: origin not of this site")
+        return await WebsocketDenier()(scope, receive, send)
 
 
 def socket_stack(inner):
     """The middleware around every socket route: origin check, session, then token."""
-    hosts = list(settings.ALLOWED_HOSTS)
-    if settings.DEBUG or "*" in hosts:
-        hosts = ["*"]
-    return SameSiteOrigin(AuthMiddlewareStack(TokenAuthMiddleware(inner)), hosts)
+    return SameSiteOrigin(AuthMiddlewareStack(TokenAuthMiddleware(inner)))
 
 
 class JsonSocket(AsyncWebsocketConsumer):

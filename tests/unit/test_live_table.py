@@ -218,8 +218,11 @@ def test_a_handshake_from_another_sites_page_is_refused(table, settings):
         connected, _ = await evil.connect(timeout=5)
         assert not connected
         own = WebsocketCommunicator(
-            app, f"/ws/games/{game.pk}", headers=[(b"origin", b"https://rummy.example.org")]
+            app,
+            f"/ws/games/{game.pk}",
+            headers=[(b"host", b"rummy.example.org"), (b"origin", b"https://rummy.example.org")],
         )
+        own.scope["scheme"] = "wss"
         connected, _ = await own.connect(timeout=5)
         assert connected
         await own.disconnect()
