@@ -25,14 +25,16 @@ venv: $(STAMP)
 
 # Embedded default: SQLite in var/, tasks on the in-process worker's threads, DEBUG on.
 # uvicorn serves the ASGI app: pages, API and sockets on http://127.0.0.1:8000, restarting
-# when a .py file of the apps changes (uvicorn's own polling: no extra package).
+# when a .py file of the apps changes (uvicorn's own polling: no extra package). A socket
+# message far above SOCKET_MAX_MESSAGE_BYTES is refused as its length is read (config/workers.py).
 RELOAD_DIRS := config accounts games tournaments ladders web
 run: export DEBUG = 1
 run: $(STAMP)
 	$(MANAGE) migrate --no-input
 	$(MANAGE) demo
 	$(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port 8000 --lifespan off \
-	    --ws-per-message-deflate false --reload $(addprefix --reload-dir ,$(RELOAD_DIRS))
+	    --ws-per-message-deflate false --ws-max-size $$($(BIN)/python -m config.workers) \
+	    --reload $(addprefix --reload-dir ,$(RELOAD_DIRS))
 
 migrate: $(STAMP)
 	$(MANAGE) migrate --no-input

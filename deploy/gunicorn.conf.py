@@ -29,8 +29,9 @@ bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 # work runs on SOCKET_DB_THREADS threads; the GIL still lets one of them run Python at a
 # time, so throughput comes from processes, about two per core.
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-# uvicorn's worker, declining WebSocket compression unless WS_PER_MESSAGE_DEFLATE=1
-# (config/workers.py says why).
+# uvicorn's worker, declining WebSocket compression unless WS_PER_MESSAGE_DEFLATE=1, and
+# refusing a socket frame or message above SOCKET_MAX_MESSAGE_BYTES + 4 KiB as soon as its
+# length is read (close code 1009), before it is buffered (config/workers.py says why).
 worker_class = "config.workers.UvicornWorker"
 # The worker's event loop reports to the arbiter every timeout/2 s; a worker silent for
 # `timeout` s (a loop blocked by something synchronous) is killed and replaced. A slow view

@@ -106,13 +106,20 @@ class AsgiLiveServer:
         import uvicorn
 
         from config.asgi import application
+        from config.workers import socket_frame_limit
 
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind(("127.0.0.1", 0))
         host, port = self.socket.getsockname()
         self.url = f"http://{host}:{port}"
-        config = uvicorn.Config(application, lifespan="off", log_level="warning", ws="websockets")
+        config = uvicorn.Config(
+            application,
+            lifespan="off",
+            log_level="warning",
+            ws="websockets",
+            ws_max_size=socket_frame_limit(),  # as make run and deploy/ serve
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True

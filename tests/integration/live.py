@@ -24,6 +24,7 @@ from pathlib import Path
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
+from config.workers import socket_frame_limit
 from tests.integration.conftest import ROOT, http, subprocess_env
 
 
@@ -144,6 +145,7 @@ class AsgiServer:
             *(sys.executable, "-m", "uvicorn", "config.asgi:application"),
             *("--host", "127.0.0.1", "--port", str(self.port), "--lifespan", "off"),
             *("--ws-per-message-deflate", "false"),  # as make run and deploy/ serve
+            *("--ws-max-size", str(socket_frame_limit(subprocess_env(**self.env)))),
         ]
 
     @property
