@@ -150,6 +150,7 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
     swiss = event.format == Format.SWISS
     results = []
     rounds_with_result: dict[int, set[int]] = {pk: set() for pk in seeds}
+    rounds_there: dict[int, set[int]] = {pk: set() for pk in seeds}
     pairings = Pairing.objects.filter(event=event, status__in=Pairing.SETTLED).select_related(
         "round"
     )
@@ -160,6 +161,7 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
             if p.result == Pairing.Result.BYE:
                 results.append(Result(p.entry_a_id, None, p.winner_id))
                 rounds_with_result[p.entry_a_id].add(p.round.number)
+                rounds_there[p.entry_a_id].add(p.round.number)
             continue
         if p.result in (*Pairing.RECORDED, Pairing.Result.WALKOVER):
             unplayed = p.result in UNPLAYED_RESULTS or (
@@ -179,6 +181,8 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
             for pk in (p.entry_a_id, p.entry_b_id):
                 if pk in rounds_with_result:
                     rounds_with_result[pk].add(p.round.number)
+                    if not unplayed or p.winner_id == pk:
+                        rounds_there[pk].add(p.round.number)
     stages = None
     reached: dict[int, str] = {}
     states = _bracket_states(event) if started else None
@@ -195,11 +199,12 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
         if isinstance(winner, int):
             reached[winner] = "Champion"
     missed: dict[int, int] = {}
+    withdrawn: dict[int, int] = {}
     if not event.is_elimination:
         finished = set(
             event.rounds.filter(status=Round.Status.FINISHED).values_list("number", flat=True)
         )
-        missed = {pk: len(finished - numbers) for pk, numbers in rounds_with_result.items()}
+        missed, withdrawn = _missed_rounds(finished, rounds_with_result, rounds_there)
     rows = standings(
         [Entrant(e.pk, seeds[e.pk]) for e in entries],
         results,
@@ -208,6 +213,7 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
         stages=stages,
         unplayed=event.tiebreak_unplayed,
         missed=missed,
+        withdrawn=withdrawn,
     )
     by_id = {e.pk: e for e in entries}
     ratings = ratings_for(e.player_id for e in entries) if with_ratings else {}
@@ -367,6 +373,21 @@ GROUP_COLUMNS = (
 )
 
 
+def _missed_rounds(
+    finished: set[int], with_result: dict[int, set[int]], there: dict[int, set[int]]
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Per entry: the finished rounds played without it, and how many of them came after the
+    last round it was there for (played, won by forfeit, or a bye): after withdrawing."""
+    missed: dict[int, int] = {}
+    withdrawn: dict[int, int] = {}
+    for pk, numbers in with_result.items():
+        without = finished - numbers
+        last = max(there.get(pk, ()), default=0)
+        missed[pk] = len(without)
+        withdrawn[pk] = sum(1 for number in without if number > last)
+    return missed, withdrawn
+
+
 def _pairing_result(p: Pairing) -> Result | None:
     """A settled pairing as the standings read it (None: nothing to count)."""
     if p.entry_b_id is None:
@@ -409,6 +430,7 @@ def group_tables(*, event: Event, with_ratings: bool = True) -> list[dict[str, A
     results: dict[int, list[Result]] = {g: [] for g in by_group}
     rounds_of_group: dict[int, set[int]] = {g: set() for g in by_group}
     rounds_of_entry: dict[int, set[int]] = {e.pk: set() for e in entries}
+    rounds_there: dict[int, set[int]] = {e.pk: set() for e in entries}
     pairings = Pairing.objects.filter(event=event, key__startswith="G").select_related("round")
     for p in pairings:
         if not two_stage.is_group_key(p.key) or p.entry_a_id not in group_of:
@@ -424,6 +446,8 @@ def group_tables(*, event: Event, with_ratings: bool = True) -> list[dict[str, A
         for pk in (p.entry_a_id, p.entry_b_id):
             if pk in rounds_of_entry:
                 rounds_of_entry[pk].add(p.round.number)
+                if not result.unplayed or result.winner == pk:
+                    rounds_there[pk].add(p.round.number)
     finished = set(
         event.rounds.filter(status=Round.Status.FINISHED).values_list("number", flat=True)
     )
@@ -433,13 +457,17 @@ def group_tables(*, event: Event, with_ratings: bool = True) -> list[dict[str, A
     for group in sorted(by_group):
         members = by_group[group]
         played_rounds = rounds_of_group[group] & finished
+        missed, withdrawn = _missed_rounds(
+            played_rounds, {e.pk: rounds_of_entry[e.pk] for e in members}, rounds_there
+        )
         rows = standings(
             [Entrant(e.pk, e.seed or 0) for e in members],
             results[group],
             tiebreaks=event.tiebreaks or [],
             bye_points=1.0 if event.group_format == Format.SWISS else 0.0,
             unplayed=event.tiebreak_unplayed,
-            missed={e.pk: len(played_rounds - rounds_of_entry[e.pk]) for e in members},
+            missed=missed,
+            withdrawn=withdrawn,
         )
         by_id = {e.pk: e for e in members}
         lines = []

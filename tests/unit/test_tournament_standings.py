@@ -1,6 +1,7 @@
 """Standings that fit the format: shared elimination ranks, byes, columns, FIDE tiebreaks."""
 
 import pytest
+from django.db.models import Q
 
 from tests.tournaments import by_seed, decide, event_with, humans, pairing
 from tournaments import selectors, services
@@ -107,3 +108,32 @@ def test_tiebreak_unplayed_is_an_event_option_and_a_bad_value_is_refused(admin_c
     with pytest.raises(services.TournamentError) as refusal:
         services.event_create(name="Odd", format="swiss", tiebreak_unplayed="virtual")
     assert refusal.value.code == "invalid_tiebreaks"
+
+
+def test_a_player_who_withdrew_counts_a_draw_for_each_round_after_in_the_opponents_buchholz(
+    client,
+):
+    event = event_with(humans(4), "swiss", swiss_rounds=2)
+    services.event_start(event=event)
+    first, second = event.pairings.filter(status="playing").order_by("table")
+    decide(event, first.key, first.entry_a.player)
+    # The winner of the first table withdraws before round 2 is paired: they miss round 2.
+    services.entry_withdraw(entry=first.entry_a)
+    decide(event, second.key, second.entry_a.player)
+    for p in event.pairings.filter(status="playing"):
+        decide(event, p.key, p.entry_a.player)
+    event.refresh_from_db()
+    assert event.status == event.Status.FINISHED
+    rows = {r["entry"]: r for r in standings(client, event)["rows"]}
+    gone, beaten = first.entry_a_id, first.entry_b_id
+    assert rows[gone]["match_points"] == 1 and rows[gone]["played"] == 1
+    # The loser of the first table: the player who withdrew counts 1 + 0.5 (round 2, a draw),
+    # and round 2 the opponent's score (or, for a bye, a dummy with the loser's own score).
+    second_round = Pairing.objects.get(
+        Q(entry_a=beaten) | Q(entry_b=beaten), event=event, round__number=2
+    )
+    other = (
+        second_round.entry_b_id if second_round.entry_a_id == beaten else second_round.entry_a_id
+    )
+    round_two = rows[other]["match_points"] if other else rows[beaten]["match_points"]
+    assert rows[beaten]["buchholz"] == 1.5 + round_two

@@ -15,14 +15,23 @@ share a rank. Tiebreaks (higher is better for each):
 - ``margin``: the total point margin over all games played.
 
 **Unplayed rounds** (``unplayed``). With ``"fide"`` (the default, FIDE's tie-break regulations
-C.07 of 2023), each round a player did not play over the board, a bye, a win or loss by
-forfeit (a no-show, a walkover), a round missed after withdrawing or before a late entry,
-counts in that player's Buchholz, median Buchholz and Sonneborn-Berger as a game against a
-**dummy opponent** whose score is the player's own: a forfeit's opponent is left out of them.
-The dummy counts as beaten (for Sonneborn-Berger) when the round scored a point (a bye, a
-forfeit win). The players' own scores are used as they are for their opponents' tiebreaks.
+C.07 of 2023, article 16), each round a player did not play over the board, a bye, a win or
+loss by forfeit (a no-show, a walkover), a round missed after withdrawing or before a late
+entry, counts in that player's Buchholz, median Buchholz and Sonneborn-Berger as a game
+against a **dummy opponent** whose score is the player's own: a forfeit's opponent is left
+out of them. The dummy counts as beaten (for Sonneborn-Berger) when the round scored a point
+(a bye, a forfeit win). Two more rules:
+
+- a player's score as it counts in the opponents' Buchholz and Sonneborn-Berger gives half a
+  point (a draw) for each round the player missed **after withdrawing** (``withdrawn``: no
+  later round played, won by forfeit or byed), not nothing; every other round counts what
+  it scored (a forfeit loss nothing, a bye or a forfeit win its point);
+- a player's own **voluntarily unplayed rounds** (a forfeit loss, a round missed) are cut
+  before any other round where a tiebreak cuts its least significant values: median
+  Buchholz cuts the lowest of them (if any) instead of the lowest opponent, then the highest.
+
 With ``"plain"``, the sums are over the opponents named in the results, forfeits included,
-and byes and missed rounds count for nothing.
+byes and missed rounds count for nothing, and scores are used as they are.
 """
 
 from __future__ import annotations
@@ -128,12 +137,15 @@ def standings(
     stages: Mapping[int, tuple[int, int]] | None = None,
     unplayed: str = FIDE_UNPLAYED,
     missed: Mapping[int, int] | None = None,
+    withdrawn: Mapping[int, int] | None = None,
 ) -> list[Row]:
     """Every entrant ranked 1..N; ``stages`` (elimination) ranks by the stage reached first.
 
     ``unplayed`` is ``"fide"`` or ``"plain"`` (see the module); ``missed`` counts, for each
     player, the rounds played without them (withdrawn, or entered late): with ``"fide"``
-    those are unplayed rounds too.
+    those are unplayed rounds too. ``withdrawn`` counts, for each player, how many of those
+    came after the last round they were there for (after withdrawing): with ``"fide"`` they
+    count as draws in the player's score as their opponents' tiebreaks use it.
     """
     validate_tiebreaks(tiebreaks)
     if unplayed not in UNPLAYED_MODES:
@@ -168,9 +180,17 @@ def standings(
                 row.losses += 1
             if r.unplayed:
                 row.unplayed.append((other, 1.0 if won else 0.0))
+    missed, withdrawn = missed or {}, withdrawn or {}
+    for p, count in withdrawn.items():
+        if not 0 <= count <= missed.get(p, 0):
+            raise ValueError(
+                f"player {p}: {count} rounds after withdrawing, but not as many missed"
+            )
+    # A player's score as the opponents' tiebreaks count it (FIDE: draws after withdrawing).
+    counted = {p: row.match_points + 0.5 * withdrawn.get(p, 0) for p, row in rows.items()}
     for row in rows.values():
         if unplayed == FIDE_UNPLAYED:
-            _fide_sums(row, rows, (missed or {}).get(row.player, 0))
+            _fide_sums(row, counted, missed.get(row.player, 0))
         else:
             _plain_sums(row, rows)
         if stages is not None:
@@ -206,8 +226,9 @@ def _plain_sums(row: Row, rows: dict[int, Row]) -> None:
     row.sonneborn_berger = sum(rows[o].match_points for o in row.beaten)
 
 
-def _fide_sums(row: Row, rows: dict[int, Row], missed: int) -> None:
-    """FIDE C.07 (2023): every unplayed round is a game against a dummy with the row's score."""
+def _fide_sums(row: Row, counted: dict[int, float], missed: int) -> None:
+    """FIDE C.07 (2023), article 16: unplayed rounds against a dummy with the row's own score,
+    opponents at their counted score, voluntarily unplayed rounds cut first."""
     own = row.match_points
     forfeited = [other for other, _ in row.unplayed if other is not None]
     played = list(row.opponents)
@@ -217,12 +238,28 @@ def _fide_sums(row: Row, rows: dict[int, Row], missed: int) -> None:
     for other, points in row.unplayed:
         if other is not None and points:
             beaten.remove(other)
-    dummies = len(row.unplayed) + missed
+    # (value, voluntarily unplayed): the opponents played, then a dummy per unplayed round; a
+    # forfeit loss and a missed round are voluntary, a bye and a forfeit win are not.
+    values = [(counted[o], False) for o in played]
+    values += [(own, other is not None and not points) for other, points in row.unplayed]
+    values += [(own, True)] * missed
     dummy_wins = sum(1 for _, points in row.unplayed if points)
-    scores = sorted([rows[o].match_points for o in played] + [own] * dummies)
-    row.buchholz = sum(scores)
-    row.median_buchholz = sum(scores[1:-1]) if len(scores) >= 3 else sum(scores)
-    row.sonneborn_berger = sum(rows[o].match_points for o in beaten) + own * dummy_wins
+    row.buchholz = sum(value for value, _ in values)
+    row.median_buchholz = _median(values)
+    row.sonneborn_berger = sum(counted[o] for o in beaten) + own * dummy_wins
+
+
+def _median(values: list[tuple[float, bool]]) -> float:
+    """The sum without the least significant value and the most (with three or more): the
+    least is the lowest voluntarily unplayed round when there is one (FIDE C.07 16.5)."""
+    if len(values) < 3:
+        return sum(value for value, _ in values)
+    voluntary = [value for value, is_voluntary in values if is_voluntary]
+    lowest = min(voluntary) if voluntary else min(value for value, _ in values)
+    rest = [value for value, _ in values]
+    rest.remove(lowest)
+    rest.remove(max(rest))
+    return sum(rest)
 
 
 def _direct_encounter(
