@@ -22,6 +22,7 @@ from accounts import names
 from accounts.models import Player
 from accounts.selectors import player_name_taken, player_names
 from config.errors import ServiceError
+from config.sockets import sockets_sign_out
 
 NAME_TAKEN = "A player with this name already exists."
 #: The names of deleted accounts' players (``deleted-<id>``): nobody may take one.
@@ -171,6 +172,7 @@ def sign_out_everywhere(*, user: AbstractBaseUser, keep_session: str | None = No
         if session.pk != keep_session and session.get_decoded().get(SESSION_KEY) == str(user.pk)
     ]
     Session.objects.filter(pk__in=ended).delete()
+    sockets_sign_out(user.pk, keep_session)
     return len(ended)
 
 

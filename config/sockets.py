@@ -132,6 +132,25 @@ class TokenAuthMiddleware(BaseMiddleware):
         return await super().__call__(scope, receive, send)
 
 
+def signin_group(user_id: int) -> str:
+    """The channel-layer group of every socket one user has open, whatever it watches."""
+    return f"signin.{user_id}"
+
+
+def sockets_sign_out(user_id: int, keep_session: str | None = None) -> None:
+    """Close every socket of the user (4401) once the surrounding transaction commits: their
+    sign-ins have ended (signed out everywhere, a new password, the account deleted).
+
+    A socket opened with the web session ``keep_session`` (the one a password change was
+    made in, which stays signed in) stays open.
+    """
+    from config.live import publish_on_commit
+
+    publish_on_commit(
+        signin_group(user_id), {"type": "sockets.signed_out", "keep_session": keep_session}
+    )
+
+
 def still_signed_in(scope) -> bool:
     """Whether the credential the socket opened with still holds (call from sync code).
 
@@ -278,6 +297,9 @@ class JsonSocket(AsyncWebsocketConsumer):
     types: tuple[str, ...] = ()
     #: The ``socket`` label of this kind of socket in ``ginrummy_sockets_open``.
     metrics_name = "socket"
+    #: The message types whose handlers check the sign-in themselves, in the same database
+    #: call as their work; before any other (but ping and pong) the base class checks it.
+    checks_own_sign_in: tuple[str, ...] = ()
 
     async def dispatch(self, message):
         """Run the handler of ``message``, without Channels' per-message connection check.
@@ -308,13 +330,49 @@ class JsonSocket(AsyncWebsocketConsumer):
         if not getattr(self, "_counted_open", False):
             self._counted_open = True
             SOCKETS_OPEN.labels(self.metrics_name).inc()
+        if self.user.is_authenticated and not getattr(self, "_refusing", False):
+            # Signing out everywhere closes this socket at once (sockets_sign_out).
+            try:
+                await group_join(self.channel_layer, signin_group(self.user.pk), self.channel_name)
+                self._signin_joined = True
+            except Exception:  # the layer is down: each message still checks the sign-in
+                logger.warning("joining the sign-in group failed", exc_info=True)
 
     async def websocket_disconnect(self, message):
         self._closing = True
         if getattr(self, "_counted_open", False):
             self._counted_open = False
             SOCKETS_OPEN.labels(self.metrics_name).dec()
+        if getattr(self, "_signin_joined", False):
+            self._signin_joined = False
+            await group_leave(self.channel_layer, signin_group(self.user.pk), self.channel_name)
         await super().websocket_disconnect(message)
+
+    async def sockets_signed_out(self, event: dict) -> None:
+        """The user's sign-ins have ended (:func:`sockets_sign_out`): close with 4401."""
+        keep = event.get("keep_session")
+        session = getattr(self.scope.get("session"), "session_key", None)
+        if keep and self.scope.get("token") is None and session == keep:
+            return
+        await self.send_error("not_authenticated", "your sign-in has ended: sign in again")
+        await self.close(code=CLOSE_UNAUTHENTICATED)
+
+    async def _still_signed_in(self) -> bool:
+        """Whether a signed-in socket's credential still holds (an anonymous one has none to
+        lose); if not, say so and close with 4401."""
+        from config.api import OUTAGE_ERRORS
+
+        if not self.user.is_authenticated:
+            return True
+        try:
+            valid = await socket_db(still_signed_in)(self.scope)
+        except OUTAGE_ERRORS:
+            await self.send_error("service_unavailable", "try again shortly")
+            return False
+        if not valid:
+            await self.send_error("not_authenticated", "your sign-in has ended: sign in again")
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+        return valid
 
     async def close(self, code=None, reason=None):
         """Close from the server end, once; nothing is sent on this socket after it."""
@@ -332,6 +390,7 @@ class JsonSocket(AsyncWebsocketConsumer):
 
     async def refuse_connection(self, code: int) -> None:
         """Accept only to close with ``code`` (a refused handshake cannot carry a code)."""
+        self._refusing = True
         await self.accept()
         await self.close(code=code)
 
@@ -389,6 +448,8 @@ class JsonSocket(AsyncWebsocketConsumer):
         if kind not in self.types:
             known = ", ".join(("ping", *self.types))
             await self.send_error("unknown_type", f"unknown message type; known: {known}")
+            return
+        if kind not in self.checks_own_sign_in and not await self._still_signed_in():
             return
         await getattr(self, f"on_{kind}")(message)
 

@@ -159,6 +159,7 @@ class GameConsumer(JsonSocket):
     metrics_name = "game"
 
     types = ("move", "continue", "sync")
+    checks_own_sign_in = ("move", "continue")
 
     async def connect(self):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
