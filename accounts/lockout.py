@@ -1,9 +1,13 @@
 """Sign-in lockout (django-axes): who a client is, and what a locked-out sign-in is answered.
 
-Axes counts wrong passwords per username and per client address (``AXES_*`` in the settings)
-on every sign-in that goes through ``django.contrib.auth.authenticate`` with the request:
-the web sign-in page, the admin's, and ``POST /api/auth/login``. Once either count reaches the
-limit, the sign-in is refused, even with the right password, until the cool-down is over.
+Axes counts wrong passwords (``AXES_*`` in the settings) on every sign-in that goes through
+``django.contrib.auth.authenticate`` with the request: the web sign-in page, the admin's, and
+``POST /api/auth/login``. It counts them per (username, client address) pair and per client
+address. Once the pair's count reaches ``AXES_FAILURE_LIMIT``, or the address's reaches
+``SIGN_IN_ADDRESS_FAILURE_LIMIT`` (:class:`LockoutHandler`), sign-ins for that username from
+that address, or all sign-ins from that address, are refused, even with the right password,
+until the cool-down is over. Nobody can lock a person out from elsewhere: their own address
+keeps its own count.
 
 A sign-in checked in code without a request (a test, the shell) has no client to count and is
 not refused (:class:`LockoutBackend`); every sign-in over HTTP passes its request.
@@ -18,7 +22,10 @@ from __future__ import annotations
 import math
 
 from axes.backends import AxesStandaloneBackend
+from axes.handlers.database import AxesDatabaseHandler
+from axes.helpers import get_lockout_parameters
 from django.conf import settings
+from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from rest_framework.throttling import BaseThrottle
@@ -41,6 +48,35 @@ class LockoutBackend(AxesStandaloneBackend):
         return super().authenticate(request, username=username, password=password, **kwargs)
 
 
+#: The lockout parameter that counts an address's failures whatever the username.
+ADDRESS = "ip_address"
+
+
+class LockoutHandler(AxesDatabaseHandler):
+    """Axes's database handler (``AXES_HANDLER``), with a limit of its own for an address.
+
+    Axes sums the failures of each of ``AXES_LOCKOUT_PARAMETERS`` (the pair, the address) and
+    compares the largest sum with its one limit, ``AXES_FAILURE_LIMIT``. An address's sum is
+    first scaled so that it reaches that limit at ``SIGN_IN_ADDRESS_FAILURE_LIMIT``: the
+    people behind one address (a school, a mobile network) share that count, so it may be
+    higher than one account's.
+    """
+
+    def get_failures(self, request, credentials: dict | None = None) -> int:
+        limit = settings.AXES_FAILURE_LIMIT
+        address_limit = settings.SIGN_IN_ADDRESS_FAILURE_LIMIT
+        counts = []
+        for parameter, attempts in zip(
+            get_lockout_parameters(request, credentials),
+            self.get_user_attempts(request, credentials),
+            strict=True,
+        ):
+            count = attempts.aggregate(total=Sum("failures_since_start"))["total"] or 0
+            # Scaled down, the count reaches ``limit`` exactly when it reaches address_limit.
+            counts.append(count * limit // address_limit if parameter == ADDRESS else count)
+        return max(counts, default=0)
+
+
 def client_address(request: HttpRequest) -> str:
     """The client's address as the API's throttles see it (``AXES_CLIENT_IP_CALLABLE``)."""
     return BaseThrottle().get_ident(request)
@@ -55,7 +91,7 @@ def lockout_message() -> str:
     """What a locked-out client is told: why, and when to try again."""
     minutes = cool_off_minutes()
     return (
-        "Too many failed sign-ins for this account or from this address. "
+        "Too many failed sign-ins from this address, for this account or in all. "
         f"Sign-in is locked for {minutes} minute{'s' if minutes != 1 else ''} "
         "after the last failure; try again then."
     )

@@ -300,18 +300,22 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # Sign-in tokens (django-rest-knox): stored hashed, expire, revocable one by one or all at once.
-# Sign-in lockout (django-axes): after SIGN_IN_FAILURE_LIMIT wrong passwords for one username,
-# or from one client address, further sign-ins for it, or from it, are refused (429
-# locked_out) until SIGN_IN_COOLOFF_MINUTES have passed since the last counted failure: the web
-# sign-in, the admin's and the API's alike. Failures are rows in the database, in both modes;
-# a success does not wipe them (it would let one's own account reset an address's count).
+# Sign-in lockout (django-axes): after SIGN_IN_FAILURE_LIMIT wrong passwords for one username
+# from one client address, further sign-ins for it from there are refused (429 locked_out),
+# and after SIGN_IN_ADDRESS_FAILURE_LIMIT from one address, whatever the usernames, every
+# sign-in from there is, until SIGN_IN_COOLOFF_MINUTES have passed since the last counted
+# failure: the web sign-in, the admin's and the API's alike. A username alone is never locked,
+# or anyone could lock anyone out. Failures are rows in the database, in both modes; a success
+# does not wipe them (it would let one's own account reset an address's count).
 AUTHENTICATION_BACKENDS = [
     "accounts.lockout.LockoutBackend",  # django-axes's
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("SIGN_IN_FAILURE_LIMIT", 5, minimum=1)
+SIGN_IN_ADDRESS_FAILURE_LIMIT = env_int("SIGN_IN_ADDRESS_FAILURE_LIMIT", 20, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("SIGN_IN_COOLOFF_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]  # the pair; the address
+AXES_HANDLER = "accounts.lockout.LockoutHandler"  # the address's own limit
 AXES_RESET_ON_SUCCESS = False
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the cool-down is a fixed time
 AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"  # the throttles' (NUM_PROXIES)

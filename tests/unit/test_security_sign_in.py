@@ -1,8 +1,10 @@
 """Sign-in lockout and sign-up throttling: guessing passwords or making accounts in bulk stops.
 
-After ``AXES_FAILURE_LIMIT`` wrong passwords for one username, or from one address, every
-sign-in for it, or from it, is refused, the right password too, on the web sign-in page, the
-admin's and the API's, until the cool-down has passed. Mallory is the one guessing.
+After ``AXES_FAILURE_LIMIT`` wrong passwords for one username from one address, every
+sign-in for it from there is refused, the right password too, on the web sign-in page, the
+admin's and the API's, until the cool-down has passed; after ``SIGN_IN_ADDRESS_FAILURE_LIMIT``
+from one address, whatever the usernames, every sign-in from there is. The person whose
+username is guessed still signs in from their own address. Mallory is the one guessing.
 """
 
 from datetime import timedelta
@@ -30,6 +32,12 @@ SIGN_IN_FORMS = {"web": "/login", "admin": "/admin/login/"}
 def limit(settings) -> int:
     assert settings.AXES_FAILURE_LIMIT == 5  # the documented default
     return settings.AXES_FAILURE_LIMIT
+
+
+@pytest.fixture
+def address_limit(settings) -> int:
+    assert settings.SIGN_IN_ADDRESS_FAILURE_LIMIT == 20  # the documented default
+    return settings.SIGN_IN_ADDRESS_FAILURE_LIMIT
 
 
 def form_sign_in(where: str, username: str, password: str, address: str = MALLORY):
@@ -97,20 +105,35 @@ def test_one_failure_fewer_still_lets_the_right_password_in(alice, limit):
     assert signed_in(form_sign_in("web", "alice", PASSWORD))
 
 
-def test_the_account_is_locked_whichever_address_the_guesses_come_from(alice, limit):
-    for n in range(limit):
-        form_sign_in("web", "alice", "not-hers", address=f"198.51.100.{n + 1}")
+def test_guesses_from_elsewhere_do_not_lock_the_person_out(alice, limit):
+    for n in range(3):  # Mallory, and two more addresses of hers
+        for _ in range(limit):
+            form_sign_in("web", "alice", "not-hers", address=f"198.51.100.{n + 1}")
+        assert (
+            form_sign_in("web", "alice", PASSWORD, address=f"198.51.100.{n + 1}").status_code == 429
+        )
 
-    response = form_sign_in("web", "alice", PASSWORD, address="192.0.2.10")  # alice, at home
+    assert signed_in(form_sign_in("web", "alice", PASSWORD, address="192.0.2.10"))  # at home
+    assert api_sign_in("alice", PASSWORD, address="192.0.2.10").status_code == 200
 
-    assert response.status_code == 429
+
+def test_a_locked_username_leaves_the_address_its_other_sign_ins(alice, bob, limit):
+    for _ in range(limit):
+        form_sign_in("web", "alice", "not-hers")
+
+    assert form_sign_in("web", "alice", PASSWORD).status_code == 429
+    assert signed_in(form_sign_in("web", "bob", PASSWORD))  # bob, behind the same address
 
 
-def test_an_address_is_locked_whichever_accounts_it_guesses(alice, bob, limit):
-    for n in range(limit):
-        form_sign_in("web", f"someone{n}", "guess")
+def test_an_address_is_locked_whichever_accounts_it_guesses(alice, bob, limit, address_limit):
+    for n in range(address_limit - 1):
+        form_sign_in("web", f"someone{n}", "guess")  # each username fewer times than the limit
+    assert signed_in(form_sign_in("web", "bob", PASSWORD))  # one failure to go
+
+    form_sign_in("web", "someone-else", "guess")
 
     assert form_sign_in("web", "bob", PASSWORD).status_code == 429  # from Mallory's address
+    assert api_sign_in("bob", PASSWORD).status_code == 429
     assert signed_in(form_sign_in("web", "bob", PASSWORD, address="192.0.2.20"))  # elsewhere
 
 
@@ -125,14 +148,14 @@ def test_guesses_on_the_api_and_on_the_page_count_together(alice, limit):
     assert api_sign_in("alice", PASSWORD).status_code == 429
 
 
-def test_a_forged_forwarded_for_header_does_not_escape_the_lockout(alice, bob, limit):
+def test_a_forged_forwarded_for_header_does_not_escape_the_lockout(alice, limit):
     for n in range(limit):
         Client(REMOTE_ADDR=MALLORY, HTTP_X_FORWARDED_FOR=f"10.0.0.{n}").post(
-            "/login", {"username": f"someone{n}", "password": "guess"}
+            "/login", {"username": "alice", "password": "guess"}
         )
 
     response = Client(REMOTE_ADDR=MALLORY, HTTP_X_FORWARDED_FOR="10.9.9.9").post(
-        "/login", {"username": "bob", "password": PASSWORD}
+        "/login", {"username": "alice", "password": PASSWORD}
     )
 
     assert response.status_code == 429
