@@ -155,13 +155,15 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
         "round"
     )
     for p in pairings:
-        if p.entry_a_id not in seeds:
+        if p.entry_a_id is None or p.entry_b_id is None:
+            # A bye: in a losers bracket the player may be in either slot.
+            alone = p.entry_a_id or p.entry_b_id
+            if p.result == Pairing.Result.BYE and alone in seeds:
+                results.append(Result(alone, None, p.winner_id))
+                rounds_with_result[alone].add(p.round.number)
+                rounds_there[alone].add(p.round.number)
             continue
-        if p.entry_b_id is None:
-            if p.result == Pairing.Result.BYE:
-                results.append(Result(p.entry_a_id, None, p.winner_id))
-                rounds_with_result[p.entry_a_id].add(p.round.number)
-                rounds_there[p.entry_a_id].add(p.round.number)
+        if p.entry_a_id not in seeds:
             continue
         if p.result in (*Pairing.RECORDED, Pairing.Result.WALKOVER):
             unplayed = p.result in UNPLAYED_RESULTS or (
@@ -390,8 +392,12 @@ def _missed_rounds(
 
 def _pairing_result(p: Pairing) -> Result | None:
     """A settled pairing as the standings read it (None: nothing to count)."""
-    if p.entry_b_id is None:
-        return Result(p.entry_a_id, None, p.winner_id) if p.result == Pairing.Result.BYE else None
+    if p.entry_a_id is None or p.entry_b_id is None:
+        # A bye: in a losers bracket the player may be in either slot.
+        alone = p.entry_a_id or p.entry_b_id
+        if p.result != Pairing.Result.BYE or alone is None:
+            return None
+        return Result(alone, None, p.winner_id)
     if p.result not in (*Pairing.RECORDED, Pairing.Result.WALKOVER):
         return None
     unplayed = p.result in UNPLAYED_RESULTS or (
@@ -552,8 +558,8 @@ def _two_stage_standings(event: Event, with_ratings: bool) -> list[dict[str, Any
         for p in playoff:
             result = _pairing_result(p)
             if result is None or result.b is None:
-                if result is not None and p.entry_a_id in line_of:
-                    line_of[p.entry_a_id]["byes"] += 1
+                if result is not None and result.a in line_of:
+                    line_of[result.a]["byes"] += 1
                 continue
             for pk, won_games, lost_games, margin in (
                 (p.entry_a_id, p.games_a, p.games_b, p.margin_a),

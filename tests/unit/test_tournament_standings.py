@@ -1,11 +1,15 @@
 """Standings that fit the format: shared elimination ranks, byes, columns, FIDE tiebreaks."""
 
+import random
+from collections import Counter
+
 import pytest
 from django.db.models import Q
 
 from tests.tournaments import by_seed, decide, event_with, humans, pairing
 from tournaments import selectors, services
-from tournaments.models import Pairing
+from tournaments.formats import bracket as brackets
+from tournaments.models import Entry, Pairing
 
 pytestmark = pytest.mark.django_db
 
@@ -137,3 +141,64 @@ def test_a_player_who_withdrew_counts_a_draw_for_each_round_after_in_the_opponen
     )
     round_two = rows[other]["match_points"] if other else rows[beaten]["match_points"]
     assert rows[beaten]["buchholz"] == 1.5 + round_two
+
+
+def walk_double_elimination(seed: int):
+    """A double elimination of 3 to 12 players run to its end with random winners, and now
+    and then a player withdrawing (their next matches are byes for their opponents)."""
+    rng = random.Random(seed)
+    event = event_with(humans(rng.randint(3, 12), prefix=f"walk{seed}-"), "double_elim")
+    services.event_start(event=event)
+    while True:
+        event.refresh_from_db()
+        if event.is_over:
+            return event
+        if rng.random() < 0.08:
+            active = list(event.entries.filter(status__in=Entry.ACTIVE, seed__isnull=False))
+            if len(active) > 2:
+                services.entry_withdraw(entry=rng.choice(active), reason="walk")
+                continue
+        playing = list(
+            event.pairings.filter(status=Pairing.Status.PLAYING).select_related(
+                "entry_a__player", "entry_b__player"
+            )
+        )
+        p = rng.choice(playing)
+        decide(event, p.key, rng.choice([p.entry_a.player, p.entry_b.player]))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_double_elimination_standings_count_every_match_and_bye_the_bracket_shows(seed):
+    event = walk_double_elimination(seed)
+    states = selectors._bracket_states(event)
+    assert states is not None
+    rows_of = {p.key: p for p in event.pairings.all()}
+    wins, losses, byes = Counter(), Counter(), Counter()
+    games_won, games_lost = Counter(), Counter()
+    byes_at: set[str] = set()
+    for key, state in states.items():
+        if state.status == brackets.Status.WALKOVER:
+            byes[state.winner] += 1
+            byes_at.add(key)
+        elif state.status == brackets.Status.DECIDED and isinstance(state.winner, int):
+            wins[state.winner] += 1
+            losses[state.loser] += 1
+            row = rows_of[key]
+            ours = row.games_a if row.entry_a_id == state.winner else row.games_b
+            theirs = row.games_b if row.entry_a_id == state.winner else row.games_a
+            games_won[state.winner] += ours
+            games_lost[state.winner] += theirs
+            games_won[state.loser] += theirs
+            games_lost[state.loser] += ours
+    # A field short of a power of two always has a bye in the losers bracket too.
+    lb_byes = [key for key in byes_at if key.startswith("L")]
+    size = event.entries.filter(seed__isnull=False).count()
+    assert lb_byes or brackets.bracket_size(size) == size
+    for line in selectors.standings_for_event(event=event, with_ratings=False):
+        entry = line["entry"]
+        shown = (line["wins"], line["losses"], line["byes"], line["played"])
+        assert shown == (wins[entry], losses[entry], byes[entry], wins[entry] + losses[entry]), (
+            entry,
+            event.entries.get(pk=entry).seed,
+        )
+        assert (line["games_won"], line["games_lost"]) == (games_won[entry], games_lost[entry])

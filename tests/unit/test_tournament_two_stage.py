@@ -3,12 +3,14 @@ standings per group and across both stages, and every refusal."""
 
 import io
 import json
+from collections import Counter
 
 import pytest
 from django.core.management import call_command
 
 from tests.tournaments import bots, decide, event_with, humans, pairing
-from tournaments import services
+from tournaments import selectors, services
+from tournaments.formats import bracket as brackets
 from tournaments.models import Entry, Event, EventLog, Pairing, Round
 
 pytestmark = pytest.mark.django_db
@@ -312,3 +314,30 @@ def test_run_bot_event_plays_a_two_stage_event_to_its_champion(options, matches)
     event = Event.objects.get(pk=report["event"])
     assert Entry.objects.get(event=event, final_rank=1).player == event.champion
     assert set(event.rounds.values_list("status", flat=True)) == {"finished"}
+
+
+def test_a_double_elimination_playoff_counts_its_losers_bracket_byes(client):
+    # Three groups of three, two from each: a playoff of six, short of eight, so byes run
+    # into the losers bracket; every one the bracket shows counts in the final standings.
+    event = event_with(
+        humans(9), "two_stage", group_count=3, advance_per_group=2, playoff_format="double_elim"
+    )
+    services.event_start(event=event)
+    play_groups_by_seed(event)
+    seeds = seed_of(event)
+    while not event.is_over:
+        p = Pairing.objects.filter(event=event, status="playing").order_by("pk").first()
+        better = p.entry_a if seeds[p.entry_a_id] < seeds[p.entry_b_id] else p.entry_b
+        decide(event, p.key, better.player)
+        event.refresh_from_db()
+    states = selectors._bracket_states(event)
+    walkovers = Counter(s.winner for s in states.values() if s.status == brackets.Status.WALKOVER)
+    assert any(k.startswith("L") and s.status == "walkover" for k, s in states.items())
+    group_byes = Counter(
+        p.entry_a_id or p.entry_b_id
+        for p in Pairing.objects.filter(event=event, key__startswith="G", result="bye")
+    )
+    rows = client.get(f"/api/events/{event.pk}/standings").json()["rows"]
+    assert {r["entry"]: r["byes"] for r in rows} == {
+        r["entry"]: group_byes[r["entry"]] + walkovers[r["entry"]] for r in rows
+    }
