@@ -57,7 +57,13 @@ class MeSerializer(serializers.ModelSerializer):
 class RegisterSerializer(serializers.Serializer):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=128, write_only=True, trim_whitespace=False)
-    name = StrictCharField(max_length=NAME_MAX_LENGTH, required=False, allow_blank=True)
+    name = StrictCharField(
+        max_length=NAME_MAX_LENGTH,
+        required=False,
+        allow_blank=True,
+        help_text="The display name others see; without one, “Player 123456” (a random number), "
+        "never the username.",
+    )
     email = serializers.EmailField(
         max_length=254,
         required=False,

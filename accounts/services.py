@@ -77,10 +77,28 @@ def email_update(*, user: AbstractBaseUser, email: str) -> AbstractBaseUser:
     return user
 
 
+#: How many random names :func:`_new_player_name` tries before giving up.
+NEW_NAME_TRIES = 10
+
+
+def _new_player_name() -> str:
+    """A free display name, "Player 123456", for a person who chose none.
+
+    Never the username: that is half of what signing in takes, and a display name is public.
+    """
+    for _ in range(NEW_NAME_TRIES):
+        name = f"Player {secrets.randbelow(1_000_000):06d}"
+        if not _name_errors(name):
+            return name
+    raise ValidationError({"name": ["Choose a display name."]})
+
+
 def player_register(
     *, username: str, password: str, name: str | None = None, email: str = ""
 ) -> Player:
-    """Create a user and their human player; ``name`` defaults to the username.
+    """Create a user and their human player; without a ``name``, a "Player 123456" of its own.
+
+    The display name never defaults to the username, which stays private.
 
     Checks every field before writing and reports all problems at once: the username (valid,
     not taken ignoring case), the password (Django's password validators) and the display name
@@ -90,7 +108,7 @@ def player_register(
     """
     User = get_user_model()
     username = User.normalize_username((username or "").strip())
-    name = names.normalize(name) or username
+    name = names.normalize(name) or _new_player_name()
     email = User.objects.normalize_email((email or "").strip())
     errors: dict[str, list] = {}
     if email and (email_errors := _email_errors(email)):

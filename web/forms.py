@@ -16,8 +16,7 @@ class SignUpForm(forms.Form):
     name = forms.CharField(
         label="Display name",
         max_length=NAME_MAX_LENGTH,
-        required=False,
-        help_text="What other players see; your username if left empty.",
+        help_text="What other players see. Your username stays private: it is for signing in.",
     )
     email = forms.EmailField(
         label="E-mail",

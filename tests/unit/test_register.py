@@ -1,5 +1,7 @@
 """POST /api/auth/register: a new account, its human player, and a token."""
 
+import re
+
 import pytest
 
 from accounts.models import Player
@@ -27,11 +29,25 @@ def test_registration_creates_user_player_and_token(client):
     assert me.json()["name"] == "Dora"
 
 
-def test_display_name_defaults_to_username(client):
+def test_without_a_display_name_the_player_gets_one_that_is_not_the_username(client):
     response = client.post(URL, {"username": "dora", "password": GOOD_PASSWORD})
 
     assert response.status_code == 201
-    assert response.json()["player"]["name"] == "dora"
+    name = response.json()["player"]["name"]
+    assert re.fullmatch(r"Player \d{6}", name)
+    assert "dora" not in name.casefold()
+    # Where others see the player, the username does not show.
+    player = Player.objects.get(user__username="dora")
+    assert client.get(f"/api/players/{player.pk}").json()["name"] == name
+    assert "dora" not in client.get(f"/players/{player.pk}").content.decode()
+
+
+def test_each_unnamed_player_gets_a_name_of_their_own(client):
+    for n in range(3):
+        body = {"username": f"dora{n}", "password": GOOD_PASSWORD}
+        assert client.post(URL, body).status_code == 201
+
+    assert len({p.name for p in Player.objects.all()}) == 3
 
 
 def test_taken_name_is_refused_whatever_its_case(client, alice):

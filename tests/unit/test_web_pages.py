@@ -82,10 +82,20 @@ def test_sign_up_shows_every_problem_and_creates_nothing(web, alice):
 def test_sign_up_reports_the_accounts_services_errors_per_field(web, alice):
     response = web.post(
         "/signup",
-        {"username": "alice", "password": PASSWORD, "password_again": PASSWORD},
+        {"username": "alice", "name": "Dora", "password": PASSWORD, "password_again": PASSWORD},
     )
 
     assert "A user with this username already exists." in response.content.decode()
+
+
+def test_sign_up_asks_for_a_display_name_rather_than_showing_the_username(web):
+    response = web.post(
+        "/signup", {"username": "dora", "password": PASSWORD, "password_again": PASSWORD}
+    )
+
+    assert response.status_code == 200  # the form again
+    assert "This field is required." in response.content.decode()
+    assert not Player.objects.exists()
 
 
 def test_signing_in_goes_back_to_the_page_that_asked(web, alice):
