@@ -28,6 +28,13 @@ def backend_pid() -> int:
         return cursor.fetchone()[0]
 
 
+@shared_task(name="tests.nap")
+def nap(seconds: float) -> str:
+    """Sleep ``seconds``: a task a worker holds unacknowledged for that long."""
+    time.sleep(seconds)
+    return "rested"
+
+
 @shared_task(name="tests.die", bind=True)
 def die(self, counter_key: str) -> None:
     """Count the attempt in Redis, then kill the pool process running it (a poison task)."""

@@ -8,6 +8,8 @@ at it for the test.
 - Stopped during a move: the move commits and answers 200 (publishing the bot's reply fails
   after the commit, which is logged, not raised); once Redis is back, the games sweep makes
   the overdue reply, once.
+- Restarted while a worker holds a task it has not acknowledged and waits for more: the
+  worker reconnects and takes the next task (it used to exit with an unrecoverable error).
 - Restarted with a bot event's matches in its queue: the queue is gone; the sweep plays the
   overdue matches, the bracket advances, and the event reaches its champion with every
   match played exactly once.
@@ -29,10 +31,12 @@ from django.conf import settings
 from django.utils import timezone
 
 from config.celery import app
+from config.celery import ping as tasks_ping
 from games import selectors, services, tasks
 from games.engine.match import Match as EngineMatch
 from games.models import Action, Game, Match
 from tests.factories import BotFactory
+from tests.integration import tasks as integration_tasks
 from tests.integration.conftest import wait_for
 from tournaments import services as events
 from tournaments.models import Event, Pairing
@@ -109,16 +113,41 @@ def private_redis(tmp_path, monkeypatch):
         app._pool.force_close_all()
 
 
-def worker_on(worker_factory, server: PrivateRedis, name: str):
+def worker_on(worker_factory, server: PrivateRedis, name: str, **options):
     return worker_factory(
         name=name,
         queues="interactive,batch",
+        **options,
         CELERY_BROKER_URL=server.url,
         # Results stay on the session's Redis, where this process reads them: the private
         # one is the broker only, restarted at will.
         CELERY_RESULT_BACKEND=settings.CELERY_RESULT_BACKEND,
         CELERY_TASK_MAX_REDELIVERIES="5",
     )
+
+
+def test_a_worker_holding_a_task_survives_a_redis_restart_and_takes_the_next_task(
+    worker_factory, private_redis
+):
+    # Prefork with two processes: while one runs the long task (acknowledged late, so still
+    # unacknowledged), the worker waits on Redis for more. That is when Redis goes away.
+    worker = worker_on(
+        worker_factory, private_redis, "redis-survivor", pool="prefork", concurrency=2
+    )
+    worker.mark()
+    held = integration_tasks.nap.apply_async(args=[5], queue="interactive", ignore_result=True)
+    wait_for(lambda: f"tests.nap[{held.id}] received" in worker.log(), timeout=15)
+
+    private_redis.stop()
+    time.sleep(2)
+    private_redis.start()  # empty: the held task is lost, as any queued message would be
+
+    # Back within its reconnection interval (2 s, then 4 s, ...), or gone.
+    wait_for(lambda: answers(worker) or worker.process.poll() is not None, timeout=45)
+    assert "Unrecoverable error" not in worker.log(), worker.tail()
+    assert worker.process.poll() is None, worker.tail()
+    assert tasks_ping.apply_async(queue="interactive").get(timeout=30) == "pong"
+    assert worker.process.poll() is None
 
 
 def test_a_move_made_while_redis_is_down_commits_and_its_bot_reply_comes_after(
@@ -188,6 +217,14 @@ def pick(view: dict) -> dict:
             if action["type"] == kind:
                 return action
     return view["legal_actions"][0]
+
+
+def answers(worker) -> bool:
+    """The worker answers a ping (this process's own connection may still be reconnecting)."""
+    try:
+        return worker.ping(timeout=0.5)
+    except Exception:  # the test's connection to the restarted Redis is being re-established
+        return False
 
 
 def worker_on_redis_again(server: PrivateRedis) -> bool:
