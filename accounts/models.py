@@ -19,6 +19,15 @@ name_validator = RegexValidator(
 DESCRIPTION_MAX_LENGTH = 300
 
 
+def stable_of(player_id: int, kind: str, owner_id: int | None) -> int | None:
+    """:attr:`Player.stable_id` from a player's id, kind and owner (for rows read in bulk)."""
+    if kind == Player.Kind.EXTERNAL:
+        return owner_id
+    if kind == Player.Kind.HUMAN:
+        return player_id
+    return None
+
+
 class Player(models.Model):
     """A seat at the table: a human, a house bot, or an external bot.
 
@@ -135,6 +144,17 @@ class Player(models.Model):
         if self.auto_accept == self.AutoAccept.ANYONE:
             return True
         return self.auto_accept == self.AutoAccept.BOTS and challenger.is_any_bot
+
+    @property
+    def stable_id(self) -> int | None:
+        """Who stands behind this player in rated play: a person's own id, an external bot's
+        owner's id; None for a house bot, which nobody runs.
+
+        A person and the bots they own are one stable: two players of one stable are never
+        paired in rated play nor rated against each other (a bot that loses on purpose
+        would hand its owner rating).
+        """
+        return stable_of(self.pk, self.kind, self.owner_id)
 
     @property
     def is_any_bot(self) -> bool:

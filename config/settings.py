@@ -357,6 +357,9 @@ REST_KNOX = {
 # window, only the first RATING_PAIR_LIMIT count (ladders.services.farmed).
 RATING_PAIR_LIMIT = env_int("RATING_PAIR_LIMIT", 3, minimum=1)
 RATING_PAIR_WINDOW_HOURS = env_int("RATING_PAIR_WINDOW_HOURS", 24, minimum=1)
+# A rated match resigned before each player has made this many moves of their own is
+# recorded without counting (ladders.services.rating_exemption).
+RATING_MIN_MOVES = env_int("RATING_MIN_MOVES", 4, minimum=0)
 
 # --- Internationalisation -------------------------------------------------------------------
 

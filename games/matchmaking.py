@@ -6,7 +6,8 @@ the gap between their ratings is within the window of whichever has waited longe
 accepts whoever has been waiting for a wider match. Among the allowed pairs the closest
 ratings go first (ties: the longest wait first), and a player is not paired with their last
 opponent while anyone else is available to either of them. An uncertain rating (a Glicko-2
-deviation above the provisional threshold) widens its player's window further.
+deviation above the provisional threshold) widens its player's window further. Two players
+of one stable (a person and the bots they own, see :attr:`Seeker.stable`) are never paired.
 
 The ladders' services load the queue, drop players already playing, call :func:`pair` and
 write the matches; an arena event pairs its free players with it too. This module only
@@ -67,11 +68,16 @@ class Seeker:
     is_bot: bool = False
     #: Rating points the window is wider by because the rating is uncertain (Glicko-2).
     spread: float = 0.0
+    #: Who stands behind the player (a person and the bots they own share one); two
+    #: seekers of one stable are never paired. None: nobody's (a house bot).
+    stable: int | None = None
 
 
 def allowed(a: Seeker, b: Seeker, policy: WindowPolicy) -> bool:
     """Whether ``a`` and ``b`` may be paired (rematches aside)."""
     if a.player == b.player or (a.is_bot and b.is_bot and not policy.bot_pairs):
+        return False
+    if a.stable is not None and a.stable == b.stable:
         return False
     gap = abs(a.rating - b.rating)
     return gap <= max(policy.width(a.waited, a.spread), policy.width(b.waited, b.spread))
@@ -116,6 +122,8 @@ class _Table:
         self.last = [s.last_opponent for s in queue]
         no_bots = not policy.bot_pairs
         self.bots = [no_bots and s.is_bot for s in queue]
+        # A player of no stable gets a key of their own that no other seeker has.
+        self.stables = [s.stable if s.stable is not None else -1 - i for i, s in enumerate(queue)]
 
 
 def _swap_out_rematches(
@@ -157,20 +165,28 @@ def _round(table: _Table, order: Sequence[int], *, rematches: bool) -> list[tupl
     n = len(order)
     if n == len(table.ratings):  # the first round: everyone is free
         ratings, widths, players = table.ratings, table.widths, table.players
-        last, bots = table.last, table.bots
+        last, bots, stables = table.last, table.bots, table.stables
     else:
         ratings = [table.ratings[k] for k in order]
         widths = [table.widths[k] for k in order]
         players = [table.players[k] for k in order]
         last = [table.last[k] for k in order]
         bots = [table.bots[k] for k in order]
+        stables = [table.stables[k] for k in order]
     # The widest window of the queue bounds how far up the list a partner can be.
     reach = max(widths)
     edges: list[tuple[float, float, int, int]] = []
     add = edges.append
     for i in range(n):
         found = 0
-        r_i, w_i, p_i, l_i, b_i = ratings[i], widths[i], players[i], last[i], bots[i]
+        r_i, w_i, p_i, l_i, b_i, s_i = (
+            ratings[i],
+            widths[i],
+            players[i],
+            last[i],
+            bots[i],
+            stables[i],
+        )
         for j in range(i + 1, min(n, i + 1 + SCAN_LIMIT)):
             gap = ratings[j] - r_i
             if gap > reach:
@@ -181,7 +197,7 @@ def _round(table: _Table, order: Sequence[int], *, rematches: bool) -> list[tupl
                 w = w_i
             if gap > w:
                 continue
-            if (b_i and bots[j]) or p_i == players[j]:
+            if (b_i and bots[j]) or p_i == players[j] or s_i == stables[j]:
                 continue
             if not rematches and (l_i == players[j] or last[j] == p_i):
                 continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import Player
@@ -280,6 +280,18 @@ def _timed_out(clock_ms: int, charged: datetime, at: datetime) -> int:
     if charged + timedelta(milliseconds=clock_ms) <= at:
         return 0
     return max(0, clock_ms - int((at - charged).total_seconds() * 1000))
+
+
+def moves_made(*, match: Match) -> dict[int, int]:
+    """How many moves each player of ``match`` made themself (the clock's autoplay left out),
+    by player id; a player who made none is left out."""
+    rows = (
+        Action.objects.filter(deal__game__match=match, auto=False)
+        .values_list("player_id")
+        .annotate(moves=Count("pk"))
+        .order_by()
+    )
+    return dict(rows)
 
 
 def match_log(*, match: Match) -> dict[str, Any]:

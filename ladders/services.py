@@ -28,12 +28,13 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 
-from accounts.models import Player
+from accounts.models import Player, stable_of
 from config.errors import ServiceError
 from games import services as games_services
 from games.engine import bots as engine_bots
 from games.matchmaking import Seeker, WindowPolicy, pair
 from games.models import IN_PROGRESS, Match, seed_commitment
+from games.selectors import moves_made
 from ladders.bulk import bulk_insert, delete_ids, fetch_rows, gc_paused, lock_ids, stream_rows
 from ladders.live import pairing_tell
 from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange, Season
@@ -295,6 +296,7 @@ def matchmaker_pass(
                     row[4],
                     row[5],
                     spread(*row[8:11]),
+                    stable_of(row[1], row[11], row[12]),
                 )
                 for row in rows
                 if not (row[6] or row[7])  # busy: a match of theirs waits or is in play
@@ -393,7 +395,8 @@ def _busy_players(player_ids: list[int]) -> set[int]:
 def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:
     """What a pass reads: each waiting player's entry, player, join time, rating, last
     opponent, bot flag, whether a match of theirs (any source) is waiting to start or in play,
-    and (for Glicko-2's wider windows) deviation, volatility and last rated match."""
+    (for Glicko-2's wider windows) deviation, volatility and last rated match, and (for their
+    stable, :func:`accounts.models.stable_of`) kind and owner."""
     return (
         QueueEntry.objects.filter(ladder_id=ladder_id, available_at__lte=now)
         .annotate(
@@ -413,6 +416,8 @@ def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:
             "membership__deviation",
             "membership__volatility",
             "membership__last_active",
+            "player__kind",
+            "player__owner_id",
         )
     )
 
@@ -486,8 +491,15 @@ def ladder_match_create(
     """One ladder match between two given players, created waiting to start.
 
     For the calibration command and staff; players from the queue are paired by
-    :func:`matchmaker_pass`.
+    :func:`matchmaker_pass`. Conflict ``same_stable`` for a person and a bot they own, or two
+    bots of one owner: they never meet in rated play.
     """
+    if player_a.stable_id is not None and player_a.stable_id == player_b.stable_id:
+        raise Conflict(
+            f"{player_a.name} and {player_b.name} are a person and their own bot, or two bots "
+            "of one owner: they do not meet in rated play",
+            code="same_stable",
+        )
     with transaction.atomic():
         match = games_services.match_create(
             player_a=player_a,
@@ -581,11 +593,47 @@ def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> 
         if existing:
             return existing
         changes = _rate(
-            pool, match, locked[match.player_a_id], locked[match.player_b_id], now, season
+            pool, match, locked[match.player_a_id], locked[match.player_b_id], now, season, players
         )
         if season is not None:
             seasons.season_entries_ensure(season=season, pool=pool, player_ids=list(players))
         return changes
+
+
+def rating_exemption(
+    *,
+    pool: Ladder,
+    match: Match,
+    players: dict[int, Player],
+    a: Rating,
+    b: Rating,
+    now: datetime,
+) -> str:
+    """Why this finished match is recorded without counting, or '' when it counts.
+
+    - The two players are of one stable (:attr:`accounts.models.Player.stable_id`): a person
+      and a bot they own, or two bots of one owner. Pairing keeps them apart; this is the
+      last word for a match that came about otherwise.
+    - It was resigned before each player had made ``RATING_MIN_MOVES`` moves of their own:
+      nothing was played, only handed over.
+    - It is one too many between the same two people (:func:`farmed`).
+
+    Uncounted, the match is recorded with K 0: no rating change, no record, and the history
+    still replays to the ratings.
+    """
+    first, second = players[match.player_a_id], players[match.player_b_id]
+    if first.stable_id is not None and first.stable_id == second.stable_id:
+        return "one stable (a person and their own bot, or two bots of one owner)"
+    if match.end_reason == Match.EndReason.RESIGNED and settings.RATING_MIN_MOVES:
+        made = moves_made(match=match)
+        if min(made.get(first.pk, 0), made.get(second.pk, 0)) < settings.RATING_MIN_MOVES:
+            return f"resigned before each player made {settings.RATING_MIN_MOVES} moves"
+    if farmed(pool, a, b, now):
+        return (
+            f"rated match number {settings.RATING_PAIR_LIMIT + 1} or more between the two in "
+            f"{settings.RATING_PAIR_WINDOW_HOURS} h (rating farming)"
+        )
+    return ""
 
 
 def farmed(pool: Ladder, a: Rating, b: Rating, now: datetime) -> bool:
@@ -656,7 +704,13 @@ def _standing(r: Rating) -> Standing:
 
 
 def _rate(
-    pool: Ladder, match: Match, a: Rating, b: Rating, now: datetime, season: Season | None = None
+    pool: Ladder,
+    match: Match,
+    a: Rating,
+    b: Rating,
+    now: datetime,
+    season: Season | None,
+    players: dict[int, Player],
 ) -> list[RatingChange]:
     result = MatchResult(
         winner=0 if match.winner_id == match.player_a_id else 1,
@@ -665,17 +719,16 @@ def _rate(
     )
     when = match.finished_at or now
     updates = match_rate(pool=pool, a=_standing(a), b=_standing(b), result=result, when=when)
-    counts = not farmed(pool, a, b, now)
+    exemption = rating_exemption(pool=pool, match=match, players=players, a=a, b=b, now=now)
+    counts = not exemption
     if not counts:
         logger.warning(
-            "pool %s: match %s is rated match number %d or more between players %s and %s in "
-            "%d h: recorded without counting (rating farming)",
+            "pool %s: match %s between players %s and %s recorded without counting: %s",
             pool.pk,
             match.pk,
-            settings.RATING_PAIR_LIMIT + 1,
             a.player_id,
             b.player_id,
-            settings.RATING_PAIR_WINDOW_HOURS,
+            exemption,
         )
     changes = []
     for rating, opponent, update in ((a, b, updates[0]), (b, a, updates[1])):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import random
 from datetime import datetime, timedelta
 
 from django.utils import timezone
 
 from accounts.models import Player
 from games import services as games_services
-from games.models import Match
+from games.models import Game, Match
 from ladders import services
 from ladders.models import Ladder, Rating
 from tests.factories import BotFactory, PlayerFactory
@@ -25,22 +26,46 @@ def make_ladder(**fields) -> Ladder:
 
 
 def play_ladder_match(ladder: Ladder, winner: Player, loser: Player) -> Match:
-    """A ladder match between the two, won by ``winner`` (the loser resigns at once)."""
+    """A ladder match between the two, won by ``winner`` (the loser forfeits at once)."""
     match = services.ladder_match_create(ladder=ladder, player_a=winner, player_b=loser)
     return finish(match, winner)
 
 
 def finish(match: Match, winner: Player) -> Match:
-    """End a match waiting to start or in play: the other player resigns."""
+    """End a match waiting to start or in play: the other player forfeits it.
+
+    A forfeit, not a resignation: a match resigned before both players have moved is not
+    rated (``RATING_MIN_MOVES``), and these helpers stand for a result that counts.
+    """
     loser_id = match.player_b_id if winner.pk == match.player_a_id else match.player_a_id
     games_services.match_forfeit(
         match=match,
         loser=Player.objects.get(pk=loser_id),
-        reason="resigned",
-        end_reason=Match.EndReason.RESIGNED,
+        reason="forfeited",
+        end_reason=Match.EndReason.FORFEIT,
     )
     match.refresh_from_db()
     return match
+
+
+def play_moves(match: Match, each: int) -> Match:
+    """Make moves that end nothing (no knock, no gin) in a match in play until each player has
+    made ``each`` of their own; a house bot replies by itself."""
+    from games.engine.actions import Action as EngineAction
+    from games.selectors import game_view, moves_made
+
+    rng = random.Random(match.pk)
+    for _ in range(20 * each + 20):
+        match.refresh_from_db()
+        if min(moves_made(match=match).get(p, 0) for p in match.players) >= each:
+            return match
+        game = Game.objects.get(match=match, status=Game.Status.ACTIVE)
+        player = Player.objects.get(pk=match.players[game.to_act])
+        legal = game_view(game=game, viewer=player)["legal_actions"]
+        quiet = [a for a in legal if a["type"] not in ("knock", "gin", "big_gin")]
+        action = EngineAction.from_json(rng.choice(quiet))
+        games_services.action_submit(game_id=game.pk, player=player, ply=game.ply, action=action)
+    raise AssertionError(f"the players did not make {each} moves each")
 
 
 def humans(count: int, prefix: str = "p") -> list[Player]:

@@ -10,7 +10,7 @@ from games.models import Match
 from ladders import services
 from ladders.models import QueueEntry, Rating, RatingChange
 from tests.factories import BotFactory
-from tests.ladders import make_ladder
+from tests.ladders import make_ladder, play_moves
 
 # Real commits: the matchmaker, the match start and bot matches run on commit, as in production.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,6 +37,7 @@ def test_a_human_against_a_queued_bot_then_resigning_is_rated_and_the_bot_requeu
     body = alice_client.post(f"/api/ladders/{ladder.pk}/queue").json()
     match_id = body["match"]["id"]
     assert body["status"] == "paired"
+    play_moves(Match.objects.get(pk=match_id), 4)  # enough moves for the resignation to count
     resigned = alice_client.post(f"/api/matches/{match_id}/resign")
     assert resigned.status_code == 200 and resigned.json()["winner"]["id"] == bot.pk
     assert Rating.objects.get(player=alice).rating == 1480

@@ -1,8 +1,12 @@
-"""Rating farming: the same two players rated against each other again and again stop counting.
+"""Rating farming: results handed over instead of played stop counting.
 
-Of the rated matches between two humans in a pool within RATING_PAIR_WINDOW_HOURS, only the
-first RATING_PAIR_LIMIT change ratings; the rest are recorded with K 0 and change nothing
-(rating, matches, wins, losses), and the history still replays to the ratings.
+- The same two people: of their rated matches in a pool within RATING_PAIR_WINDOW_HOURS, only
+  the first RATING_PAIR_LIMIT change ratings; the rest are recorded with K 0 and change
+  nothing (rating, matches, wins, losses), and the history still replays to the ratings.
+- A person and their own bots (one stable): never paired in rated play (the ladder's
+  matchmaker, arenas, Swiss, elimination seeding, a ladder match made by hand), nor two bots
+  of one owner; a match of theirs that comes about anyway is recorded with K 0.
+- A resignation before each player has made RATING_MIN_MOVES moves is recorded with K 0.
 """
 
 from datetime import timedelta
@@ -10,10 +14,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.models import Player
+from games import services as games_services
+from games.models import Match
+from games.selectors import moves_made
 from ladders import services
-from ladders.models import Rating, RatingChange
-from tests.factories import BotFactory
-from tests.ladders import make_ladder, play_ladder_match
+from ladders.models import LadderMatch, Rating, RatingChange
+from tests.factories import BotFactory, PlayerFactory
+from tests.ladders import finish, make_ladder, play_ladder_match, play_moves
 
 pytestmark = pytest.mark.django_db
 
@@ -91,6 +99,129 @@ def test_the_history_with_uncounted_matches_replays_to_the_ratings(alice, bob, c
     for _ in range(limit + 3):
         play_ladder_match(ladder, alice, bob)
         play_ladder_match(ladder, charlie, alice)
+
+    report = services.ratings_replay(pool=ladder)
+
+    assert report.mismatches == 0, report.first_mismatch
+    assert report.drifted == 0
+
+
+# --- one stable: a person and the bots they own ------------------------------------------------
+
+
+def external_bot(owner: Player, name: str) -> Player:
+    """A bot ``owner`` runs over the Bot API."""
+    return PlayerFactory(user__username=name.lower(), name=name, kind="external", owner=owner)
+
+
+def test_a_person_and_their_own_bot_queued_together_are_not_paired(alice, bob):
+    ladder = make_ladder()
+    robo = external_bot(alice, "Robo")
+    for player in (alice, robo):
+        services.queue_join(ladder=ladder, player=player)
+
+    alone = services.matchmaker_pass(ladder_id=ladder.pk)
+    services.queue_join(ladder=ladder, player=bob)
+    services.matchmaker_pass(ladder_id=ladder.pk)
+
+    assert alone.matches == []
+    match = Match.objects.get()
+    assert bob.pk in match.players and {alice.pk, robo.pk} & set(match.players)
+
+
+def test_two_bots_of_one_owner_queued_together_are_not_paired(alice):
+    ladder = make_ladder()
+    robo, rita = external_bot(alice, "Robo"), external_bot(alice, "Rita")
+    for player in (robo, rita):
+        services.queue_join(ladder=ladder, player=player)
+
+    result = services.matchmaker_pass(ladder_id=ladder.pk)
+
+    assert result.matches == [] and not Match.objects.exists()
+
+
+def test_bots_of_two_owners_are_still_paired(alice, bob):
+    ladder = make_ladder()
+    for player in (external_bot(alice, "Robo"), external_bot(bob, "Bobot")):
+        services.queue_join(ladder=ladder, player=player)
+
+    assert len(services.matchmaker_pass(ladder_id=ladder.pk).matches) == 1
+
+
+def test_a_ladder_match_of_a_person_and_their_own_bot_is_refused(alice):
+    ladder = make_ladder()
+    robo = external_bot(alice, "Robo")
+
+    with pytest.raises(services.Conflict) as refused:
+        services.ladder_match_create(ladder=ladder, player_a=alice, player_b=robo)
+
+    assert refused.value.code == "same_stable"
+    assert not Match.objects.exists() and not LadderMatch.objects.exists()
+
+
+def test_a_match_of_a_person_against_their_own_bot_is_not_rated(alice):
+    """However it came about (here a rated event's match), the pool records it uncounted."""
+    pool = make_ladder(kind="pool")
+    robo = external_bot(alice, "Robo")
+    match = games_services.match_create(
+        player_a=alice, player_b=robo, source=Match.Source.TOURNAMENT
+    )
+    services.pool_match_register(pool=pool, match=match)
+
+    finish(match, alice)
+
+    changes = RatingChange.objects.filter(ladder=pool)
+    assert changes.count() == 2 and all(c.k == 0 and c.delta == 0 for c in changes)
+    assert Rating.objects.get(ladder=pool, player=alice).rating == 1500
+    assert Rating.objects.get(ladder=pool, player=alice).matches_played == 0
+
+
+# --- resigning before playing -----------------------------------------------------------------
+
+
+def started_ladder_match(ladder, a: Player, b: Player) -> Match:
+    match = services.ladder_match_create(ladder=ladder, player_a=a, player_b=b)
+    games_services.match_start(match=match)
+    return match
+
+
+def resign(match: Match, loser: Player) -> Match:
+    return games_services.match_forfeit(
+        match=match, loser=loser, reason="resigned", end_reason=Match.EndReason.RESIGNED
+    )
+
+
+def test_the_minimum_of_moves_is_four_by_default(settings):
+    assert settings.RATING_MIN_MOVES == 4
+
+
+def test_a_resignation_before_each_player_made_four_moves_is_not_rated(alice, bob):
+    ladder = make_ladder()
+    match = started_ladder_match(ladder, alice, bob)
+    play_moves(match, 3)
+
+    resign(match, bob)
+
+    assert min(moves_made(match=match).values()) == 3
+    changes = RatingChange.objects.filter(ladder=ladder)
+    assert changes.count() == 2 and all(c.k == 0 and c.delta == 0 for c in changes)
+    assert Rating.objects.get(ladder=ladder, player=alice).rating == 1500
+
+
+def test_a_resignation_after_four_moves_each_is_rated(alice, bob):
+    ladder = make_ladder()
+    match = started_ladder_match(ladder, alice, bob)
+    play_moves(match, 4)
+
+    resign(match, bob)
+
+    assert Rating.objects.get(ladder=ladder, player=alice).rating == 1520
+
+
+def test_the_history_with_quick_resignations_replays_to_the_ratings(alice, bob, charlie):
+    ladder = make_ladder()
+    resign(started_ladder_match(ladder, alice, bob), bob)
+    play_ladder_match(ladder, alice, charlie)
 
     report = services.ratings_replay(pool=ladder)
 
