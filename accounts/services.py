@@ -4,8 +4,10 @@ Services raise Django's ``ValidationError`` with messages per field; the API tur
 400 in the error shape.
 """
 
+import logging
 import re
 import secrets
+import smtplib
 from importlib import import_module
 
 from django import forms
@@ -14,6 +16,7 @@ from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from knox.models import AuthToken
@@ -23,6 +26,8 @@ from accounts.models import Player
 from accounts.selectors import player_name_taken, player_names
 from config.errors import ServiceError
 from config.sockets import sockets_sign_out
+
+logger = logging.getLogger(__name__)
 
 NAME_TAKEN = "A player with this name already exists."
 #: The names of deleted accounts' players (``deleted-<id>``): nobody may take one.
@@ -67,11 +72,56 @@ def _email_errors(email: str) -> list[str]:
     return []
 
 
+class EmailNoticeFailed(ServiceError):
+    """The old address could not be told of a change of address, so nothing changed."""
+
+    status = 503
+    code = "mail_unavailable"
+
+
+EMAIL_NOTICE_FAILED = (
+    "The notice of this change to your current address could not be sent, so nothing is "
+    "changed. Try again later."
+)
+
+
+def _email_change_notice(*, user: AbstractBaseUser, removed: bool) -> tuple[str, str]:
+    """The subject and text that tell an account's old address of a change of address."""
+    now = timezone.now().strftime("%Y-%m-%d %H:%M UTC")
+    where = "no address any more" if removed else "another address"
+    text = (
+        f"Hello {user.get_username()},\n\n"
+        f"the e-mail address of your Gin Rummy account was changed at {now}: a password "
+        f"reset now goes to {where}, not to this one.\n\n"
+        "If you made this change, there is nothing to do.\n\n"
+        "If you did not, someone who knows your password has signed in as you. Sign in, "
+        "change your password (that ends every other sign-in), then set your address again "
+        "on your account page.\n"
+    )
+    return "Your Gin Rummy e-mail address was changed", text
+
+
 def email_update(*, user: AbstractBaseUser, email: str) -> AbstractBaseUser:
-    """Set (or, empty, remove) the e-mail address a password reset is sent to."""
+    """Set (or, empty, remove) the e-mail address a password reset is sent to.
+
+    The caller checks the person's password first: whoever holds a session alone must not
+    choose where a reset goes. When an address was set, it is told of the change before the
+    change is saved; if that e-mail cannot be sent, nothing changes (:class:`EmailNoticeFailed`,
+    503), as a change the old address never heard of is what a stolen session needs. An
+    invalid address is a ``ValidationError`` on ``email``.
+    """
     email = get_user_model().objects.normalize_email((email or "").strip())
     if email and (errors := _email_errors(email)):
         raise ValidationError({"email": errors})
+    if email == user.email:
+        return user
+    if user.email:
+        subject, text = _email_change_notice(user=user, removed=not email)
+        try:
+            send_mail(subject, text, None, [user.email])
+        except (OSError, smtplib.SMTPException):
+            logger.warning("No notice of a changed e-mail address could be sent", exc_info=True)
+            raise EmailNoticeFailed(EMAIL_NOTICE_FAILED) from None
     user.email = email
     user.save(update_fields=["email"])
     return user

@@ -38,6 +38,12 @@ class EmailForm(forms.Form):
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
         help_text="Where a password reset is sent; nobody else sees it. Empty: no reset.",
     )
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text="Asked for each change; the address you had is told of it.",
+    )
 
 
 class DeleteAccountForm(forms.Form):
@@ -51,19 +57,40 @@ class DeleteAccountForm(forms.Form):
 @signin_required
 @require_http_methods(["GET", "POST"])
 def account(request: HttpRequest) -> HttpResponse:
-    """The signed-in person's account: username, e-mail (a form), links to the rest."""
+    """The signed-in person's account: username, e-mail (a form), links to the rest.
+
+    Changing the e-mail address takes the password, checked as a sign-in checks it (wrong
+    ones count towards the lockout), and the old address is told (``services.email_update``):
+    a session left open, or stolen, cannot quietly move where a password reset goes.
+    """
     form = EmailForm(request.POST or None, initial={"email": request.user.email})
+    status = 200
     if request.method == "POST" and form.is_valid():
-        try:
-            services.email_update(user=request.user, email=form.cleaned_data["email"])
-        except ValidationError as error:
-            for message in error.message_dict.get("email", error.messages):
-                form.add_error("email", message)
+        user = authenticate(
+            request, username=request.user.get_username(), password=form.cleaned_data["password"]
+        )
+        if getattr(request, "axes_locked_out", False):
+            return lockout_response(request)
+        if user is None or user.pk != request.user.pk:
+            form.add_error("password", "That is not your password.")
         else:
-            messages.success(request, "Your e-mail address is saved.")
-            return redirect("web:account")
+            had = request.user.email
+            try:
+                services.email_update(user=request.user, email=form.cleaned_data["email"])
+            except ValidationError as error:
+                for message in error.message_dict.get("email", error.messages):
+                    form.add_error("email", message)
+            except services.EmailNoticeFailed as error:
+                form.add_error(None, str(error))
+                status = error.status
+            else:
+                told = f" A notice went to {had}." if had and had != request.user.email else ""
+                messages.success(request, "Your e-mail address is saved." + told)
+                return redirect("web:account")
+    if request.method == "POST" and status == 200:
+        status = 400
     context = {"form": form, "me": player_for_user(user=request.user)}
-    return render(request, "web/account.html", context)
+    return render(request, "web/account.html", context, status=status)
 
 
 class PasswordChangeForm(auth_forms.PasswordChangeForm):

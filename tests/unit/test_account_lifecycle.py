@@ -2,12 +2,14 @@
 ends every other sign-in, and deleting the account while their matches and ratings stay."""
 
 import re
+import smtplib
 
 import pytest
 from axes.models import AccessAttempt
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.core import mail
+from django.core.mail.backends.base import BaseEmailBackend
 from django.test import Client
 from knox.models import AuthToken
 from rest_framework.test import APIClient
@@ -393,13 +395,97 @@ def test_nobody_registers_a_deleted_accounts_name(db):
 
 def test_the_account_page_sets_the_e_mail_address_a_reset_goes_to(bob):
     client = browser("bob")
-    response = client.post("/account", {"email": "bob@example.org"})
+    response = client.post("/account", {"email": "bob@example.org", "password": PASSWORD})
     assert response.status_code == 302
     bob.user.refresh_from_db()
     assert bob.user.email == "bob@example.org"
-    assert client.post("/account", {"email": "nope"}).status_code == 200
+    assert mail.outbox == []  # there was no address to tell
+    assert client.post("/account", {"email": "nope", "password": PASSWORD}).status_code == 400
     bob.user.refresh_from_db()
     assert bob.user.email == "bob@example.org"
+
+
+@pytest.mark.parametrize(
+    "password", [None, "", "not-hers"], ids=["no password", "empty", "wrong password"]
+)
+def test_a_session_without_the_password_cannot_move_the_reset_address(alice, password):
+    stolen = browser()
+    form = {"email": "mallory@example.org"}
+    if password is not None:
+        form["password"] = password
+
+    response = stolen.post("/account", form)
+
+    assert response.status_code == 400
+    assert "That is not your password" in response.text or "This field is required" in response.text
+    alice.user.refresh_from_db()
+    assert alice.user.email == "alice@example.org"
+    # So the reset Mallory asks for next goes nowhere.
+    Client().post("/password-reset", {"email": "mallory@example.org"})
+    assert mail.outbox == []
+
+
+def test_a_change_of_address_is_told_to_the_old_address(alice):
+    client = browser()
+
+    response = client.post("/account", {"email": "alice@new.example", "password": PASSWORD})
+
+    assert response.status_code == 302
+    alice.user.refresh_from_db()
+    assert alice.user.email == "alice@new.example"
+    [notice] = mail.outbox
+    assert notice.to == ["alice@example.org"]
+    assert notice.subject == "Your Gin Rummy e-mail address was changed"
+    assert "Hello alice," in notice.body and "If you did not" in notice.body
+    assert "alice@new.example" not in notice.body  # whoever changed it learns nothing back
+    assert "A notice went to alice@example.org" in client.get("/account").text
+
+
+def test_removing_the_address_is_told_to_it_too(alice):
+    response = browser().post("/account", {"email": "", "password": PASSWORD})
+
+    assert response.status_code == 302
+    alice.user.refresh_from_db()
+    assert alice.user.email == ""
+    [notice] = mail.outbox
+    assert notice.to == ["alice@example.org"] and "no address any more" in notice.body
+
+
+def test_saving_the_same_address_sends_nothing(alice):
+    response = browser().post("/account", {"email": "alice@example.org", "password": PASSWORD})
+
+    assert response.status_code == 302
+    assert mail.outbox == []
+
+
+class BrokenMail(BaseEmailBackend):
+    """An SMTP server that is down."""
+
+    def send_messages(self, email_messages):
+        raise smtplib.SMTPServerDisconnected("Connection unexpectedly closed")
+
+
+def test_when_the_old_address_cannot_be_told_nothing_changes(alice, settings):
+    settings.EMAIL_BACKEND = f"{__name__}.BrokenMail"
+
+    response = browser().post("/account", {"email": "alice@new.example", "password": PASSWORD})
+
+    assert response.status_code == 503
+    assert "could not be sent, so nothing is changed" in response.text
+    alice.user.refresh_from_db()
+    assert alice.user.email == "alice@example.org"
+
+
+def test_wrong_passwords_for_the_address_count_towards_the_lockout(alice, settings):
+    client = browser()
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        client.post("/account", {"email": "mallory@example.org", "password": "not-hers"})
+
+    response = client.post("/account", {"email": "mallory@example.org", "password": PASSWORD})
+
+    assert response.status_code == 429 and "Too many failed sign-ins" in response.text
+    alice.user.refresh_from_db()
+    assert alice.user.email == "alice@example.org"
 
 
 def test_sign_up_takes_an_optional_e_mail_address(db):
