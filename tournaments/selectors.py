@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
-from accounts.models import Player
+from accounts.models import Player, stable_of
 from tournaments.formats import arena, double_elim, single_elim, two_stage
 from tournaments.formats import bracket as brackets
 from tournaments.formats.standings import Entrant, Result, standings
@@ -674,6 +674,8 @@ class ArenaLine:
     playing: bool
     free_since: datetime | None
     last_opponent: int | None
+    #: The player's stable (:attr:`accounts.models.Player.stable_id`).
+    stable: int | None = None
 
     @property
     def free(self) -> bool:
@@ -687,7 +689,7 @@ def arena_table(*, event: Event) -> list[ArenaLine]:
     pairings; the outcomes count in the order the matches finished."""
     entries = list(
         event.entries.filter(seed__isnull=False).values_list(
-            "pk", "player_id", "player__kind", "seed", "status", "paused_at"
+            "pk", "player_id", "player__kind", "seed", "status", "paused_at", "player__owner_id"
         )
     )
     player_of = {pk: player for pk, player, *_ in entries}
@@ -732,7 +734,7 @@ def arena_table(*, event: Event) -> list[ArenaLine]:
     by_entry = {pk: row for pk, *row in entries}
     out = []
     for line in ranked:
-        player, kind, seed, status, paused_at = by_entry[line.player]
+        player, kind, seed, status, paused_at, owner = by_entry[line.player]
         out.append(
             ArenaLine(
                 entry=line.player,
@@ -746,6 +748,7 @@ def arena_table(*, event: Event) -> list[ArenaLine]:
                 playing=line.player in playing,
                 free_since=free_since.get(line.player, event.started_at),
                 last_opponent=last.get(line.player),
+                stable=stable_of(player, kind, owner),
             )
         )
     return out

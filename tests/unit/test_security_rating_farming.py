@@ -22,6 +22,10 @@ from ladders import services
 from ladders.models import LadderMatch, Rating, RatingChange
 from tests.factories import BotFactory, PlayerFactory
 from tests.ladders import finish, make_ladder, play_ladder_match, play_moves
+from tests.tournaments import event_with
+from tournaments import services as tournaments
+from tournaments.models import Entry, Pairing
+from tournaments.services import arena as arenas
 
 pytestmark = pytest.mark.django_db
 
@@ -227,3 +231,53 @@ def test_the_history_with_quick_resignations_replays_to_the_ratings(alice, bob, 
 
     assert report.mismatches == 0, report.first_mismatch
     assert report.drifted == 0
+
+
+# --- events -----------------------------------------------------------------------------------
+
+
+def seeded_event(players, format: str, **options):
+    """An event of ``players`` seeded in the order given (timed: an arena needs a clock)."""
+    event = event_with(players, format, seeding="manual", base_seconds=300, **options)
+    for seed, player in enumerate(players, start=1):
+        Entry.objects.filter(event=event, player=player).update(seed=seed)
+    return event
+
+
+def meetings(event) -> set[frozenset]:
+    """Every pair of players the event has paired so far."""
+    return {
+        frozenset((p.entry_a.player, p.entry_b.player))
+        for p in Pairing.objects.filter(event=event, entry_b__isnull=False).select_related(
+            "entry_a__player", "entry_b__player"
+        )
+    }
+
+
+def test_a_rated_arena_never_pairs_a_person_with_their_own_bot(alice, bob, charlie):
+    robo = external_bot(alice, "Robo")
+    event = seeded_event([alice, robo, bob, charlie], "arena", rated=True)
+
+    tournaments.event_start(event=event)
+
+    assert len(meetings(event)) == 2
+    assert frozenset((alice, robo)) not in meetings(event)
+
+
+def test_a_rated_arena_leaves_a_person_and_their_own_bot_waiting_for_someone_else(alice):
+    robo = external_bot(alice, "Robo")
+    event = seeded_event([alice, robo], "arena", rated=True)
+
+    tournaments.event_start(event=event)
+    arenas.arena_pass(event_id=event.pk)
+
+    assert meetings(event) == set()
+
+
+def test_an_unrated_arena_may_pair_a_person_with_their_own_bot(alice):
+    robo = external_bot(alice, "Robo")
+    event = seeded_event([alice, robo], "arena")
+
+    tournaments.event_start(event=event)
+
+    assert meetings(event) == {frozenset((alice, robo))}

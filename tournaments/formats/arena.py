@@ -163,6 +163,9 @@ class Waiting:
     free_seconds: float = 0.0
     last_opponent: int | None = None
     is_bot: bool = False
+    #: Who stands behind the player (see :attr:`games.matchmaking.Seeker.stable`): two free
+    #: players of one stable are never paired. None: no such constraint.
+    stable: int | None = None
 
 
 def _rematch(a: Seeker, b: Seeker) -> bool:
@@ -176,13 +179,22 @@ def pair(
 
     Nothing once the arena's time is up (``seconds_left`` <= 0). Each player appears in at
     most one pair; two players whose last match was against each other are never paired
-    (they wait for someone else to be free). Players are listed once each: a repeated id is
+    (they wait for someone else to be free), nor two of one stable (they wait for anyone
+    else). Players are listed once each: a repeated id is
     a caller's error (ValueError).
     """
     if seconds_left <= 0:
         return []
     seekers = [
-        Seeker(w.player, w.player, float(w.rank), w.free_seconds, w.last_opponent, w.is_bot)
+        Seeker(
+            w.player,
+            w.player,
+            float(w.rank),
+            w.free_seconds,
+            w.last_opponent,
+            w.is_bot,
+            stable=w.stable,
+        )
         for w in waiting
     ]
     if len({s.player for s in seekers}) != len(seekers):

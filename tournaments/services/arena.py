@@ -141,6 +141,8 @@ def _pair_timed(event: Event, now: datetime) -> PassResult:
             (now - row.free_since).total_seconds() if row.free_since else 0.0,
             row.last_opponent,
             row.is_bot,
+            # In a rated arena a person never meets their own bot, nor two bots of one owner.
+            row.stable if event.rated else None,
         )
         for row in table
         if row.free and row.player_id not in busy_elsewhere
