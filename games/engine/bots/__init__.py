@@ -81,4 +81,4 @@ __all__ = ["BOTS", "Bot", "RandomBot", "UnknownBotError", "make_bot", "register"
 
 # The strategies register themselves on import; importing them here makes every name
 # known wherever the package is imported.
-from . import expert, greedy  # noqa: E402, F401
+from . import expert, greedy, master  # noqa: E402, F401

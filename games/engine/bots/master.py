@@ -1,0 +1,480 @@
+"""The master bot: a search over the hidden cards, with fast rollouts.
+
+Every decision with more than one sensible answer is searched by *determinization*:
+
+1. **Sample the hidden cards** consistently with everything the seat knows
+   (:func:`sample_deal`).  The seat sees its own hand, the discard pile, the cards the
+   opponent picked up from the pile and still holds, and the public history; every other
+   card (the *unseen* cards) is either among the opponent's hidden cards or in the stock.
+   A sample deals the opponent its known cards plus the right number of unseen cards, and
+   stacks the rest as the stock in a random order.  With ``weighted`` the unseen cards are
+   dealt to the opponent with the expert's card-tracking odds (cards near what it picked up
+   likelier, cards near what it threw or let pass less likely); without it, uniformly.
+2. **Play each candidate action out** on the same samples (common random numbers: the
+   candidates are compared on identical cards), both seats then played to the end of the
+   deal by a fast policy working on the sampled deal (:func:`rollout_policy`: the
+   expert's taking and knock-timing rules on its own hand, without the card tracking,
+   which costs more than a whole rollout).
+3. **Pick the best in expectation**: the candidate with the most net points for the seat
+   over the samples; the expert's own choice is kept unless another candidate beats it by
+   more than ``margin`` points.
+
+Candidates: both answers of a draw or an offer; for a discard, the expert's best
+``max_candidates`` discards by its own score, plus its best knock when a knock is legal.
+Big gin and gin are taken at once; a single legal action is played without a search.
+
+Time: ``samples`` samples per decision (the same count every time, so a decision is a pure
+function of the bot's seed and the view), and a hard cap, ``time_cap`` seconds of wall
+clock (``MASTER_BOT_TIME_CAP_MS`` in the environment, 1,000 ms by default), checked after
+every rollout: when it trips the search stops with the samples it has (with none, the
+expert's choice is played).  Only a decision that hits the cap depends on the machine's
+speed.
+
+It never reads hidden state: its input is the :class:`~games.engine.views.PlayerView`
+every bot receives, and the deals it plays out are built from that view alone.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..actions import (
+    BIG_GIN,
+    DISCARDS,
+    DRAW_DISCARD,
+    DRAW_STOCK,
+    GINS,
+    KNOCKS,
+    PASS,
+    TAKE_UPCARD,
+    Action,
+    ActionKind,
+)
+from ..cards import BIT, CARD_POINTS, FULL_DECK, cards_of
+from ..deal import Deal, Phase
+from ..game import derive_seed
+from ..melds import best_discard, discard_deadwoods, min_deadwood
+from ..views import PlayerView
+from . import register
+from .expert import ExpertBot, Knowledge, danger, potential, read_knowledge
+
+#: The hard cap on one decision, in milliseconds, when the environment does not set one.
+DEFAULT_TIME_CAP_MS = 1000
+TIME_CAP_ENV = "MASTER_BOT_TIME_CAP_MS"
+
+_NO_CARD = -1
+_SIMPLE_BY_KIND = {
+    ActionKind.TAKE_UPCARD: TAKE_UPCARD,
+    ActionKind.PASS: PASS,
+    ActionKind.DRAW_STOCK: DRAW_STOCK,
+    ActionKind.DRAW_DISCARD: DRAW_DISCARD,
+}
+
+
+# --- the sampler -------------------------------------------------------------------------
+
+
+def unseen(view: PlayerView) -> tuple[int, int]:
+    """``(mask, hidden)``: the cards the seat has not seen anywhere, and how many of them
+    the opponent holds (the rest are the stock)."""
+    assert view.seat is not None, "a spectator has no seat to sample for"
+    opponent = 1 - view.seat
+    pile = 0
+    for card in view.discards:
+        pile |= BIT[card]
+    known = view.known[opponent]
+    mask = FULL_DECK & ~view.hand & ~pile & ~known
+    hidden = view.hand_sizes[opponent] - known.bit_count()
+    return mask, hidden
+
+
+def _log_of(view: PlayerView) -> tuple[bytearray, int]:
+    """The deal's action codes and seat bits, rebuilt from the public history.
+
+    Every action of a deal in progress is public but for the card of a stock draw, and a
+    stock draw's action carries no card: the codes are exact.
+    """
+    log = bytearray()
+    seats = 0
+    for ply, step in enumerate(view.history):
+        if step.kind is ActionKind.DISCARD:
+            assert step.card is not None
+            action = DISCARDS[step.card]
+        else:
+            action = _SIMPLE_BY_KIND[step.kind]
+        log.append(action.code)
+        if step.seat:
+            seats |= 1 << ply
+    return log, seats
+
+
+def _weighted_pick(cards: list[int], weights: Sequence[float], k: int, rng: random.Random) -> int:
+    """``k`` of ``cards`` without replacement, each draw in proportion to its weight."""
+    pool = list(cards)
+    w = [weights[c] for c in pool]
+    out = 0
+    for _ in range(k):
+        total = sum(w)
+        x = rng.random() * total
+        i = 0
+        last = len(pool) - 1
+        while i < last and x >= w[i]:
+            x -= w[i]
+            i += 1
+        out |= BIT[pool[i]]
+        pool[i] = pool[last]
+        w[i] = w[last]
+        pool.pop()
+        w.pop()
+    return out
+
+
+def sample_deal(
+    view: PlayerView, rng: random.Random, weights: Sequence[float] | None = None
+) -> Deal:
+    """A whole deal consistent with ``view``: what the seat sees is as it is, the unseen
+    cards are dealt at random (with ``weights``, per card, the opponent's share is drawn in
+    proportion to them), and the history is the view's.
+
+    The deal is at the view's ply with the view's seat to act, so it can be played on.
+    """
+    assert view.seat is not None and view.to_act is not None, "only a seat's live deal"
+    seat = view.seat
+    opponent = 1 - seat
+    mask, hidden = unseen(view)
+    cards = cards_of(mask)
+    if weights is None:
+        rng.shuffle(cards)
+        dealt = 0
+        for card in cards[:hidden]:
+            dealt |= BIT[card]
+        stock = cards[hidden:]
+    else:
+        dealt = _weighted_pick(cards, weights, hidden, rng)
+        stock = [c for c in cards if not dealt >> c & 1]
+        rng.shuffle(stock)
+    if len(stock) != view.stock_size:
+        raise ValueError("the view is inconsistent: its unseen cards do not fill the stock")
+    hands = [0, 0]
+    hands[seat] = view.hand
+    hands[opponent] = view.known[opponent] | dealt
+    log, seats = _log_of(view)
+    deal = Deal.__new__(Deal)
+    deal.rules = view.rules
+    deal.seed = None
+    deal.dealer = view.dealer
+    deal.hands = hands
+    deal.stock = bytearray(stock)
+    deal.discards = bytearray(view.discards)
+    deal.known = [view.known[0], view.known[1]]
+    deal.phase = view.phase
+    deal.to_act = view.to_act
+    deal.ply = view.ply
+    forbidden = view.forbidden_discard if view.to_act == seat else None
+    deal.taken = _NO_CARD if forbidden is None else forbidden
+    deal.upcard = view.upcard
+    deal.knock_limit = view.knock_limit
+    deal.multiplier = view.multiplier
+    deal.outcome = None
+    deal._log = log
+    deal._melds_knock = None
+    deal._seats = seats
+    deal._legal = None
+    deal._deck = None
+    return deal
+
+
+# --- the rollout policy ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutPolicy:
+    """The fast policy both seats play in a rollout: the expert's rules for taking a card
+    and timing a knock, on its own hand, without card tracking."""
+
+    #: A pick-up that does not end in a meld must cut the deadwood by this much.
+    clear_cut: int = 6
+    #: Knock with anything the limit allows in the first turns, then ``knock_decay`` less
+    #: a turn down to ``knock_floor``, a point less per card the opponent took.
+    knock_early_turns: int = 2
+    knock_decay: float = 3.5
+    knock_floor: int = 1
+    knock_pickup_penalty: float = 1.0
+
+    def wants(self, hand: int, top: int, forbid_top: bool) -> bool:
+        """Take ``top`` into ``hand``: it lowers the deadwood and ends in a meld, or it
+        cuts the deadwood by ``clear_cut`` points."""
+        now = min_deadwood(hand)
+        eleven = hand | BIT[top]
+        taken = 1_000_000
+        for card, deadwood in discard_deadwoods(eleven):
+            if (card != top or not forbid_top) and deadwood < taken:
+                taken = deadwood
+        if taken >= now:
+            return False
+        if taken <= now - self.clear_cut:
+            return True
+        # Melded: without it the rest would be more than its points better.
+        return taken < best_discard(hand)[1] + CARD_POINTS[top]
+
+    def discard(self, hand: int, forbidden: int) -> tuple[int, int]:
+        """The card to throw from eleven and the deadwood left (least, then highest)."""
+        card, deadwood = best_discard(hand)
+        if card is not None and card != forbidden:
+            return card, deadwood
+        best = (1_000_000, 0, _NO_CARD)
+        for c, d in discard_deadwoods(hand):
+            if c != forbidden and (d, -CARD_POINTS[c], -c) < best:
+                best = (d, -CARD_POINTS[c], -c)
+        return -best[2], best[0]
+
+    def knocks(self, deal: Deal, seat: int, deadwood: int) -> bool:
+        """Knock now with ``deadwood`` left (already within the limit)."""
+        if len(deal.stock) <= 6:
+            return True
+        turn = deal.ply // 4
+        if turn <= self.knock_early_turns:
+            return True
+        late = turn - self.knock_early_turns
+        threshold = max(self.knock_floor, deal.knock_limit - self.knock_decay * late)
+        threshold -= self.knock_pickup_penalty * deal.known[1 - seat].bit_count()
+        return deadwood <= threshold
+
+    def choose(self, deal: Deal) -> Action:
+        """The action for the seat to act in ``deal`` (always a legal one)."""
+        phase = deal.phase
+        seat = deal.to_act
+        hand = deal.hands[seat]
+        rules = deal.rules
+        if phase is Phase.DISCARD:
+            if hand.bit_count() == 11 and best_discard(hand)[0] is None:
+                return BIG_GIN
+            card, deadwood = self.discard(hand, deal.taken)
+            limit = deal.knock_limit if rules.may_knock else 0
+            if deadwood == 0:
+                return GINS[card]
+            if deadwood <= limit and self.knocks(deal, seat, deadwood):
+                return KNOCKS[card]
+            return DISCARDS[card]
+        if phase is Phase.DRAW:
+            if deal.discards and self.wants(
+                hand, deal.discards[-1], not rules.allow_discard_of_drawn_upcard
+            ):
+                return DRAW_DISCARD
+            return DRAW_STOCK
+        if phase is Phase.OFFER_NONDEALER or phase is Phase.OFFER_DEALER:
+            top = deal.discards[-1]
+            take = self.wants(hand, top, not rules.allow_discard_of_drawn_upcard)
+            return TAKE_UPCARD if take else PASS
+        if phase is Phase.FIRST_DRAW:
+            return DRAW_STOCK
+        if phase is Phase.FIFTIETH_OFFER:
+            limit = deal.knock_limit if rules.may_knock else 0
+            return DRAW_DISCARD if best_discard(hand | BIT[deal.discards[-1]])[1] <= limit else PASS
+        # FIFTIETH_DECIDE: the best ending offered, or pass.
+        endings = [a for a in deal.legal_actions() if a.kind is not ActionKind.PASS]
+        if not endings:
+            return PASS
+        if BIG_GIN in endings:
+            return BIG_GIN
+        return min(endings, key=lambda a: min_deadwood(hand ^ BIT[a.card or 0]))
+
+
+def rollout(deal: Deal, seat: int, policy: RolloutPolicy) -> int:
+    """Play ``deal`` to its end with ``policy`` for both seats; the net points for ``seat``
+    (positive when it scores, negative when the opponent does, 0 for a drawn hand)."""
+    while deal.phase is not Phase.OVER:
+        deal.apply(policy.choose(deal))
+    outcome = deal.outcome
+    assert outcome is not None
+    if outcome.winner is None:
+        return 0
+    return outcome.points if outcome.winner == seat else -outcome.points
+
+
+# --- the bot -----------------------------------------------------------------------------
+
+
+def _time_cap_from_env() -> float:
+    raw = os.environ.get(TIME_CAP_ENV, "")
+    try:
+        ms = int(raw) if raw.strip() else DEFAULT_TIME_CAP_MS
+    except ValueError:
+        ms = DEFAULT_TIME_CAP_MS
+    return max(1, ms) / 1000
+
+
+@dataclass(slots=True)
+class SearchReport:
+    """What the last search did (for the benchmark and the tests)."""
+
+    candidates: tuple[Action, ...] = ()
+    values: tuple[float, ...] = ()  # mean net points per candidate
+    samples: int = 0  # samples every candidate was played out on
+    rollouts: int = 0
+    capped: bool = False
+    seconds: float = 0.0
+    chosen: Action | None = None
+    searched: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+@register
+class MasterBot(ExpertBot):
+    """Searches each decision over samples of the hidden cards, with fast rollouts.
+
+    The numbers are the defaults the benchmark was run with; subclasses (or the keyword
+    arguments) may change them.
+    """
+
+    name = "master"
+    description = "samples the hidden cards and plays each choice out: the strongest house bot"
+
+    #: Samples of the hidden cards per decision (every candidate is played out on each).
+    samples: int = 48
+    #: Discards searched (the expert's best by its own score).
+    max_search_candidates: int = 4
+    #: Keep the expert's choice unless another beats it by more than this (points).
+    margin: float = 0.5
+    #: Deal the opponent's unseen cards with the card-tracking odds.
+    weighted: bool = True
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        samples: int | None = None,
+        time_cap: float | None = None,
+        max_search_candidates: int | None = None,
+        weighted: bool | None = None,
+        policy: RolloutPolicy | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if samples is not None:
+            self.samples = samples
+        if max_search_candidates is not None:
+            self.max_search_candidates = max_search_candidates
+        if weighted is not None:
+            self.weighted = weighted
+        self.time_cap = _time_cap_from_env() if time_cap is None else time_cap
+        self.policy = policy or RolloutPolicy()
+        self.report = SearchReport()
+
+    def choose(self, view: PlayerView) -> Action:
+        started = time.perf_counter()
+        legal = view.legal_actions
+        expert_choice = ExpertBot.choose(self, view)
+        report = self.report = SearchReport(chosen=expert_choice)
+        if len(legal) <= 1 or expert_choice.kind in (ActionKind.BIG_GIN, ActionKind.GIN):
+            return expert_choice
+        know = read_knowledge(view)
+        candidates = self._candidates(view, know, expert_choice)
+        if len(candidates) <= 1:
+            return expert_choice
+        rng = random.Random(
+            derive_seed(self.seed, "master", view.ply, view.hand, len(view.discards))
+        )
+        weights = know.held if self.weighted else None
+        assert view.seat is not None
+        seat = view.seat
+        totals = [0.0] * len(candidates)
+        deadline = started + self.time_cap
+        clock = time.perf_counter
+        done = 0
+        rollouts = 0
+        for _ in range(self.samples):
+            base = sample_deal(view, rng, weights)
+            values = []
+            for action in candidates:
+                deal = base.copy()
+                deal.apply(action)
+                values.append(rollout(deal, seat, self.policy))
+                rollouts += 1
+                if clock() > deadline:
+                    break
+            if len(values) < len(candidates):
+                report.capped = True
+                break
+            for i, v in enumerate(values):
+                totals[i] += v
+            done += 1
+        report.candidates = tuple(candidates)
+        report.samples = done
+        report.rollouts = rollouts
+        report.searched = True
+        report.seconds = clock() - started
+        if not done:
+            return expert_choice
+        means = tuple(t / done for t in totals)
+        report.values = means
+        best = max(range(len(candidates)), key=lambda i: means[i])
+        base_index = candidates.index(expert_choice)
+        if means[best] > means[base_index] + self.margin:
+            report.chosen = candidates[best]
+        return report.chosen or expert_choice
+
+    def _candidates(self, view: PlayerView, know: Knowledge, expert_choice: Action) -> list[Action]:
+        """The actions worth a search: both answers of a draw or an offer; the expert's
+        best discards (and best knock); the expert's own choice always among them."""
+        legal = view.legal_actions
+        kinds = {a.kind for a in legal}
+        if ActionKind.DISCARD not in kinds:
+            if ActionKind.KNOCK in kinds or ActionKind.GIN in kinds:
+                # The fiftieth-card decision: the expert's ending or pass.
+                return _unique([expert_choice, PASS])
+            return list(legal)  # take or pass, draw from the pile or the stock
+        out = [expert_choice]
+        knocks = [a for a in legal if a.kind is ActionKind.KNOCK]
+        if knocks:
+            out.append(self._best_knock(view.hand, knocks))
+        for card in self._ranked_discards(view, know):
+            out.append(DISCARDS[card])
+        return _unique(out)
+
+    def _ranked_discards(self, view: PlayerView, know: Knowledge) -> list[int]:
+        """The discards by the expert's score, best first (only the near-least deadwood)."""
+        hand = view.hand
+        forbidden = view.forbidden_discard
+        options = sorted(
+            (min_deadwood(hand ^ BIT[c]), -CARD_POINTS[c], c)
+            for c in cards_of(hand)
+            if c != forbidden
+        )
+        least = options[0][0]
+        near = [o for o in options if o[0] <= least + self.candidate_margin]
+        near = near[: max(self.max_candidates, self.max_search_candidates)]
+        weight = self.potential_weight
+        if not view.rules.may_knock:
+            weight *= self.straight_potential_factor
+        scored = []
+        for deadwood, _, card in near:
+            kept = hand ^ BIT[card]
+            score = deadwood - weight * potential(kept, deadwood, know)
+            score += self.danger_cost * danger(card, know.held)
+            scored.append((score, card))
+        scored.sort()
+        return [card for _, card in scored[: self.max_search_candidates]]
+
+
+def _unique(actions: list[Action]) -> list[Action]:
+    out: list[Action] = []
+    for a in actions:
+        if a not in out:
+            out.append(a)
+    return out
+
+
+__all__ = [
+    "DEFAULT_TIME_CAP_MS",
+    "TIME_CAP_ENV",
+    "MasterBot",
+    "RolloutPolicy",
+    "SearchReport",
+    "rollout",
+    "sample_deal",
+    "unseen",
+]
