@@ -48,10 +48,6 @@ class LockoutBackend(AxesStandaloneBackend):
         return super().authenticate(request, username=username, password=password, **kwargs)
 
 
-#: The lockout parameter that counts an address's failures whatever the username.
-ADDRESS = "ip_address"
-
-
 class LockoutHandler(AxesDatabaseHandler):
     """Axes's database handler (``AXES_HANDLER``), with a limit of its own for an address.
 
@@ -73,7 +69,7 @@ class LockoutHandler(AxesDatabaseHandler):
         ):
             count = attempts.aggregate(total=Sum("failures_since_start"))["total"] or 0
             # Scaled down, the count reaches ``limit`` exactly when it reaches address_limit.
-            counts.append(count * limit // address_limit if parameter == ADDRESS else count)
+            counts.append(count * limit // address_limit if parameter == "ip_address" else count)
         return max(counts, default=0)
 
 

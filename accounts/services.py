@@ -72,11 +72,11 @@ def _email_errors(email: str) -> list[str]:
     return []
 
 
-class EmailNoticeFailed(ServiceError):
-    """The old address could not be told of a change of address, so nothing changed."""
+class EmailNoticeFailed(Exception):
+    """The old address could not be told of a change of address, so nothing changed.
 
-    status = 503
-    code = "mail_unavailable"
+    Only the account page changes an address; it answers 503 with the message.
+    """
 
 
 EMAIL_NOTICE_FAILED = (
@@ -106,8 +106,8 @@ def email_update(*, user: AbstractBaseUser, email: str) -> AbstractBaseUser:
 
     The caller checks the person's password first: whoever holds a session alone must not
     choose where a reset goes. When an address was set, it is told of the change before the
-    change is saved; if that e-mail cannot be sent, nothing changes (:class:`EmailNoticeFailed`,
-    503), as a change the old address never heard of is what a stolen session needs. An
+    change is saved; if that e-mail cannot be sent, nothing changes (:class:`EmailNoticeFailed`),
+    as a change the old address never heard of is what a stolen session needs. An
     invalid address is a ``ValidationError`` on ``email``.
     """
     email = get_user_model().objects.normalize_email((email or "").strip())

@@ -82,7 +82,7 @@ def account(request: HttpRequest) -> HttpResponse:
                     form.add_error("email", message)
             except services.EmailNoticeFailed as error:
                 form.add_error(None, str(error))
-                status = error.status
+                status = 503
             else:
                 told = f" A notice went to {had}." if had and had != request.user.email else ""
                 messages.success(request, "Your e-mail address is saved." + told)
