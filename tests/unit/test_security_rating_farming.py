@@ -24,7 +24,7 @@ from tests.factories import BotFactory, PlayerFactory
 from tests.ladders import finish, make_ladder, play_ladder_match, play_moves
 from tests.tournaments import event_with
 from tournaments import services as tournaments
-from tournaments.models import Entry, Pairing
+from tournaments.models import Entry, EventLog, Pairing
 from tournaments.services import arena as arenas
 
 pytestmark = pytest.mark.django_db
@@ -281,3 +281,41 @@ def test_an_unrated_arena_may_pair_a_person_with_their_own_bot(alice):
     tournaments.event_start(event=event)
 
     assert meetings(event) == {frozenset((alice, robo))}
+
+
+def test_a_rated_swiss_never_pairs_a_person_with_their_own_bot(alice, bob, charlie):
+    # Dutch order pairs seed 1 with seed 3: alice with her own bot.
+    robo = external_bot(alice, "Robo")
+    event = seeded_event([alice, bob, robo, charlie], "swiss", rated=True, swiss_rounds=3)
+
+    tournaments.event_start(event=event)
+
+    assert len(meetings(event)) == 2
+    assert frozenset((alice, robo)) not in meetings(event)
+
+
+def test_a_rated_swiss_keeps_two_bots_of_one_owner_apart(alice, bob, charlie):
+    robo, rita = external_bot(alice, "Robo"), external_bot(alice, "Rita")
+    event = seeded_event([robo, bob, rita, charlie], "swiss", rated=True, swiss_rounds=3)
+
+    tournaments.event_start(event=event)
+
+    assert len(meetings(event)) == 2
+    assert frozenset((robo, rita)) not in meetings(event)
+
+
+def test_a_person_left_with_only_their_own_bot_sits_the_round_out(alice, bob, charlie):
+    robo = external_bot(alice, "Robo")
+    event = seeded_event([alice, robo, bob, charlie], "swiss", rated=True, swiss_rounds=2)
+    tournaments.event_start(event=event)
+    for entry in Entry.objects.filter(event=event, player__in=[bob, charlie]):
+        tournaments.entry_withdraw(entry=entry)
+    for p in Pairing.objects.filter(event=event, match__status__in=("scheduled", "active")):
+        finish(p.match, p.entry_a.player)
+
+    second = Pairing.objects.filter(event=event, round__number=2)
+
+    assert second.count() == 0  # no match, no bye: nothing to score
+    assert frozenset((alice, robo)) not in meetings(event)
+    sat_out = EventLog.objects.filter(event=event, action="sit_out")
+    assert {log.entry.player for log in sat_out} == {alice, robo}

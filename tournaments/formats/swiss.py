@@ -28,11 +28,17 @@ Two ways reach that pairing:
   the bound unreachable, a search in Dutch order finds a rematch-free pairing (``optimal``
   false), and when none exists a maximum matching pairs the fewest rematches.
 
+**Players kept apart.** Two players of one ``stable`` (a person and the bots they own, in a
+rated event) never meet: that is not a criterion but a rule. When a round cannot pair everyone
+without breaking it, the fewest players sit the round out (``unpaired``: no match, no point)
+and the rest are paired by the criteria above.
+
 Everything is plain data: :class:`SwissPlayer` in, :class:`SwissPairing` out.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Iterator, Sequence
@@ -58,6 +64,8 @@ class SwissPlayer:
     rank: int = 0
     opponents: frozenset[int] = frozenset()
     had_bye: bool = False
+    #: Players of one stable never meet (None: the player is kept apart from nobody).
+    stable: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +73,15 @@ class SwissPairing:
     """A round: pairs (higher-ranked player first, best table first), the bye, rematch count.
 
     ``optimal`` is true when the pairing is proven the best by the module's criteria.
+    ``unpaired``: players who sit the round out because every pairing of the round would
+    have put two players of one stable together (in ranking order).
     """
 
     pairs: tuple[tuple[int, int], ...]
     bye: int | None
     rematches: int = 0
     optimal: bool = True
+    unpaired: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +125,8 @@ def quality(players: Sequence[SwissPlayer], pairing: SwissPairing) -> PairingQua
 
 
 def pair(players: Sequence[SwissPlayer], *, exact_limit: int = EXACT_LIMIT) -> SwissPairing:
-    """Pair one round of ``players`` (every one of them is paired or gets the bye).
+    """Pair one round of ``players`` (every one of them is paired, gets the bye, or sits out
+    because only a player of their own stable is left for them).
 
     Fields of up to ``exact_limit`` players are paired by the weighted matching, larger ones by
     score groups (see the module's docstring); both give the same pairing quality.
@@ -127,7 +139,40 @@ def pair(players: Sequence[SwissPlayer], *, exact_limit: int = EXACT_LIMIT) -> S
         return SwissPairing((), None)
     if len(order) <= exact_limit:
         return _pair_exact(order)
-    return _pair_by_groups(order)
+    return _keep_stables_apart(order)
+
+
+def _apart(a: SwissPlayer, b: SwissPlayer) -> bool:
+    """Whether ``a`` and ``b`` must not meet (one stable)."""
+    return a.stable is not None and a.stable == b.stable
+
+
+def _keep_stables_apart(order: list[SwissPlayer]) -> SwissPairing:
+    """A large field: pair as if players of one stable had met already (the search avoids
+    rematches whenever it can), then take out any pair of one stable that was left."""
+    stables: dict[int, set[int]] = {}
+    for p in order:
+        if p.stable is not None:
+            stables.setdefault(p.stable, set()).add(p.id)
+    if all(len(members) < 2 for members in stables.values()):
+        return _pair_by_groups(order)
+    shown = [
+        dataclasses.replace(p, opponents=p.opponents | (stables[p.stable] - {p.id}))
+        if p.stable is not None
+        else p
+        for p in order
+    ]
+    found = _pair_by_groups(shown)
+    by_id = {p.id: p for p in order}
+    kept = tuple((a, b) for a, b in found.pairs if not _apart(by_id[a], by_id[b]))
+    left = {x for pair_ in found.pairs if pair_ not in kept for x in pair_}
+    return SwissPairing(
+        kept,
+        found.bye,
+        sum(1 for a, b in kept if b in by_id[a].opponents),
+        found.optimal and not left,
+        tuple(p.id for p in order if p.id in left),
+    )
 
 
 # --- small fields: one maximum-weight matching -------------------------------------------------
@@ -162,6 +207,8 @@ def _pair_exact(order: list[SwissPlayer]) -> SwissPairing:
     graph.add_nodes_from(range(n))
     for i, j in itertools.combinations(range(n), 2):
         a, b = order[i], order[j]
+        if _apart(a, b):
+            continue  # never a pair: left out, they sit the round out if nobody else is left
         ga, pa, size_a = position[a.id]
         gb, pb, _ = position[b.id]
         # Within a group: top half against bottom half; else a floats down from the bottom
@@ -190,7 +237,11 @@ def _pair_exact(order: list[SwissPlayer]) -> SwissPairing:
         pairs.append((min(i, j), max(i, j)))
     pairs.sort()
     rematches = sum(1 for i, j in pairs if order[j].id in order[i].opponents)
-    return SwissPairing(tuple((order[i].id, order[j].id) for i, j in pairs), bye, rematches)
+    seated = {i for pair_ in pairs for i in pair_}
+    unpaired = tuple(p.id for i, p in enumerate(order) if i not in seated and p.id != bye)
+    return SwissPairing(
+        tuple((order[i].id, order[j].id) for i, j in pairs), bye, rematches, unpaired=unpaired
+    )
 
 
 # --- large fields: the score-group bound -------------------------------------------------------

@@ -340,9 +340,20 @@ def _restart_waiting(event: Event, now: datetime) -> None:
         p.save()
 
 
+def _stables(event: Event, entries: Iterable[Entry]) -> dict[int, int | None]:
+    """Each entry's stable (a person and the bots they own) in a rated event, where they never
+    meet; in an unrated one nobody is kept apart."""
+    if not event.rated:
+        return {}
+    return {e.pk: e.player.stable_id for e in entries}
+
+
 def _swiss_players(event: Event) -> list[swiss.SwissPlayer]:
-    """Active entries with their match points, opponents and byes so far."""
-    entries = list(event.entries.filter(status__in=Entry.ACTIVE, seed__isnull=False))
+    """Active entries with their match points, opponents, byes so far and stables."""
+    entries = list(
+        event.entries.filter(status__in=Entry.ACTIVE, seed__isnull=False).select_related("player")
+    )
+    stables = _stables(event, entries)
     score: dict[int, float] = {e.pk: 0.0 for e in entries}
     opponents: dict[int, set[int]] = {e.pk: set() for e in entries}
     byes: set[int] = set()
@@ -360,7 +371,14 @@ def _swiss_players(event: Event) -> list[swiss.SwissPlayer]:
             if b in opponents:
                 opponents[b].add(a)
     return [
-        swiss.SwissPlayer(e.pk, score[e.pk], e.seed or 0, frozenset(opponents[e.pk]), e.pk in byes)
+        swiss.SwissPlayer(
+            e.pk,
+            score[e.pk],
+            e.seed or 0,
+            frozenset(opponents[e.pk]),
+            e.pk in byes,
+            stables.get(e.pk),
+        )
         for e in entries
     ]
 
@@ -375,6 +393,7 @@ def _pair_round(event: Event, number: int, now: datetime) -> list[Pairing]:
         tables = list(result.pairs)
         if result.bye is not None:
             tables.append((result.bye, None))
+        _sit_out(event, rnd, result.unpaired)
     else:
         by_seed = {e.seed: e.pk for e in event.entries.filter(seed__isnull=False, late=False)}
         assert event.entrants_count is not None
@@ -413,6 +432,20 @@ def _pair_round(event: Event, number: int, now: datetime) -> list[Pairing]:
         created.append(pairing)
     _update_rounds(event, created, now)
     return created
+
+
+def _sit_out(event: Event, rnd: Round, unpaired: Iterable[int]) -> None:
+    """Log the players a Swiss round leaves unpaired: only players of their own stable were
+    left for them. They play no match and score nothing this round."""
+    for entry in Entry.objects.filter(pk__in=list(unpaired)):
+        log_action(
+            event,
+            "sit_out",
+            None,
+            "only their own stable was left to pair",
+            entry=entry,
+            round=rnd.number,
+        )
 
 
 def _advance_arena(event: Event, now: datetime) -> None:
@@ -556,8 +589,9 @@ def _advance_two_stage(event: Event, now: datetime) -> None:
 
 
 def _group_swiss_players(event: Event, members: list[Entry]) -> list[swiss.SwissPlayer]:
-    """A Swiss group's active players: match points, opponents and byes so far."""
+    """A Swiss group's active players: match points, opponents, byes so far and stables."""
     ids = {e.pk for e in members}
+    stables = _stables(event, members)
     score: dict[int, float] = dict.fromkeys(ids, 0.0)
     opponents: dict[int, set[int]] = {pk: set() for pk in ids}
     byes: set[int] = set()
@@ -573,7 +607,14 @@ def _group_swiss_players(event: Event, members: list[Entry]) -> list[swiss.Swiss
             opponents[a].add(b)
             opponents[b].add(a)
     return [
-        swiss.SwissPlayer(e.pk, score[e.pk], e.seed or 0, frozenset(opponents[e.pk]), e.pk in byes)
+        swiss.SwissPlayer(
+            e.pk,
+            score[e.pk],
+            e.seed or 0,
+            frozenset(opponents[e.pk]),
+            e.pk in byes,
+            stables.get(e.pk),
+        )
         for e in members
         if e.is_active
     ]
@@ -582,7 +623,9 @@ def _group_swiss_players(event: Event, members: list[Entry]) -> list[swiss.Swiss
 def _pair_group_round(event: Event, number: int, now: datetime) -> list[Pairing]:
     """Create round ``number`` of every group that plays one, and start its matches."""
     rnd = Round.objects.create(event=event, number=number, name=f"Groups, round {number}")
-    entries = list(event.entries.filter(group__isnull=False).order_by("seed"))
+    entries = list(
+        event.entries.filter(group__isnull=False).select_related("player").order_by("seed")
+    )
     groups: dict[int, list[Entry]] = {}
     for e in entries:
         groups.setdefault(e.group, []).append(e)
@@ -601,6 +644,7 @@ def _pair_group_round(event: Event, number: int, now: datetime) -> list[Pairing]
             tables = list(paired.pairs)
             if paired.bye is not None:
                 tables.append((paired.bye, None))
+            _sit_out(event, rnd, paired.unpaired)
         else:
             tables = [
                 (members[a - 1].pk if a else None, members[b - 1].pk if b else None)

@@ -171,3 +171,63 @@ def test_brute_force_helper_agrees_on_a_known_impossible_field():
     assert not rematch_free_pairing_exists(everyone_met, None)
     assert pair(everyone_met).rematches == 2
     assert len(list(itertools.chain(*pair(everyone_met).pairs))) == 4
+
+
+# --- players of one stable never meet ----------------------------------------------------------
+
+
+def stable_field(stables):
+    """Players 1..n on no points, ranked by id, of the stables given (None: of none)."""
+    return [SwissPlayer(i, 0.0, i, stable=s) for i, s in enumerate(stables, start=1)]
+
+
+@pytest.mark.parametrize("exact_limit", [EXACT_LIMIT, 2])
+def test_a_person_and_their_own_bot_are_not_paired_where_dutch_order_would(exact_limit):
+    # Dutch order pairs 1 v 3 and 2 v 4; 1 and 3 are a person and their bot.
+    field = stable_field([7, None, 7, None])
+
+    result = pair(field, exact_limit=exact_limit)
+
+    assert {frozenset(p) for p in result.pairs} == {frozenset((1, 2)), frozenset((3, 4))} or {
+        frozenset(p) for p in result.pairs
+    } == {frozenset((1, 4)), frozenset((2, 3))}
+    assert result.unpaired == () and result.bye is None
+
+
+@pytest.mark.parametrize("exact_limit", [EXACT_LIMIT, 1])
+def test_a_field_of_one_stable_sits_the_round_out(exact_limit):
+    assert pair(stable_field([7, 7]), exact_limit=exact_limit).unpaired == (1, 2)
+    odd = pair(stable_field([7, 7, 7]), exact_limit=exact_limit)
+    assert odd.pairs == () and odd.bye == 3 and odd.unpaired == (1, 2)
+
+
+def test_only_those_who_cannot_be_kept_apart_sit_out():
+    # A person (1) with two bots (2, 3) and one other person (4): one pair, two sit out.
+    result = pair(stable_field([7, 7, 7, None]))
+
+    assert len(result.pairs) == 1 and 4 in result.pairs[0]
+    assert len(result.unpaired) == 2
+
+
+@given(
+    st.integers(min_value=2, max_value=30),
+    st.integers(min_value=1, max_value=4),
+    st.sampled_from([EXACT_LIMIT, 4]),
+    seeds,
+)
+def test_no_pair_is_ever_of_one_stable_and_everyone_is_placed_once(n, stables, exact_limit, rng):
+    for players, result in simulate(n, 3, rng, exact_limit=exact_limit):
+        field = [
+            SwissPlayer(
+                p.id, p.score, p.rank, p.opponents, p.had_bye, rng.choice([None, *range(stables)])
+            )
+            for p in players
+        ]
+        result = pair(field, exact_limit=exact_limit)
+        stable = {p.id: p.stable for p in field}
+        assert not [
+            (a, b) for a, b in result.pairs if stable[a] is not None and stable[a] == stable[b]
+        ]
+        placed = [x for p in result.pairs for x in p] + list(result.unpaired)
+        placed += [result.bye] if result.bye is not None else []
+        assert sorted(placed) == sorted(stable)
