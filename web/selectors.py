@@ -26,6 +26,7 @@ BOT_STRENGTHS = [
     ("random", "Beginner bots: random play"),
     ("greedy", "Club bots: greedy, knock at once"),
     ("expert", "Strong bots: expert, track the cards"),
+    ("master", "Master bots: master, search the hidden cards"),
 ]
 OTHER_BOTS = "Other bots"
 

@@ -36,6 +36,7 @@ every bot receives, and the deals it plays out are built from that view alone.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import time
@@ -338,8 +339,10 @@ class MasterBot(ExpertBot):
     samples: int = 48
     #: Discards searched (the expert's best by its own score).
     max_search_candidates: int = 4
-    #: Keep the expert's choice unless another beats it by more than this (points).
+    #: Keep the expert's choice unless another beats it by more than ``margin`` points
+    #: and by more than ``z`` standard errors of the paired differences.
     margin: float = 0.5
+    z: float = 1.5
     #: Deal the opponent's unseen cards with the card-tracking odds.
     weighted: bool = True
 
@@ -351,9 +354,15 @@ class MasterBot(ExpertBot):
         time_cap: float | None = None,
         max_search_candidates: int | None = None,
         weighted: bool | None = None,
+        margin: float | None = None,
+        z: float | None = None,
         policy: RolloutPolicy | None = None,
     ) -> None:
         super().__init__(seed)
+        if margin is not None:
+            self.margin = margin
+        if z is not None:
+            self.z = z
         if samples is not None:
             self.samples = samples
         if max_search_candidates is not None:
@@ -382,6 +391,8 @@ class MasterBot(ExpertBot):
         assert view.seat is not None
         seat = view.seat
         totals = [0.0] * len(candidates)
+        base_index = candidates.index(expert_choice)
+        diffs: list[list[float]] = [[] for _ in candidates]  # against the expert's choice
         deadline = started + self.time_cap
         clock = time.perf_counter
         done = 0
@@ -401,6 +412,7 @@ class MasterBot(ExpertBot):
                 break
             for i, v in enumerate(values):
                 totals[i] += v
+                diffs[i].append(v - values[base_index])
             done += 1
         report.candidates = tuple(candidates)
         report.samples = done
@@ -412,10 +424,21 @@ class MasterBot(ExpertBot):
         means = tuple(t / done for t in totals)
         report.values = means
         best = max(range(len(candidates)), key=lambda i: means[i])
-        base_index = candidates.index(expert_choice)
-        if means[best] > means[base_index] + self.margin:
+        if best != base_index and self._beats(diffs[best]):
             report.chosen = candidates[best]
         return report.chosen or expert_choice
+
+    def _beats(self, diffs: list[float]) -> bool:
+        """Whether a candidate's gains over the expert's choice (per sample, on the same
+        cards) are more than ``margin`` points and more than ``z`` standard errors."""
+        n = len(diffs)
+        mean = sum(diffs) / n
+        if mean <= self.margin:
+            return False
+        if n < 2:
+            return True
+        variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        return mean > self.z * math.sqrt(variance / n)
 
     def _candidates(self, view: PlayerView, know: Knowledge, expert_choice: Action) -> list[Action]:
         """The actions worth a search: both answers of a draw or an offer; the expert's
