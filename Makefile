@@ -224,6 +224,13 @@ bench-fuzz: $(STAMP)
 bench-bots: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python bench/bots.py $(BENCH_ARGS)
 
+# Master bot benchmark (bench/master.py): the master against OpenSpiel's simple bot (through
+# the reference client's adapter, in bench/.venv) and the expert, games to 100 on duplicate
+# seeds, win rates with 95% intervals and the time a decision. BENCH_ARGS="--quick --jobs 2".
+.PHONY: bench-master
+bench-master: $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python bench/master.py $(BENCH_ARGS)
+
 # The reference client's tests with the peers installed (bench/.venv): the OpenSpiel and
 # RLCard adapters' tests run there instead of being skipped.
 .PHONY: test-client-peers
