@@ -222,11 +222,11 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     },
     "POST /api/events/{id}/seed": {
         "400": ["invalid_seed", "duplicate_seed", "unknown_entry", "incomplete_order"],
-        "409": ["event_started"],
+        "409": ["event_started", "same_stable"],
     },
     "POST /api/events/{id}/start": {
         "400": ["not_enough_entries", "unknown_bot", *EVENT_OPTION_CODES],
-        "409": ["event_started"],
+        "409": ["event_started", "same_stable"],
     },
     "POST /api/events/{id}/cancel": {"409": ["event_over"]},
     "GET /api/events/{id}/trf": {"400": ["trf_format"], "409": ["not_started"]},

@@ -319,3 +319,30 @@ def test_a_person_left_with_only_their_own_bot_sits_the_round_out(alice, bob, ch
     assert frozenset((alice, robo)) not in meetings(event)
     sat_out = EventLog.objects.filter(event=event, action="sit_out")
     assert {log.entry.player for log in sat_out} == {alice, robo}
+
+
+@pytest.mark.parametrize("format", ["single_elim", "double_elim"])
+def test_rated_elimination_seeding_keeps_a_person_and_their_own_bot_apart(
+    format, alice, bob, charlie
+):
+    # Seed 1 meets seed 4 in the first round: alice and her own bot, as seeded.
+    robo = external_bot(alice, "Robo")
+    event = seeded_event([alice, bob, charlie, robo], format, rated=True)
+
+    tournaments.event_start(event=event)
+
+    assert len(meetings(event)) == 2
+    assert frozenset((alice, robo)) not in meetings(event)
+    assert EventLog.objects.filter(event=event, action="keep_apart").exists()
+
+
+def test_a_rated_elimination_of_a_person_and_their_own_bot_only_does_not_start(alice):
+    robo = external_bot(alice, "Robo")
+    event = seeded_event([alice, robo], "single_elim", rated=True)
+
+    with pytest.raises(tournaments.Conflict) as refused:
+        tournaments.event_start(event=event)
+
+    assert refused.value.code == "same_stable"
+    event.refresh_from_db()
+    assert event.status == "registration" and not Pairing.objects.filter(event=event).exists()

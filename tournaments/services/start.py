@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from games.engine import bots as engine_bots
 from tournaments import webhooks
-from tournaments.formats import FORMATS_VERSION, round_robin, swiss
+from tournaments.formats import FORMATS_VERSION, round_robin, seeding, swiss
 from tournaments.live import event_changed
 from tournaments.models import Entry, Event, Format, Seeding
 from tournaments.rating_hook import DEFAULT_RATING, ratings_for
@@ -58,11 +58,35 @@ def _seed(event: Event, entries: list[Entry], *, at_start: bool) -> list[Entry]:
         order = sorted(entries, key=lambda e: (e.seed is None, e.seed or 0, e.pk))
     else:
         raise TournamentError(f"unknown seeding method {event.seeding!r}", code="unknown_seeding")
+    if event.rated and event.is_elimination:
+        order = _keep_stables_apart(event, order)
     for number, e in enumerate(order, start=1):
         e.seed = number
     Entry.objects.filter(event=event).exclude(pk__in=[e.pk for e in order]).update(seed=None)
     Entry.objects.bulk_update(order, ["seed", "rating"])
     return order
+
+
+def _keep_stables_apart(event: Event, order: list[Entry]) -> list[Entry]:
+    """The seed order with no first-round match of a person and their own bot (or two bots
+    of one owner) in a rated elimination event; Conflict ``same_stable`` when none exists."""
+    places = seeding.keep_apart([e.player.stable_id for e in order])
+    if places is None:
+        raise Conflict(
+            "no seeding keeps every person and their own bots out of each other's first "
+            "match: enter more players, or withdraw one of them",
+            code="same_stable",
+        )
+    moved = [order[i] for i in places]
+    if moved != order:
+        log_action(
+            event,
+            "keep_apart",
+            None,
+            "players of one stable kept out of each other's first match",
+            seeds={e.pk: number for number, e in enumerate(moved, start=1)},
+        )
+    return moved
 
 
 def event_seed(*, event: Event, by: User | None = None) -> list[Entry]:
