@@ -345,11 +345,12 @@ def main(argv: list[str] | None = None) -> int:
     ]
     started = time.time()
     work = [(u, args.seed, args.format) for u in units]
-    if args.jobs > 1:
-        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-            rows = list(pool.imap(_run, work, chunksize=1))
-    else:
-        rows = [_run(w) for w in work]
+    rows = []
+    with multiprocessing.get_context("spawn").Pool(max(1, args.jobs)) as pool:
+        for row in pool.imap(_run, work, chunksize=1):
+            rows.append(row)
+            if len(rows) % 10 == 0:
+                print(f"  {len(rows)}/{len(work)} played", file=sys.stderr, flush=True)
     summaries = []
     for side, opponent in sides:
         label = f"{side} v {'OpenSpiel simple' if opponent == 'openspiel' else opponent}"

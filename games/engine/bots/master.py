@@ -61,7 +61,7 @@ from ..game import derive_seed
 from ..melds import best_discard, discard_deadwoods, min_deadwood
 from ..views import PlayerView
 from . import register
-from .expert import ExpertBot, Knowledge, danger, potential, read_knowledge
+from .expert import ExpertBot, Knowledge, danger, meld_reach, potential, read_knowledge
 
 #: The hard cap on one decision, in milliseconds, when the environment does not set one.
 DEFAULT_TIME_CAP_MS = 1000
@@ -210,17 +210,20 @@ class RolloutPolicy:
         """Take ``top`` into ``hand``: it lowers the deadwood and ends in a meld, or it
         cuts the deadwood by ``clear_cut`` points."""
         now = min_deadwood(hand)
+        # The best nine of the ten, plus the card: the most it can do as deadwood.
+        unmelded = best_discard(hand)[1] + CARD_POINTS[top]
+        if not meld_reach(hand) >> top & 1:  # it melds with nothing in the hand
+            return unmelded <= now - self.clear_cut
         eleven = hand | BIT[top]
-        taken = 1_000_000
-        for card, deadwood in discard_deadwoods(eleven):
-            if (card != top or not forbid_top) and deadwood < taken:
-                taken = deadwood
+        card, taken = best_discard(eleven)
+        if card is None:
+            taken = 0
+        elif card == top and forbid_top:
+            taken = min(d for c, d in discard_deadwoods(eleven) if c != top)
         if taken >= now:
             return False
-        if taken <= now - self.clear_cut:
-            return True
         # Melded: without it the rest would be more than its points better.
-        return taken < best_discard(hand)[1] + CARD_POINTS[top]
+        return taken <= now - self.clear_cut or taken < unmelded
 
     def discard(self, hand: int, forbidden: int) -> tuple[int, int]:
         """The card to throw from eleven and the deadwood left (least, then highest)."""
