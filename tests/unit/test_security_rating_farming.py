@@ -346,3 +346,25 @@ def test_a_rated_elimination_of_a_person_and_their_own_bot_only_does_not_start(a
     assert refused.value.code == "same_stable"
     event.refresh_from_db()
     assert event.status == "registration" and not Pairing.objects.filter(event=event).exists()
+
+
+def test_a_rated_round_robin_with_a_person_and_their_own_bot_does_not_start(alice, bob):
+    robo = external_bot(alice, "Robo")
+    event = seeded_event([alice, bob, robo], "round_robin", rated=True)
+
+    with pytest.raises(tournaments.Conflict) as refused:
+        tournaments.event_start(event=event)
+
+    assert refused.value.code == "same_stable"
+    event.refresh_from_db()
+    assert event.status == "registration" and not Pairing.objects.filter(event=event).exists()
+
+
+def test_an_unrated_round_robin_may_seat_a_person_and_their_own_bot(alice, bob):
+    robo = external_bot(alice, "Robo")
+    event = seeded_event([alice, bob, robo], "round_robin")
+
+    tournaments.event_start(event=event)
+
+    event.refresh_from_db()
+    assert event.status == "running"

@@ -89,6 +89,25 @@ def _keep_stables_apart(event: Event, order: list[Entry]) -> list[Entry]:
     return moved
 
 
+def _refuse_one_stable(entries: list[Entry]) -> None:
+    """Conflict ``same_stable`` if two entries of a rated round robin, where everyone meets
+    everyone, are of one stable: a person and their own bot, or two bots of one owner."""
+    seen: dict[int, Entry] = {}
+    for entry in entries:
+        stable = entry.player.stable_id
+        if stable is None:
+            continue
+        other = seen.setdefault(stable, entry)
+        if other is not entry:
+            raise Conflict(
+                f"{other.player.name} and {entry.player.name} are a person and their own bot, "
+                "or two bots of one owner: in a rated round robin they would meet; withdraw "
+                "one of them",
+                code="same_stable",
+                entries=[other.pk, entry.pk],
+            )
+
+
 def event_seed(*, event: Event, by: User | None = None) -> list[Entry]:
     """Seed the active entries now (the start seeds again; a random seeding draws anew)."""
     with transaction.atomic():
@@ -132,6 +151,8 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
                 raise TournamentError(
                     f"bot {entry.player.name!r} plays an unknown strategy", code="unknown_bot"
                 )
+        if event.rated and event.format == Format.ROUND_ROBIN:
+            _refuse_one_stable(entries)
         order = _seed(event, entries, at_start=True)
         n = len(order)
         event.status = Event.Status.RUNNING
