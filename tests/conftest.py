@@ -4,11 +4,23 @@ from pathlib import Path
 
 import pytest
 from django.core.cache import cache
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from tests.factories import PASSWORD, PlayerFactory
 
 INTEGRATION_DIR = Path(__file__).parent / "integration"
+
+# Property tests hold on a busy machine: an example is never failed for its wall-clock time
+# (Hypothesis' default deadline is 200 ms an example, and a slow data generation is a health
+# check failure), since another program on the same cores stretches both. How fast the code
+# is lives in bench/, where it is measured on purpose. Loaded here, before any test module
+# builds its own @settings from the default profile.
+hypothesis_settings.register_profile(
+    "suite", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("suite")
 
 
 def pytest_collection_modifyitems(items):

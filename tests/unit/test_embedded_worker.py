@@ -37,16 +37,31 @@ CHILD = (
 # --- tasks the stories queue ------------------------------------------------------------------
 
 _ran: list[dict] = []
+# A story holds tasks at this gate and opens it once it has seen what it came for, so what
+# it asserts is an order of events, not a time that a busy machine would stretch: a caller
+# that waited for a held task would wait out HOLD, far past anything a story measures.
+_gate = threading.Event()
+HOLD = 20.0
 
 
 @shared_task(name="tests.embedded.where")
-def where(player_id: int | None = None, pause: float = 0.0) -> str:
+def where(player_id: int | None = None) -> str:
     """Batch lane: note the thread and, given a player, that its committed row is visible."""
     from accounts.models import Player
 
-    time.sleep(pause)
     seen = player_id is None or Player.objects.filter(pk=player_id).exists()
     _ran.append({"thread": threading.current_thread().name, "seen": seen})
+    return threading.current_thread().name
+
+
+@shared_task(name="tests.embedded.held")
+def held(player_id: int | None = None) -> str:
+    """Batch lane: as ``where``, once the story opens the gate (or HOLD s have passed)."""
+    from accounts.models import Player
+
+    opened = _gate.wait(HOLD)
+    seen = player_id is None or Player.objects.filter(pk=player_id).exists()
+    _ran.append({"thread": threading.current_thread().name, "seen": seen, "opened": opened})
     return threading.current_thread().name
 
 
@@ -116,7 +131,7 @@ def story(migrated, tmp_path):
             env=_env(tmp_path, **env),
             capture_output=True,
             text=True,
-            timeout=180,
+            timeout=900,  # only a hung story meets it
         )
         lines = [line for line in done.stdout.splitlines() if line.startswith("STORY ")]
         assert done.returncode == 0 and lines, f"{done.stdout[-3000:]}\n{done.stderr[-5000:]}"
@@ -134,10 +149,11 @@ def story_queued_on_commit() -> dict:
     started = time.monotonic()
     with transaction.atomic():
         bot = Player.objects.create(kind="bot", name="Committed", bot_strategy="random")
-        where.delay_on_commit(bot.pk, pause=0.5)
+        held.delay_on_commit(bot.pk)
     committed = time.monotonic() - started
     ran_by_then = list(_ran)
-    idle = embedded.wait_idle(10)
+    _gate.set()
+    idle = embedded.wait_idle(HOLD)
     return {
         "caller": threading.current_thread().name,
         "commit_seconds": committed,
@@ -150,18 +166,20 @@ def story_queued_on_commit() -> dict:
 def test_a_task_queued_on_commit_runs_on_a_worker_thread_not_the_callers(story):
     seen = story("queued_on_commit")
 
-    assert seen["commit_seconds"] < 0.4, "the commit waited for the task (it sleeps 0.5 s)"
+    assert seen["commit_seconds"] < HOLD, "the commit waited for the task at its gate"
     assert seen["ran_by_then"] == []
     assert seen["idle"]
     [ran] = seen["ran"]
+    assert ran["opened"], "the task ran before the story opened its gate"
     assert ran["thread"].startswith("embedded-batch-") and ran["thread"] != seen["caller"]
     assert ran["seen"], "the worker thread sees the committed row"
 
 
 def story_delay_returns_a_result() -> dict:
-    result = where.delay(pause=0.2)
+    result = held.delay()
     returned_at_once = not result.ready()
-    return {"id": result.id, "at_once": returned_at_once, "value": result.get(timeout=5)}
+    _gate.set()
+    return {"id": result.id, "at_once": returned_at_once, "value": result.get(timeout=HOLD)}
 
 
 def test_delay_returns_at_once_a_result_with_an_id_and_get(story):
@@ -175,13 +193,14 @@ def test_delay_returns_at_once_a_result_with_an_id_and_get(story):
 
 
 def story_interactive_behind_a_full_batch_lane() -> dict:
-    slow = [where.delay(pause=2.0) for _ in range(4)]  # two batch threads: 4 s of work
+    slow = [held.delay() for _ in range(4)]  # two batch threads held at the gate, two waiting
     time.sleep(0.1)
     started = time.monotonic()
-    answered = push_ping.delay().get(timeout=10) - started
+    answered = push_ping.delay().get(timeout=3 * HOLD) - started
     busy = sum(not r.ready() for r in slow)
+    _gate.set()
     for r in slow:
-        r.get(timeout=10)
+        r.get(timeout=HOLD)
     return {"interactive_seconds": answered, "batch_still_busy": busy}
 
 
@@ -189,7 +208,7 @@ def test_an_interactive_task_is_not_stuck_behind_slow_batch_tasks(story):
     seen = story("interactive_behind_a_full_batch_lane")
 
     assert seen["batch_still_busy"] == 4, "the batch lane was still full"
-    assert seen["interactive_seconds"] < 0.5
+    assert seen["interactive_seconds"] < HOLD, "the interactive task waited for the batch lane"
 
 
 def test_interactive_tasks_are_named_by_the_setting(settings):
@@ -208,31 +227,36 @@ def test_interactive_tasks_are_named_by_the_setting(settings):
 # --- (c) countdowns -----------------------------------------------------------------------------
 
 
+COUNTDOWN, ETA = 1.5, 1.0
+
+
 def story_countdown() -> dict:
     started = time.monotonic()
-    later = push_ping.apply_async(countdown=0.8)
-    eta = push_ping.apply_async(eta=datetime.now(UTC) + timedelta(seconds=0.5))
+    later = push_ping.apply_async(countdown=COUNTDOWN)
+    eta = push_ping.apply_async(eta=datetime.now(UTC) + timedelta(seconds=ETA))
     # One interactive thread: these run at once only if no thread sleeps through a countdown.
-    quick = [push_ping.delay().get(timeout=5) - started for _ in range(3)]
+    quick = [push_ping.delay().get(timeout=HOLD) - started for _ in range(3)]
     waiting = embedded.outstanding()
     idle_early = embedded.wait_idle(0.1)
     return {
         "quick": quick,
         "waiting": waiting,
         "idle_early": idle_early,
-        "eta": eta.get(timeout=5) - started,
-        "later": later.get(timeout=5) - started,
-        "idle": embedded.wait_idle(5),
+        # Each must fire while nothing else is queued to wake the worker.
+        "eta": eta.get(timeout=HOLD) - started,
+        "later": later.get(timeout=HOLD) - started,
+        "idle": embedded.wait_idle(HOLD),
     }
 
 
 def test_a_countdown_is_honoured_without_holding_a_worker_thread(story):
     seen = story("countdown", EMBEDDED_INTERACTIVE_THREADS="1")
 
-    assert max(seen["quick"]) < 0.4, "a queued task waited behind a countdown"
+    # A thread that slept through a countdown would have run the queued tasks after it.
+    assert max(seen["quick"]) < seen["eta"], "a queued task waited behind a countdown"
     assert seen["waiting"] == 2 and not seen["idle_early"], "scheduled tasks count as busy"
-    assert 0.5 <= seen["eta"] < 0.8 + 0.5
-    assert 0.8 <= seen["later"] < 0.8 + 0.7
+    assert ETA <= seen["eta"] < seen["later"], "a task ran before its ETA, or out of order"
+    assert seen["later"] >= COUNTDOWN, "a task ran before its countdown"
     assert seen["idle"]
 
 
@@ -248,15 +272,15 @@ def story_failures() -> dict:
 
     logging.getLogger("config.embedded").addHandler(Keep(level=logging.ERROR))
     failed = boom.delay()  # does not raise here
-    failed.wait(5)
+    failed.wait(HOLD)
     try:
-        failed.get(timeout=5)
+        failed.get(timeout=HOLD)
         raised = None
     except ValueError as error:
         raised = str(error)
     halted = halt.delay()
-    halted.wait(5)
-    after = where.delay().get(timeout=5)  # one batch thread: the same one goes on
+    halted.wait(HOLD)
+    after = where.delay().get(timeout=HOLD)  # one batch thread: the same one goes on
     return {
         "state": failed.state,
         "raised": raised,
@@ -298,7 +322,7 @@ def story_admin_starts_a_64_bot_event() -> dict:
     answered = time.monotonic() - started
     event.refresh_from_db()
     status_then = event.status
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600
     while event.status == Event.Status.RUNNING and time.monotonic() < deadline:
         time.sleep(0.1)
         event.refresh_from_db()
@@ -309,7 +333,7 @@ def story_admin_starts_a_64_bot_event() -> dict:
         "status": event.status,
         "champion": event.champion.name if event.champion else None,
         "champion_seconds": time.monotonic() - started,
-        "idle": embedded.wait_idle(30),
+        "idle": embedded.wait_idle(60),
     }
 
 
@@ -317,8 +341,10 @@ def test_the_admins_start_of_a_64_bot_event_answers_at_once_and_the_event_finish
     seen = story("admin_starts_a_64_bot_event")
 
     assert seen["code"] == 302
-    assert seen["start_seconds"] < 1.0
     assert seen["status_then"] == "running", "the start answered before the event was played"
+    # Beside the same run's whole event, so that a busy machine stretches both: the first
+    # round alone is half the event's 63 matches; the Start only pairs and queues it.
+    assert seen["start_seconds"] < seen["champion_seconds"] / 8, seen
     assert seen["status"] == "finished" and seen["champion"], seen
     assert seen["idle"]
 
@@ -359,27 +385,27 @@ def story_human_moves_against_a_bot() -> dict:
     if not passing:  # alice must draw first: draw, then discard
         data = move(alice, game, data["ply"], legal[0]).json()
         passing = [a for a in data["legal_actions"] if a["type"] == "discard"]
-    thinking = 0.5
     real_bot_move = services.bot_move
 
-    def slow_bot_move(**kwargs):
-        time.sleep(thinking)
+    def held_bot_move(**kwargs):
+        _gate.wait(HOLD)  # the bot thinks until the story has its answer
         return real_bot_move(**kwargs)
 
-    services.bot_move = slow_bot_move  # the task calls the service by its module attribute
+    services.bot_move = held_bot_move  # the task calls the service by its module attribute
     ply = data["ply"]
     started = time.monotonic()
     answer = move(alice, game, ply, passing[0])
     answered = time.monotonic() - started
-    after = alices_view()
+    replied_before_answer = Game.objects.get(pk=game.pk).ply
+    _gate.set()
+    after = alices_view(deadline=HOLD)
     return {
         "code": answer.status_code,
         "ply": ply,
         "answered_ply": answer.json()["ply"],
         "answer_seconds": answered,
-        "thinking": thinking,
+        "ply_at_answer": replied_before_answer,
         "reply_ply": after["ply"],
-        "reply_seconds": time.monotonic() - started,
     }
 
 
@@ -388,6 +414,6 @@ def test_a_humans_move_is_answered_before_the_bot_replies_and_the_reply_follows(
 
     assert seen["code"] == 200
     assert seen["answered_ply"] == seen["ply"] + 1, "the answer came before the bot's reply"
-    assert seen["answer_seconds"] < seen["thinking"]
-    assert seen["reply_ply"] >= seen["ply"] + 2
-    assert seen["thinking"] <= seen["reply_seconds"] < seen["thinking"] + 3
+    assert seen["ply_at_answer"] == seen["ply"] + 1, "the bot moved before the answer"
+    assert seen["answer_seconds"] < HOLD, "the answer waited for the bot's reply"
+    assert seen["reply_ply"] >= seen["ply"] + 2, "the bot's reply never followed"
