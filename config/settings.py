@@ -281,6 +281,10 @@ else:
 # at most this many messages a second (more are answered "throttled").
 SOCKET_MAX_MESSAGE_BYTES = env_int("SOCKET_MAX_MESSAGE_BYTES", 16_384, minimum=256)
 SOCKET_RATE_PER_SECOND = env_int("SOCKET_RATE_PER_SECOND", 20, minimum=1)
+# Sockets one web process holds open at once for one client address (as the throttles see
+# it) and for one signed-in user; one more is closed with 4429. 0: no cap.
+SOCKET_MAX_PER_ADDRESS = env_int("SOCKET_MAX_PER_ADDRESS", 64, minimum=0)
+SOCKET_MAX_PER_USER = env_int("SOCKET_MAX_PER_USER", 16, minimum=0)
 # Threads of a web process that do its sockets' database work (moves, views on connect).
 # 0: Channels' default, one thread.
 SOCKET_DB_THREADS = env_int("SOCKET_DB_THREADS", 4, minimum=0)
