@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +29,7 @@ from urllib.parse import urlsplit
 from channels.auth import AuthMiddlewareStack
 from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync, database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.middleware import BaseMiddleware
 from channels.security.websocket import WebsocketDenier
@@ -97,10 +99,74 @@ def socket_db(function):
     return call
 
 
-#: Close codes: 4401 a bad token, 4403 not yours to see, 4404 no such thing.
+#: Close codes: 4401 a bad token, 4403 not yours to see, 4404 no such thing, 4429 too many
+#: sockets from one address or of one user, or reads over the REST API's allowance.
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY = 4429
+
+
+class _ThrottledRead:
+    """What the REST API's throttles read of a request, for a socket: its user and its
+    client address (the peer, or ``X-Forwarded-For`` as ``NUM_PROXIES`` says), so a socket
+    read and a REST read of one client are counted under the same cache keys."""
+
+    #: A REST read of a game or an event names no throttle scope (``ScopedRateThrottle``).
+    throttle_scope = None
+
+    def __init__(self, scope) -> None:
+        self.user = scope.get("user") or AnonymousUser()
+        client = scope.get("client") or ("", 0)
+        self.META = {"REMOTE_ADDR": client[0] or ""}
+        self.headers: dict[str, str] = {}
+        forwarded = dict(scope.get("headers", [])).get(b"x-forwarded-for")
+        if forwarded is not None:
+            self.META["HTTP_X_FORWARDED_FOR"] = forwarded.decode("latin1")
+            self.headers["x-forwarded-for"] = self.META["HTTP_X_FORWARDED_FOR"]
+
+
+def read_throttle_wait(scope) -> float | None:
+    """Seconds to wait before this socket may read again (None: it may now), drawing one
+    read on the REST API's throttles (``DEFAULT_THROTTLE_CLASSES``: ``anon``, ``user``), as a
+    ``GET`` of the same client does. Sync: the counts are in the cache."""
+    from rest_framework.settings import api_settings
+
+    request = _ThrottledRead(scope)
+    waits = []
+    # One socket's check at a time in a process: a throttle reads its history, then writes
+    # it back, and checks side by side would each count from the same history.
+    with _throttle_lock:
+        for throttle in (cls() for cls in api_settings.DEFAULT_THROTTLE_CLASSES):
+            if not throttle.allow_request(request, request):
+                waits.append(throttle.wait() or 1.0)
+    return max(waits) if waits else None
+
+
+_throttle_lock = threading.Lock()
+
+
+#: Sockets this process holds open, by client address and by user (see JsonSocket).
+_open_sockets: dict[str, int] = {}
+
+
+def _cap_keys(scope) -> list[tuple[str, int]]:
+    """The (key, cap) pairs a socket counts against: its address, its user."""
+    from rest_framework.throttling import BaseThrottle
+
+    keys = []
+    if scope.get("client") and settings.SOCKET_MAX_PER_ADDRESS:
+        ident = BaseThrottle().get_ident(_ThrottledRead(scope))
+        keys.append((f"address:{ident}", settings.SOCKET_MAX_PER_ADDRESS))
+    user = scope.get("user")
+    if user is not None and user.is_authenticated and settings.SOCKET_MAX_PER_USER:
+        keys.append((f"user:{user.pk}", settings.SOCKET_MAX_PER_USER))
+    return keys
+
+
+def open_socket_counts() -> dict[str, int]:
+    """Sockets this process holds by ``address:<ident>`` and ``user:<id>`` (for tests)."""
+    return dict(_open_sockets)
 
 
 @database_sync_to_async
@@ -300,6 +366,9 @@ class JsonSocket(AsyncWebsocketConsumer):
     #: The message types whose handlers check the sign-in themselves, in the same database
     #: call as their work; before any other (but ping and pong) the base class checks it.
     checks_own_sign_in: tuple[str, ...] = ()
+    #: The message types that read (render what the REST API would answer): each draws on
+    #: the REST API's read throttles, as opening the socket does.
+    reads: tuple[str, ...] = ()
 
     async def dispatch(self, message):
         """Run the handler of ``message``, without Channels' per-message connection check.
@@ -319,7 +388,38 @@ class JsonSocket(AsyncWebsocketConsumer):
     async def websocket_connect(self, message):
         self._allowance = float(2 * settings.SOCKET_RATE_PER_SECOND)
         self._allowance_at = time.monotonic()
+        self._cap_keys = []
+        if not self.scope.get("auth_failed"):
+            keys = _cap_keys(self.scope)
+            full = [key for key, cap in keys if _open_sockets.get(key, 0) >= cap]
+            if full:
+                kind = "address" if full[0].startswith("address:") else "user"
+                await self._refuse_too_many(
+                    "too_many_sockets",
+                    f"too many sockets open from this {kind}: at most " + str(dict(keys)[full[0]]),
+                )
+                return
+            self._cap_keys = [key for key, _ in keys]
+            for key in self._cap_keys:
+                _open_sockets[key] = _open_sockets.get(key, 0) + 1
+            if wait := await self._read_throttle_wait():
+                await self._refuse_too_many(
+                    "throttled",
+                    "too many reads: the REST API's allowance for this client is spent",
+                    retry_after_ms=int(wait * 1000) + 1,
+                )
+                return
         await super().websocket_connect(message)
+
+    async def _refuse_too_many(self, code: str, detail: str, **extra: Any) -> None:
+        self._refusing = self._refused_early = True
+        await self.accept()
+        await self.send_error(code, detail, **extra)
+        await self.close(code=CLOSE_TOO_MANY)
+
+    async def _read_throttle_wait(self) -> float | None:
+        """:func:`read_throttle_wait` off the event loop (the cache may be Redis)."""
+        return await asyncio.to_thread(read_throttle_wait, self.scope)
 
     @property
     def user(self):
@@ -340,6 +440,18 @@ class JsonSocket(AsyncWebsocketConsumer):
 
     async def websocket_disconnect(self, message):
         self._closing = True
+        for key in getattr(self, "_cap_keys", ()):
+            left = _open_sockets.get(key, 0) - 1
+            if left > 0:
+                _open_sockets[key] = left
+            else:
+                _open_sockets.pop(key, None)
+        self._cap_keys = []
+        if getattr(self, "_refused_early", False):  # connect() never ran: nothing to undo
+            if getattr(self, "_counted_open", False):
+                self._counted_open = False
+                SOCKETS_OPEN.labels(self.metrics_name).dec()
+            raise StopConsumer()
         if getattr(self, "_counted_open", False):
             self._counted_open = False
             SOCKETS_OPEN.labels(self.metrics_name).dec()
@@ -448,6 +560,13 @@ class JsonSocket(AsyncWebsocketConsumer):
         if kind not in self.types:
             known = ", ".join(("ping", *self.types))
             await self.send_error("unknown_type", f"unknown message type; known: {known}")
+            return
+        if kind in self.reads and (wait := await self._read_throttle_wait()):
+            await self.send_error(
+                "throttled",
+                "too many reads: the REST API's allowance for this client is spent",
+                retry_after_ms=int(wait * 1000) + 1,
+            )
             return
         if kind not in self.checks_own_sign_in and not await self._still_signed_in():
             return

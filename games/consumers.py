@@ -21,6 +21,7 @@ import asyncio
 import json
 import logging
 import time
+from collections import OrderedDict
 
 from accounts.selectors import player_for_user
 from config.api import OUTAGE_ERRORS
@@ -68,6 +69,22 @@ def _load(game_id: int, user):
     return game, player, live.audience_of(game.match, None if player is None else player.pk)
 
 
+#: The spectators' view of a game, (seq, text), as this process last rendered or was pushed
+#: it: one render serves every spectator's ``sync`` until the table changes.
+_spectator_views: OrderedDict[int, tuple[int, str]] = OrderedDict()
+#: Games whose spectators' view is kept (the least recently used goes first).
+SPECTATOR_VIEWS_KEPT = 1024
+
+
+def _keep_spectator_view(game_id: int, seq: int, text: str) -> None:
+    kept = _spectator_views.get(game_id)
+    if kept is None or kept[0] < seq:
+        _spectator_views[game_id] = (seq, text)
+    _spectator_views.move_to_end(game_id)
+    while len(_spectator_views) > SPECTATOR_VIEWS_KEPT:
+        _spectator_views.popitem(last=False)
+
+
 def _current_view(game_id: int, player) -> tuple[int, str]:
     """(seq, message text) of the viewer's view now, a due clock settled first (as REST)."""
     game = Game.objects.select_related("match", "match__player_a", "match__player_b").get(
@@ -77,7 +94,17 @@ def _current_view(game_id: int, player) -> tuple[int, str]:
         game = Game.objects.select_related("match", "match__player_a", "match__player_b").get(
             pk=game_id
         )
+    stats["view_renders"] += 1
     return game.seq, live.view_message(game, selectors.game_view(game=game, viewer=player))
+
+
+def _seq_now(game_id: int) -> int | None:
+    """The game's ``seq`` now (one row, no render), a due clock settled first; None when
+    settling it changed the game or there is no such game (render it then)."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or services.clock_settle_if_due(game=game):
+        return None
+    return game.seq
 
 
 def _signed_out(message: dict) -> dict:
@@ -160,10 +187,12 @@ class GameConsumer(JsonSocket):
 
     types = ("move", "continue", "sync")
     checks_own_sign_in = ("move", "continue")
+    reads = ("sync",)
 
     async def connect(self):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         self.seq = -1
+        self.last_text: str | None = None  # the view at self.seq, as sent
         self.pending: dict[int, str] = {}
         self.gap_timer: asyncio.Task | None = None
         self.pinger: asyncio.Task | None = None
@@ -193,7 +222,10 @@ class GameConsumer(JsonSocket):
             await self.refuse_connection(1013)  # the channel layer is down: try again later
             return
         await self.accept()
-        await self._send_current()
+        if self.index is None:
+            await self._send_fresh()  # the spectators' view this process keeps, if current
+        else:
+            await self._send_current()
         if self.index is not None:
             await presence_join(self.game_id, self.index, self.channel_name)
             await self._announce_presence()
@@ -218,8 +250,14 @@ class GameConsumer(JsonSocket):
 
     async def _send_current(self) -> None:
         seq, text = await socket_db(_current_view)(self.game_id, self.player)
+        if self.index is None:
+            _keep_spectator_view(self.game_id, seq, text)
+        await self._send_view(seq, text)
+
+    async def _send_view(self, seq: int, text: str) -> None:
+        """Send the view at ``seq`` unless a newer one was sent, then any pushes behind it."""
         if seq >= self.seq:
-            self.seq = seq
+            self.seq, self.last_text = seq, text
             self.pending = {s: t for s, t in self.pending.items() if s > seq}
             await self.send(text_data=text)
         await self._flush()
@@ -227,6 +265,8 @@ class GameConsumer(JsonSocket):
     async def game_view(self, event: dict) -> None:
         """A change pushed by a publisher: forward it in order, once."""
         seq = event["seq"]
+        if self.index is None:
+            _keep_spectator_view(self.game_id, seq, event["text"])
         if seq <= self.seq:
             return  # the view sent on connect (or a resync) already covers it
         self.pending[seq] = event["text"]
@@ -239,7 +279,8 @@ class GameConsumer(JsonSocket):
     async def _flush(self) -> None:
         while self.seq + 1 in self.pending:
             self.seq += 1
-            await self.send(text_data=self.pending.pop(self.seq))
+            self.last_text = self.pending.pop(self.seq)
+            await self.send(text_data=self.last_text)
 
     async def _repair_gap(self) -> None:
         """A push is missing: wait a moment for it (publishers race), then resync."""
@@ -253,7 +294,27 @@ class GameConsumer(JsonSocket):
             self.gap_timer = None
 
     async def on_sync(self, message: dict) -> None:
-        self.seq = -1  # send the view even if nothing changed
+        try:
+            await self._send_fresh()
+        except OUTAGE_ERRORS:
+            await self.send_error("service_unavailable", "try again shortly")
+
+    async def _send_fresh(self) -> None:
+        """Send the current view: when nothing changed since the one this socket last sent
+        (one row read), that one again; a spectator's from the view this process keeps for
+        the table's spectators; else a render."""
+        seq = await socket_db(_seq_now)(self.game_id)
+        if seq is not None and seq <= self.seq and self.last_text is not None:
+            stats["syncs_unrendered"] += 1
+            await self.send(text_data=self.last_text)
+            return
+        kept = _spectator_views.get(self.game_id) if self.index is None else None
+        if seq is not None and kept is not None and kept[0] >= seq:
+            stats["syncs_unrendered"] += 1
+            self.seq = min(self.seq, kept[0])
+            await self._send_view(*kept)
+            return
+        self.seq = -1  # send the view even if this socket had it
         await self._send_current()
 
     # --- moves ---------------------------------------------------------------------------

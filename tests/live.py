@@ -30,7 +30,7 @@ class WebsocketCommunicator(ApplicationCommunicator):
     live-server test case), a server this project does not use.
     """
 
-    def __init__(self, application, path: str, headers=None) -> None:
+    def __init__(self, application, path: str, headers=None, client=None) -> None:
         parsed = urlparse(path)
         self.scope = {
             "type": "websocket",
@@ -39,6 +39,8 @@ class WebsocketCommunicator(ApplicationCommunicator):
             "headers": headers or [],
             "subprotocols": [],
         }
+        if client is not None:  # (address, port) of the peer, as a server gives it
+            self.scope["client"] = client
         super().__init__(application, self.scope)
 
     async def connect(self, timeout: float = 1) -> tuple[bool, int | None]:
@@ -90,11 +92,13 @@ class Socket:
         self.seen: list[dict] = []
 
     @classmethod
-    async def open(cls, path: str, *, token: str | None = None, headers=None) -> Socket:
+    async def open(
+        cls, path: str, *, token: str | None = None, headers=None, client=None
+    ) -> Socket:
         headers = list(headers or [])
         if token is not None:
             headers.append((b"authorization", f"Token {token}".encode()))
-        communicator = WebsocketCommunicator(application, path, headers=headers)
+        communicator = WebsocketCommunicator(application, path, headers=headers, client=client)
         connected, code = await communicator.connect(timeout=5)
         socket = cls(communicator)
         socket.connected, socket.close_code = connected, code
@@ -142,6 +146,13 @@ def run(scenario, *args):
 
 
 def fresh_layer() -> None:
-    """Empty the in-memory layer: each test's event loop gets no queue of an earlier loop's."""
+    """Empty the in-memory layer: each test's event loop gets no queue of an earlier loop's;
+    and forget what this process's sockets kept (open sockets' counts, spectators' views:
+    the test database numbers its rows from 1 again)."""
+    from config import sockets
+    from games import consumers
+
     layer = get_channel_layer()
     layer.channels, layer.groups, layer._home = {}, {}, None
+    sockets._open_sockets.clear()
+    consumers._spectator_views.clear()

@@ -20,6 +20,7 @@ costs a few renders, not 128 per socket.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Iterable
@@ -80,6 +81,11 @@ def _access(event_id: int, user) -> tuple[int | None, int | None, int]:
     return None, None if player is None else player.pk, event["seq"]
 
 
+def _event_seq(event_id: int) -> int | None:
+    """The event's ``seq`` now (one row, no render), or None if it is gone."""
+    return Event.objects.filter(pk=event_id).values_list("seq", flat=True).first()
+
+
 def _entry_of(event_id: int, player_id: int) -> dict | None:
     from tournaments.api import EntrySerializer
 
@@ -100,6 +106,8 @@ class _Feed:
         self.last_at = -RENDER_INTERVAL
         self.cache: tuple[int, dict] | None = None
         self.task: asyncio.Task | None = None
+        #: Held by a socket rendering the event for itself: the others then find its render.
+        self.rendering = asyncio.Lock()
 
     def changed(self, seq: int) -> None:
         """A notice: render soon (every socket of the event forwards the same notice here)."""
@@ -158,10 +166,12 @@ class EventConsumer(JsonSocket):
     metrics_name = "event"
 
     types = ("sync",)
+    reads = ("sync",)
 
     async def connect(self):
         self.event_id = int(self.scope["url_route"]["kwargs"]["event_id"])
         self.seq = -1
+        self.last_text: str | None = None  # the event at self.seq, as sent
         self.player_id: int | None = None
         self.joined = False
         if self.scope.get("auth_failed"):
@@ -181,13 +191,7 @@ class EventConsumer(JsonSocket):
         feed = _feed(self.event_id)
         feed.sockets.add(self)
         await self.accept()
-        if feed.cache is not None and feed.cache[0] >= seq:
-            entry = None
-            if self.player_id is not None:
-                entry = await socket_db(_entry_of)(self.event_id, self.player_id)
-            await self.send_event(feed.cache[0], feed.cache[1], entry)
-        else:
-            await self._send_current()
+        await self._send_latest(seq)
 
     async def disconnect(self, code):
         if not self.joined:
@@ -199,6 +203,20 @@ class EventConsumer(JsonSocket):
             if not feed.sockets:
                 feed.close()
                 del _feeds[self.event_id]
+
+    async def _send_latest(self, seq: int) -> None:
+        """Send the event at ``seq`` or later: this process's render if it is that new, else
+        a render of its own. One socket of an event renders at a time; the others waiting
+        meanwhile then find its render."""
+        feed = _feeds.get(self.event_id)
+        async with feed.rendering if feed is not None else contextlib.nullcontext():
+            if feed is not None and feed.cache is not None and feed.cache[0] >= seq:
+                entry = None
+                if self.player_id is not None:
+                    entry = await socket_db(_entry_of)(self.event_id, self.player_id)
+                await self.send_event(feed.cache[0], feed.cache[1], entry)
+                return
+            await self._send_current()
 
     async def _send_current(self) -> None:
         rendered = await socket_db(event_render)(
@@ -218,17 +236,36 @@ class EventConsumer(JsonSocket):
         if seq <= self.seq:
             return
         self.seq = seq
-        await self.send(
-            text_data=dumps({"type": "event", "seq": seq, "event": {**data, "your_entry": entry}})
+        self.last_text = dumps(
+            {"type": "event", "seq": seq, "event": {**data, "your_entry": entry}}
         )
+        await self.send(text_data=self.last_text)
 
     async def event_changed(self, message: dict) -> None:
         """The notice of a committed change (``tournaments.live``): the feed renders."""
         _feed(self.event_id).changed(message["seq"])
 
     async def on_sync(self, message: dict) -> None:
-        self.seq = -1  # send it even if nothing changed
+        """Send the event now. Nothing changed since this socket's last (one row read):
+        that one again. This process's render is current: it, with the viewer's entry.
+        Else this process's feed renders it (at most once per :data:`RENDER_INTERVAL`
+        however many sockets ask) and sends it to every socket of the event behind it."""
         try:
-            await self._send_current()
+            seq = await socket_db(_event_seq)(self.event_id)
+            if seq is None:
+                await self.close(code=CLOSE_NOT_FOUND)
+                return
+            if seq <= self.seq and self.last_text is not None:
+                stats["syncs_unrendered"] += 1
+                await self.send(text_data=self.last_text)
+                return
+            feed = _feeds.get(self.event_id)
+            stale = feed is None or feed.cache is None or feed.cache[0] < seq
+            if stale and feed is not None and self in feed.sockets:
+                feed.changed(seq)
+                if feed.task is not None:  # rendering: this socket gets it with the others
+                    return
+            self.seq = -1  # send it even if this socket had it
+            await self._send_latest(seq)
         except OUTAGE_ERRORS:
             await self.send_error("service_unavailable", "try again shortly")

@@ -100,6 +100,7 @@ class MeConsumer(JsonSocket):
     metrics_name = "me"
 
     types = ("sync",)
+    reads = ("sync",)
 
     async def connect(self):
         self.group = None
