@@ -229,8 +229,9 @@ def sign_out_everywhere(*, user: AbstractBaseUser, keep_session: str | None = No
 
     Returns how many web sessions were ended. The session store (the database, as
     ``SESSION_ENGINE`` is Django's default) has no index by user, so every unexpired
-    session is decoded to find the user's; a socket signed in with one of them is refused at
-    its next move, as sockets check their session again before each.
+    session is decoded to find the user's. Once this commits, every socket of the user is
+    closed (4401) but those of ``keep_session``, and every socket checks its session or
+    token again before each message anyway.
     """
     AuthToken.objects.filter(user=user).delete()
     Session = import_module(settings.SESSION_ENGINE).SessionStore.get_model_class()
