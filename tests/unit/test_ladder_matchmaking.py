@@ -3,6 +3,7 @@
 import doctest
 import itertools
 import random
+from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -73,6 +74,29 @@ def test_bots_wait_for_humans_unless_the_ladder_pairs_bots():
     assert len(pair(with_human, WindowPolicy(bot_pairs=False))) == 1
 
 
+def test_a_person_and_their_own_bot_are_never_paired():
+    # 1 is a person, 2 their bot (stable 1): each waits for someone else.
+    queue = [Seeker(1, 1, 1500, 0, stable=1), Seeker(2, 2, 1500, 0, stable=1)]
+    assert pair(queue, POLICY) == []
+    assert players(pair([*queue, Seeker(3, 3, 1510, 0, stable=3)], POLICY)) in ([(1, 3)], [(2, 3)])
+
+
+def test_undoing_a_rematch_never_pairs_one_stable():
+    # C-D are closest; A and B just played each other, so a swap makes A-C and B-D, unless
+    # A and C are one stable: then A-D and B-C.
+    waited = 3600  # everyone in everyone's window
+    queue = [
+        Seeker(1, 1, 1500, waited, last_opponent=2),
+        Seeker(2, 2, 1580, waited, last_opponent=1),
+        Seeker(3, 3, 1540, waited),
+        Seeker(4, 4, 1545, waited),
+    ]
+    assert players(pair(queue, POLICY)) == [(1, 3), (2, 4)]
+    a, b, c, d = queue
+    apart = [replace(a, stable=9), b, replace(c, stable=9), d]
+    assert players(pair(apart, POLICY)) == [(1, 4), (2, 3)]
+
+
 def test_the_longest_wait_goes_first_between_equal_gaps():
     queue = [Seeker(1, 1, 1500, 0), Seeker(2, 2, 1520, 0), Seeker(3, 3, 1540, 40)]
     assert players(pair(queue, POLICY)) == [(2, 3)]
@@ -94,6 +118,7 @@ seekers = st.lists(
         waited=st.floats(0, 120),
         last_opponent=st.none() | st.integers(0, 40),
         is_bot=st.booleans(),
+        stable=st.none() | st.integers(0, 5),
     ),
     max_size=60,
     unique_by=(lambda s: s.key, lambda s: s.player),
