@@ -638,6 +638,8 @@ def configure(port: int, web: str) -> None:
         THROTTLE_USER_RATE="1000000/min",
         THROTTLE_PLAY_RATE="1000000/min",
         THROTTLE_ANON_RATE="1000000/min",
+        # Every client is on this machine's loopback: no cap on sockets per address.
+        SOCKET_MAX_PER_ADDRESS="0",
     )
     # Under ASGI Django runs each HTTP request's sync code on a thread of its own, so a
     # persistent connection (DB_CONN_MAX_AGE, 60 s by default) stays open, unused, for a

@@ -533,6 +533,8 @@ def configure(port: int) -> None:
         WEB_CONCURRENCY=os.environ.get("WEB_CONCURRENCY", "4"),
         GUNICORN_LOG_LEVEL="warning",
         LOG_LEVEL="WARNING",
+        # Every client is on this machine's loopback: no cap on sockets per address.
+        SOCKET_MAX_PER_ADDRESS="0",
     )
     # gunicorn recycles a worker after max_requests, closing every socket it holds: off for
     # the bench (as bench/live.py), so a recycle mid-run is not what is measured.
