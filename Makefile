@@ -190,6 +190,13 @@ bench-profile: $(STAMP) $(LOAD_STAMP)
 bench-live: $(STAMP)
 	$(BIN)/python bench/live.py $(BENCH_ARGS)
 
+# Socket flood benchmark (bench/socket_flood.py): a player's move acks on the table socket,
+# quiet and while four anonymous sockets flood an event with sync (the integration suite's
+# PostgreSQL and Redis, ~1 min). BENCH_ARGS="--rev <revision>": that revision's code.
+.PHONY: bench-socket-flood
+bench-socket-flood: $(STAMP)
+	$(BIN)/python bench/socket_flood.py $(BENCH_ARGS)
+
 # Capacity benchmark (bench/capacity.py): CPU per move, game view, bot match and leaderboard
 # page (this process + its PostgreSQL backend), so per-core rates for the capacity model in
 # docs/operations.md; the engine alone as the same run's baseline (~1 min).
