@@ -10,10 +10,11 @@
    the same states the first-completion search it replaced (``bench/swiss_first_completion.py``,
    kept for this comparison only) pairs too: pairs across score groups and the sum of score
    differences, old against new; then the same over many events of 16, 24, 64, 100 and 101.
-1b. **Losers-bracket drop-in orders** for every number of entrants from 4 to 256: mean
-   losers-bracket rematches a bracket over 400 random result sets and the earliest losers
-   round with one, for the classic order, TL.net's (brackets-manager) and the chosen one
-   (a search at each bracket size; ``--write-drop-orders`` writes the table into
+1b. **Losers-bracket drop-in orders** for every number of entrants from 4 to 256: the
+   losers-bracket rematches a bracket is expected to have when every match is a coin toss
+   (worked out exactly) and the earliest losers round one can happen in, for the classic
+   order, TL.net's (brackets-manager's default), the orders in the code and the chosen ones
+   (a search at each number of entrants; ``--write-drop-orders`` writes the table into
    ``tournaments/formats/drop_orders.py``).
 2. **A 256-bot single-elimination event, best of five to 250** (greedy bots), from start to
    champion with one command, ``manage.py run_bot_event --players 256 --format single_elim``:
@@ -144,9 +145,6 @@ def compare_line(label: str, row: dict) -> str:
 
 # --- 1b. Losers-bracket drop-in orders ---------------------------------------------------------
 
-LB_RESULT_SETS = 400
-LB_SEED = 2026
-
 
 def _profile_key(profile, baselines) -> tuple:
     """Best first: no worse than every baseline, then fewest rematches, then latest."""
@@ -154,73 +152,87 @@ def _profile_key(profile, baselines) -> tuple:
     return (not dominates, profile.mean, -(profile.earliest or 99))
 
 
-def _search_orders(size: int, result_sets: int, baselines, starts) -> tuple[str, ...]:
-    """Coordinate descent over the drop-in order of each winners round, from ``starts``."""
+def _search_orders(n: int, baselines, starts) -> tuple[str, ...]:
+    """The drop-in orders of ``n`` entrants with the best key: every order when a bracket has
+    at most 4 winners rounds, else a descent over one round's order at a time (and over two
+    rounds' at a time up to 6 winners rounds) from each of ``starts``."""
+    import itertools
+
     from tournaments.formats.double_elim import ORDERINGS, rematch_profile
 
-    def key(orders):
-        profile = rematch_profile(size, orders, result_sets=result_sets, seed=LB_SEED)
-        return _profile_key(profile, baselines)
+    seen: dict[tuple[str, ...], tuple] = {}
 
-    best_orders, best_key = None, None
-    for start in starts:
-        current, current_key = tuple(start), key(start)
-        for _ in range(2):
-            improved = False
-            for position in range(len(current)):
-                for name in ORDERINGS:
-                    if name == current[position]:
-                        continue
-                    trial = (*current[:position], name, *current[position + 1 :])
-                    trial_key = key(trial)
-                    if trial_key < current_key:
-                        current, current_key, improved = trial, trial_key, True
-            if not improved:
-                break
-        if best_key is None or current_key < best_key:
-            best_orders, best_key = current, current_key
-    assert best_orders is not None
-    return best_orders
+    def key(orders: tuple[str, ...]) -> tuple:
+        if orders not in seen:
+            seen[orders] = _profile_key(rematch_profile(n, orders), baselines)
+        return seen[orders]
+
+    rounds = len(starts[0])
+
+    def rank(orders: tuple[str, ...]) -> tuple:
+        # On a tie the orders in the code stay.
+        return (key(orders), orders != tuple(starts[0]), orders)
+
+    if rounds <= 4:
+        return min(itertools.product(ORDERINGS, repeat=rounds), key=rank)
+
+    def neighbours(orders: tuple[str, ...], width: int):
+        for positions in itertools.combinations(range(rounds), width):
+            for names in itertools.product(ORDERINGS, repeat=width):
+                trial = list(orders)
+                for position, name in zip(positions, names, strict=True):
+                    trial[position] = name
+                if tuple(trial) != orders:
+                    yield tuple(trial)
+
+    def descend(orders: tuple[str, ...], width: int) -> tuple[str, ...]:
+        while True:
+            best = min(neighbours(orders, width), key=rank)
+            if key(best) >= key(orders):
+                return orders
+            orders = best
+
+    found = [descend(tuple(start), 1) for start in starts]
+    best = min(found, key=rank)
+    if rounds <= 6:
+        best = descend(best, 2)
+    return best
 
 
-def losers_bracket_table(result_sets: int = LB_RESULT_SETS, sizes=range(4, 257)) -> list[dict]:
-    """For every number of entrants: the classic order, TL.net's and the chosen one, measured.
+def losers_bracket_table(sizes=range(4, 257)) -> list[dict]:
+    """For every number of entrants: the classic order, TL.net's (brackets-manager's default),
+    the orders in the code now and the chosen ones, each with its exact expected rematches.
 
-    The chosen orders come from a search at each bracket size (a power of two); every number
-    of entrants then takes, among that search's result and the two baselines, the best that is
-    no worse than either baseline on mean rematches and on the earliest rematch round.
+    The chosen orders come from a search at each number of entrants, started from the orders
+    in the code, the last number's choice and (at the first number of a bracket size) the
+    two baselines; they are never worse than either baseline on the expected rematches and
+    on the earliest round one can happen in.
     """
     from tournaments.formats.bracket import bracket_size
     from tournaments.formats.double_elim import TLNET_ORDERS, classic_orders, rematch_profile
+    from tournaments.formats.drop_orders import DROP_ORDERS
 
-    searched: dict[int, tuple[str, ...]] = {}
-    rows = []
+    rows: list[dict] = []
     for n in sizes:
         size = bracket_size(n)
         rounds = size.bit_length() - 1
         classic, tlnet = classic_orders(rounds), TLNET_ORDERS[size]
-
-        def measure(orders, n=n):
-            return rematch_profile(n, orders, result_sets=result_sets, seed=LB_SEED)
-
-        baselines = [measure(classic), measure(tlnet)]
-        if size not in searched:
-            full = [
-                rematch_profile(size, o, result_sets=result_sets, seed=LB_SEED)
-                for o in (classic, tlnet)
-            ]
-            searched[size] = _search_orders(size, result_sets, full, [tlnet, classic])
-        candidates = {searched[size], classic, tlnet}
-        scored = sorted(
-            ((_profile_key(measure(o), baselines), o) for o in candidates), key=lambda c: c[0]
-        )
-        chosen = scored[0][1]
-        profile = measure(chosen)
+        baselines = [rematch_profile(n, classic), rematch_profile(n, tlnet)]
+        current = DROP_ORDERS.get(n, classic)
+        starts = [current]
+        if rows and len(rows[-1]["orders"]) == rounds:
+            starts.append(tuple(rows[-1]["orders"]))
+        else:
+            starts += [tlnet, classic]
+        chosen = _search_orders(n, baselines, list(dict.fromkeys(starts)))
+        profile = rematch_profile(n, chosen)
+        before = rematch_profile(n, current)
         rows.append(
             {
                 "entrants": n,
                 "classic": [baselines[0].mean, baselines[0].earliest],
                 "tlnet": [baselines[1].mean, baselines[1].earliest],
+                "before": [before.mean, before.earliest],
                 "chosen": [profile.mean, profile.earliest],
                 "orders": list(chosen),
                 "no_worse": all(profile.no_worse_than(b) for b in baselines),
@@ -243,8 +255,8 @@ def write_drop_orders(rows: list[dict]) -> Path:
         "",
         "Generated by ``bench/tournaments.py --write-drop-orders`` (the table printed by",
         "``make bench-tournaments``): for each number of entrants, the orders with the fewest",
-        "losers-bracket rematches over random result sets, never worse than the classic order",
-        "or TL.net's on the mean or on the earliest round; see",
+        "losers-bracket rematches expected when every match is a coin toss (exact), never worse",
+        "than the classic order or TL.net's on that or on the earliest round; see",
         ":mod:`tournaments.formats.double_elim`. Each line: entrants from, to, and one order",
         "per winners round.",
         '"""',
@@ -271,12 +283,13 @@ def write_drop_orders(rows: list[dict]) -> Path:
 def lb_line(row: dict) -> str:
     def cell(pair):
         mean, earliest = pair
-        return f"{mean:5.2f} L{earliest if earliest is not None else '-':<2}"
+        return f"{mean:6.4f} L{earliest if earliest is not None else '-':<2}"
 
     flag = "" if row["no_worse"] else "  (worse than a baseline)"
     return (
         f"  {row['entrants']:>4}  classic {cell(row['classic'])}  TL.net {cell(row['tlnet'])}"
-        f"  chosen {cell(row['chosen'])}  {' '.join(row['orders'])}{flag}"
+        f"  in the code {cell(row['before'])}  chosen {cell(row['chosen'])}"
+        f"  {' '.join(row['orders'])}{flag}"
     )
 
 
@@ -503,8 +516,8 @@ def main(argv: list[str]) -> int:
         results["swiss_compare"].append(row)
         print(compare_line(f"{events} events of {size} players", row))
     print(
-        "Losers-bracket rematches a bracket (mean over "
-        f"{LB_RESULT_SETS} random result sets) and the earliest losers round with one:"
+        "Losers-bracket rematches a bracket, expected when every match is a coin toss (exact),"
+        " and the earliest losers round one can happen in:"
     )
     lb_sizes = range(4, 65) if args.quick else range(4, 257)
     table = losers_bracket_table(sizes=lb_sizes)

@@ -74,18 +74,24 @@ def _entry_json(entry: Entry | None) -> dict[str, Any] | None:
 
 
 @lru_cache(maxsize=32)
-def _bracket_for(format: str, entrants: int, option: bool, classic: bool) -> brackets.Bracket:
+def _bracket_for(format: str, entrants: int, option: bool, version: int | None) -> brackets.Bracket:
     if format == Format.SINGLE_ELIM:
         return single_elim.build(entrants, third_place=option)
-    rounds = brackets.bracket_size(entrants).bit_length() - 1
-    orders = double_elim.classic_orders(rounds) if classic else None
+    orders = double_elim.drop_orders(entrants, version=version)
     return double_elim.build(entrants, reset=option, orders=orders)
 
 
 @lru_cache(maxsize=32)
-def _playoff_for(groups: int, advance: int, format: str, option: bool) -> brackets.Bracket:
+def _playoff_for(
+    groups: int, advance: int, format: str, option: bool, version: int | None
+) -> brackets.Bracket:
     return two_stage.build_playoff(
-        groups, advance, playoff_format=format, third_place=option, bracket_reset=option
+        groups,
+        advance,
+        playoff_format=format,
+        third_place=option,
+        bracket_reset=option,
+        formats_version=version,
     )
 
 
@@ -102,9 +108,11 @@ def bracket_of(event: Event) -> brackets.Bracket:
         )
         single = event.playoff_format == Format.SINGLE_ELIM
         option = event.third_place if single else event.bracket_reset
-        return _playoff_for(plan.group_count, plan.advance, event.playoff_format, option)
+        return _playoff_for(
+            plan.group_count, plan.advance, event.playoff_format, option, event.formats_version
+        )
     option = event.third_place if event.format == Format.SINGLE_ELIM else event.bracket_reset
-    return _bracket_for(event.format, event.entrants_count, option, event.formats_version is None)
+    return _bracket_for(event.format, event.entrants_count, option, event.formats_version)
 
 
 def _bracket_states(event: Event) -> dict[str, brackets.NodeState] | None:

@@ -5,6 +5,7 @@ import pytest
 from tests.tournaments import event_with, humans
 from tournaments import services
 from tournaments.formats import FORMATS_VERSION, double_elim, round_robin
+from tournaments.formats.drop_orders_v2 import DROP_ORDERS_V2
 from tournaments.models import Event, Pairing
 
 pytestmark = pytest.mark.django_db
@@ -31,6 +32,17 @@ def test_a_double_elimination_started_before_keeps_the_classic_order():
     classic = double_elim.build(16, orders=double_elim.classic_orders(4))
     assert losers_round_two_drops(services.bracket_of(event)) == losers_round_two_drops(classic)
     assert losers_round_two_drops(classic) != losers_round_two_drops(double_elim.build(16))
+
+
+def test_a_double_elimination_started_with_version_2_keeps_its_drop_in_orders():
+    # 20 entrants: version 2 dropped winners round 2 in pair-flip order, version 3 does not.
+    event = event_with(humans(20), "double_elim")
+    services.event_start(event=event)
+    Event.objects.filter(pk=event.pk).update(formats_version=2)
+    event.refresh_from_db()
+    kept = double_elim.build(20, orders=DROP_ORDERS_V2[20])
+    assert losers_round_two_drops(services.bracket_of(event)) == losers_round_two_drops(kept)
+    assert losers_round_two_drops(kept) != losers_round_two_drops(double_elim.build(20))
 
 
 @pytest.mark.parametrize(("version", "swapped"), [(FORMATS_VERSION, True), (None, False)])

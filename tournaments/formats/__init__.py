@@ -31,8 +31,10 @@ FORMATS: tuple[str, ...] = (SINGLE_ELIM, DOUBLE_ELIM, ROUND_ROBIN, SWISS, ARENA,
 
 #: The version of the bracket and schedule rules an event starts with. 2: the measured
 #: losers-bracket drop-in orders and the double round robin's swapped rounds; events started
-#: before (version None) keep the classic drop-in order and the unswapped double cycle.
-FORMATS_VERSION = 2
+#: before (version None) keep the classic drop-in order and the unswapped double cycle. 3: the
+#: drop-in orders chosen per number of entrants on the exact expected rematches; events
+#: started with version 2 keep its orders.
+FORMATS_VERSION = 3
 ELIMINATION: frozenset[str] = frozenset({SINGLE_ELIM, DOUBLE_ELIM})
 
 __all__ = [

@@ -15,11 +15,13 @@ Its losers drop into the losers bracket, where a second loss ends a player's eve
 **Drop-in orders** (:data:`ORDERINGS`: natural, reverse, half shift, reverse half shift, pair
 flip) decide how early two players who met in the winners bracket can meet again in the
 losers bracket. :data:`DROP_ORDERS` gives one per winners round for every number of entrants
-from 4 to 256, chosen by measurement (``make bench-tournaments``, :func:`rematch_profile`):
-over many random result sets, the fewest losers-bracket rematches on average and the latest
-round in which one can happen, never worse on either than the order used before
-(:data:`CLASSIC_ORDERS`) or the losers-bracket seeding methods published on TL.net that
-brackets-manager uses (:data:`TLNET_ORDERS`).
+from 4 to 256, chosen by measurement for each number of entrants (``make bench-tournaments``,
+:func:`rematch_profile`): when every match is a coin toss, the fewest losers-bracket rematches
+expected (worked out exactly, not sampled) and the latest round in which one can happen,
+never worse on either than the order used before
+(:func:`classic_orders`) or the losers-bracket seeding methods published on TL.net that
+brackets-manager uses by default (:data:`TLNET_ORDERS`). An event keeps the orders of the
+formats version it started with (:func:`drop_orders`).
 
 Byes from the first round go on as byes into the losers bracket, where a player facing one
 advances without playing. With two entrants there is no losers bracket: the loser of the only
@@ -30,12 +32,11 @@ Match keys: ``W<round>.<n>``, ``L<round>.<n>``, ``GF`` and ``GF2``.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from tournaments.formats import DOUBLE_ELIM
+from tournaments.formats import DOUBLE_ELIM, FORMATS_VERSION
 from tournaments.formats.bracket import (
     Bracket,
     Feed,
@@ -46,6 +47,7 @@ from tournaments.formats.bracket import (
     seed_positions,
 )
 from tournaments.formats.drop_orders import DROP_ORDERS
+from tournaments.formats.drop_orders_v2 import DROP_ORDERS_V2
 
 _T = TypeVar("_T")
 
@@ -112,11 +114,16 @@ TLNET_ORDERS: dict[int, tuple[str, ...]] = {
 }
 
 
-def drop_orders(entrants: int) -> tuple[str, ...]:
-    """The drop-in order of each winners round for ``entrants`` players (measured table)."""
+def drop_orders(entrants: int, *, version: int | None = FORMATS_VERSION) -> tuple[str, ...]:
+    """The drop-in order of each winners round for ``entrants`` players under the formats
+    ``version`` an event started with: the measured table (version 2 its own), the classic
+    order before (None)."""
     size = bracket_size(entrants)
     rounds = size.bit_length() - 1
-    return DROP_ORDERS.get(entrants, classic_orders(rounds))
+    if version is None:
+        return classic_orders(rounds)
+    table = DROP_ORDERS_V2 if version <= 2 else DROP_ORDERS
+    return table.get(entrants, classic_orders(rounds))
 
 
 def build(entrants: int, *, reset: bool = True, orders: Sequence[str] | None = None) -> Bracket:
@@ -207,15 +214,14 @@ def build(entrants: int, *, reset: bool = True, orders: Sequence[str] | None = N
 
 @dataclass(frozen=True, slots=True)
 class RematchProfile:
-    """Losers-bracket rematches over random result sets: the mean a bracket, the earliest
-    losers round one happened in (None: none did), and how many result sets were played."""
+    """Losers-bracket rematches when every match is a coin toss: the expected number a
+    bracket (exact), and the earliest losers round in which one can happen (None: never)."""
 
     mean: float
     earliest: int | None
-    result_sets: int
 
     def no_worse_than(self, other: RematchProfile) -> bool:
-        """At most as many rematches on average, and none earlier."""
+        """At most as many rematches expected, and none possible earlier."""
         later = other.earliest is None or self.earliest is None or self.earliest >= other.earliest
         return (
             self.mean <= other.mean + 1e-12
@@ -224,46 +230,68 @@ class RematchProfile:
         )
 
 
-def rematch_profile(
-    entrants: int, orders: Sequence[str], *, result_sets: int = 400, seed: int = 2026
-) -> RematchProfile:
-    """Play ``result_sets`` random result sets (every match a coin toss; the same tosses for
-    every set of orders) and count the losers-bracket matches between two players who met."""
+#: A winners-bracket match as (round, number): whose loser a losers-bracket player is.
+_Source = tuple[int, int]
+
+
+def rematch_profile(entrants: int, orders: Sequence[str]) -> RematchProfile:
+    """The expected losers-bracket rematches of a bracket whose every match is a coin toss.
+
+    Two players can meet again in the losers bracket only if they met in the winners bracket,
+    and then the one who dropped first lost to the other: a player who dropped from winners
+    match (r, m) met the one who dropped from a later match (r', m') exactly when (r, m) lies
+    under (r', m') and the later one won every match on the way from (r, m), which a coin
+    toss each gives with probability 2^-(r' - r). Each losers-bracket slot holds the loser of
+    a given winners match with a probability worked out node by node (a bye passes its
+    opponent on), so the expectation is a sum over the losers-bracket matches, with no
+    sampling noise.
+    """
     bracket = build(entrants, reset=False, orders=orders)
-    keys = [key for key in bracket.nodes if key != "GF"]
-    index = {key: i for i, key in enumerate(keys)}
-    # Each node as plain ints: its losers round (0 in the winners bracket) and two feeds, a
-    # feed being (0, seed), (1, node) for a winner or (2, node) for a loser.
-    compiled: list[tuple[int, int, int, int, int]] = []
-    for key in keys:
-        node = bracket.nodes[key]
-        feeds = [
-            (0, f.seed if f.seed <= entrants else 0)
-            if f.kind == "seed"
-            else (1 if f.kind == "winner" else 2, index[f.key])
-            for f in node.feeds
-        ]
-        lb = int(key[1:].split(".")[0]) if key.startswith("L") else 0
-        compiled.append((lb, *feeds[0], *feeds[1]))
-    total, earliest = 0, None
-    for number in range(result_sets):
-        rng = random.Random(seed * 1_000_003 + number)
-        out = [[0, 0] for _ in keys]  # winner, loser of each node
-        met: set[tuple[int, int]] = set()
-        for i, (lb, kind_a, ref_a, kind_b, ref_b) in enumerate(compiled):
-            a = ref_a if kind_a == 0 else out[ref_a][kind_a - 1]
-            b = ref_b if kind_b == 0 else out[ref_b][kind_b - 1]
-            toss = rng.random() < 0.5
-            if a and b:
-                pair = (a, b) if a < b else (b, a)
-                if lb and pair in met:
-                    total += 1
-                    earliest = lb if earliest is None else min(earliest, lb)
-                met.add(pair)
-                out[i] = [a, b] if toss else [b, a]
-            else:  # a bye: the player goes on, a bye drops
-                out[i] = [a or b, 0]
-    return RematchProfile(total / result_sets, earliest, result_sets)
+    rounds = bracket.size.bit_length() - 1
+    # For each node: its winner's and its loser's distribution over sources (None: a bye).
+    # In the winners bracket only the loser's matters (the match itself, or a bye).
+    winner: dict[str, dict[_Source, float] | None] = {}
+    loser: dict[str, dict[_Source, float] | None] = {}
+    real: dict[str, bool] = {}
+    total, earliest = 0.0, None
+    for key, node in bracket.nodes.items():
+        if key == "GF":
+            continue
+        if key.startswith("W"):
+            present = [f.seed <= entrants if f.kind == "seed" else real[f.key] for f in node.feeds]
+            real[key] = any(present)
+            if all(present):
+                winners_round, number = (int(part) for part in key[1:].split("."))
+                loser[key] = {(winners_round, number): 1.0}
+            else:
+                loser[key] = None
+            continue
+        a, b = (winner[f.key] if f.kind == "winner" else loser[f.key] for f in node.feeds)
+        if a is None or b is None:
+            winner[key] = a if b is None else b
+            continue
+        expected = _met(a, b, rounds) + _met(b, a, rounds)
+        if expected > 0:
+            total += expected
+            losers_round = int(key[1:].split(".")[0])
+            earliest = losers_round if earliest is None else min(earliest, losers_round)
+        merged = {source: p / 2 for source, p in a.items()}
+        for source, p in b.items():
+            merged[source] = merged.get(source, 0.0) + p / 2
+        winner[key] = merged
+    return RematchProfile(total, earliest)
+
+
+def _met(early: dict[_Source, float], late: dict[_Source, float], rounds: int) -> float:
+    """The probability that the players of two slots met, over the pairs where the first
+    dropped earlier: the later one is the loser of a match above the earlier one's."""
+    total = 0.0
+    for (r, m), p in early.items():
+        for up in range(1, rounds - r + 1):
+            q = late.get((r + up, ((m - 1) >> up) + 1))
+            if q:
+                total += p * q * 0.5**up
+    return total
 
 
 __all__ = [

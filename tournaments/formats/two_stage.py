@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from tournaments.formats import (
     DOUBLE_ELIM,
+    FORMATS_VERSION,
     ROUND_ROBIN,
     SINGLE_ELIM,
     SWISS,
@@ -266,14 +267,17 @@ def build_playoff(
     playoff_format: str = SINGLE_ELIM,
     third_place: bool = False,
     bracket_reset: bool = True,
+    formats_version: int | None = FORMATS_VERSION,
 ) -> Bracket:
     """The playoff's bracket for ``groups * advance`` qualifiers (seeded by
-    :func:`playoff_order`)."""
+    :func:`playoff_order`), a double elimination's drop-in orders those of the formats
+    version the event started with."""
     entrants = groups * advance
     if playoff_format == SINGLE_ELIM:
         return single_elim.build(entrants, third_place=third_place)
     if playoff_format == DOUBLE_ELIM:
-        return double_elim.build(entrants, reset=bracket_reset)
+        orders = double_elim.drop_orders(entrants, version=formats_version)
+        return double_elim.build(entrants, reset=bracket_reset, orders=orders)
     raise OptionError("playoff_format", f"unknown playoff_format {playoff_format!r}")
 
 
