@@ -16,6 +16,10 @@ slot (with two or more). A burst of sign-ins, challenges or spectators' reads, o
 page, then delays other such requests, not the moves of the games in play. Under a load of
 moves alone the other lane waits until the moves leave slots free.
 
+**Health first.** ``/api/health`` takes no slot: load balancers act on its answer, which must
+come within a second even while every slot is held by requests waiting for a database that is
+down; its checks are bounded on their own (config/health.py).
+
 The slot is taken after the request's body has been read (a slow upload holds none) and
 given back when the middleware and the view have answered: a streaming answer (the Bot
 API's NDJSON streams) holds none while it streams. The sockets' database work has threads
@@ -39,6 +43,8 @@ from django.core.handlers.asgi import ASGIHandler
 #: The play lane: a game's view, a move, a Continue (routes of ``games.api``).
 PLAY_PATH = re.compile(r"^/api/games/\d+(?:/actions|/continue)?/?$")
 PLAY, OTHER = "play", "other"
+#: Answered at once, without a slot (their work is bounded in time of its own).
+UNADMITTED_PATHS = frozenset({"/api/health"})
 
 
 def lane_of(path: str) -> str:
@@ -107,7 +113,7 @@ class AdmittedASGIHandler(ASGIHandler):
 
     async def get_response_async(self, request):
         limit = settings.WEB_VIEW_CONCURRENCY
-        if not limit:
+        if not limit or request.path_info in UNADMITTED_PATHS:
             return await self._in_thread(request)
         from config.metrics import ADMISSION_WAIT_SECONDS
 

@@ -190,17 +190,33 @@ else:
     # 218 against 514 or more requests/s without and with them).
     _database["CONN_MAX_AGE"] = env_int("DB_CONN_MAX_AGE", 60, minimum=0)
     _database["CONN_HEALTH_CHECKS"] = True
+    # A PostgreSQL that does not answer (a host gone from the network, a paused server) fails
+    # a new connection after this many seconds (libpq's least is 2) instead of after minutes.
+    _database.setdefault("OPTIONS", {})["connect_timeout"] = env_int(
+        "DB_CONNECT_TIMEOUT", 3, minimum=2
+    )
     # A pool per process (psycopg's), for the ASGI web processes (deploy/gunicorn.conf.py
     # sets it): there every request and every socket's database call runs on a thread of its
     # own, and persistent connections, one per thread, would run PostgreSQL out of them.
     DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 0, minimum=0)
     if DB_POOL_MAX_SIZE:
         _database["CONN_MAX_AGE"] = 0  # the pool keeps the connections
-        _database["CONN_HEALTH_CHECKS"] = False  # the pool checks them
-        _database.setdefault("OPTIONS", {})["pool"] = {
+        # CONN_HEALTH_CHECKS makes the pool check a connection before handing it out (one
+        # empty query): after PostgreSQL restarts, the connections it kept are broken, and
+        # each would otherwise fail a request once the database is back.
+        _database["OPTIONS"]["pool"] = {
             "min_size": min(2, DB_POOL_MAX_SIZE),
             "max_size": DB_POOL_MAX_SIZE,
-            "timeout": 10,  # then the request is a 503 (OperationalError), not a hang
+            # A request waits this long for a connection, then it is a 503 (OperationalError),
+            # not a hang. A process's requests never need more connections at once than the
+            # pool holds (its view slots and socket threads), so only a database that cannot
+            # be reached makes one wait.
+            "timeout": env_int("DB_POOL_TIMEOUT", 3, minimum=1),
+            # A connection that cannot be made is tried again after 1 s and given up after
+            # this long; the next request to wait for one starts a new attempt at once. With
+            # psycopg's default (5 min, the pauses doubling) and requests holding their slots
+            # for 10 s, a process answered 503 for 8 s or more after PostgreSQL was back.
+            "reconnect_timeout": 2,
         }
 DATABASES = {"default": _database}
 

@@ -1,4 +1,12 @@
-"""/api/health on PostgreSQL and Redis."""
+"""/api/health on PostgreSQL and Redis: what is down, said within a second.
+
+"Does not answer" is a server that takes connections and never replies (a paused PostgreSQL
+or Redis, or a host gone from the network behind a proxy): a listening socket nobody accepts
+from, on a port of its own. The machine's shared services are never touched.
+"""
+
+import socket
+import time
 
 import pytest
 from django.db import connection
@@ -28,3 +36,86 @@ def test_health_is_503_when_postgresql_does_not_answer(client):
     assert response.status_code == 503
     assert response.json()["database"].startswith("error: OperationalError")
     assert response.json()["broker"] == "ok"
+
+
+@pytest.fixture
+def silent_port():
+    """A port where connections are taken (by the kernel) and never answered."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(64)
+        yield server.getsockname()[1]
+
+
+def timed_get(client, path: str) -> tuple[float, object]:
+    started = time.monotonic()
+    response = client.get(path)
+    return time.monotonic() - started, response
+
+
+@pytest.mark.django_db(transaction=True)
+def test_health_is_503_within_a_second_when_postgresql_does_not_answer(client, silent_port):
+    connection.close()
+    original = connection.settings_dict["PORT"]
+    connection.settings_dict["PORT"] = str(silent_port)
+    try:
+        took, response = timed_get(client, "/api/health")
+    finally:
+        connection.close()
+        connection.settings_dict["PORT"] = original
+
+    assert took < 1.0
+    assert response.status_code == 503
+    assert response.json() == {"status": "error", "database": "error: timeout", "broker": "ok"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_health_is_503_within_a_second_when_the_pool_cannot_connect(client, silent_port):
+    # The web processes' way: a connection pool (DB_POOL_MAX_SIZE), whose connections cannot
+    # be made; health waits for one no longer than it may.
+    connection.close()
+    saved = {key: connection.settings_dict[key] for key in ("PORT", "CONN_MAX_AGE")}
+    options = connection.settings_dict["OPTIONS"]
+    connection.settings_dict.update(PORT=str(silent_port), CONN_MAX_AGE=0)
+    options["pool"] = {"min_size": 1, "max_size": 2, "timeout": 10, "reconnect_timeout": 2}
+    try:
+        took, response = timed_get(client, "/api/health")
+    finally:
+        connection.close_pool()
+        del options["pool"]
+        connection.settings_dict.update(saved)
+
+    assert took < 1.0
+    assert response.status_code == 503
+    assert response.json()["database"].startswith("error: ")
+    assert response.json()["broker"] == "ok"
+
+
+def test_health_is_503_within_a_second_when_redis_does_not_answer(client, silent_port, settings):
+    settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{silent_port}/0"
+
+    took, response = timed_get(client, "/api/health")
+
+    assert took < 1.0
+    assert response.status_code == 503
+    assert response.json()["database"] == "ok"
+    assert response.json()["broker"].startswith("error: ")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_health_is_503_within_a_second_when_neither_answers(client, silent_port, settings):
+    settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{silent_port}/0"
+    connection.close()
+    original = connection.settings_dict["PORT"]
+    connection.settings_dict["PORT"] = str(silent_port)
+    try:
+        took, response = timed_get(client, "/api/health")
+    finally:
+        connection.close()
+        connection.settings_dict["PORT"] = original
+
+    assert took < 1.0
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "error"
+    assert body["database"].startswith("error: ") and body["broker"].startswith("error: ")

@@ -173,21 +173,66 @@ def test_no_limit_when_the_setting_is_zero(settings, busy):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_asgi_request_is_answered_through_the_admission(settings):
-    settings.WEB_VIEW_CONCURRENCY = 1
-    before = _count(ADMISSION_WAIT_SECONDS)
-
+def _asgi_get(path: str) -> dict:
     async def get():
-        communicator = ApplicationCommunicator(
-            get_admitted_asgi_application(), http_scope("/api/health")
-        )
+        communicator = ApplicationCommunicator(get_admitted_asgi_application(), http_scope(path))
         await communicator.send_input({"type": "http.request", "body": b""})
         start = await communicator.receive_output(10)
         await communicator.wait(10)
         return start
 
-    assert async_to_sync(get)()["status"] == 200
+    return async_to_sync(get)()
+
+
+def test_an_asgi_request_is_answered_through_the_admission(settings):
+    settings.WEB_VIEW_CONCURRENCY = 1
+    before = _count(ADMISSION_WAIT_SECONDS)
+
+    assert _asgi_get("/api/no-such-route")["status"] == 404  # the API's own JSON 404
     assert _count(ADMISSION_WAIT_SECONDS) == before + 1
+
+
+@pytest.mark.django_db
+def test_the_health_check_takes_no_slot(settings):
+    settings.WEB_VIEW_CONCURRENCY = 1
+    before = _count(ADMISSION_WAIT_SECONDS)
+
+    assert _asgi_get("/api/health")["status"] == 200
+    assert _count(ADMISSION_WAIT_SECONDS) == before
+
+
+def test_the_health_check_is_answered_while_every_slot_is_held(settings, monkeypatch):
+    settings.WEB_VIEW_CONCURRENCY = 2
+    order: list[str] = []
+    gate = None
+
+    async def in_thread(self, request):
+        order.append(request.path)
+        if request.path.startswith("/api/games/"):
+            await gate.wait()  # a move waiting for a database that does not answer
+        return HttpResponse()
+
+    monkeypatch.setattr(AdmittedASGIHandler, "_in_thread", in_thread)
+    handler = AdmittedASGIHandler()
+
+    async def run():
+        nonlocal gate
+        gate = asyncio.Event()
+        held = [
+            asyncio.create_task(handler.get_response_async(RequestFactory().get(path)))
+            for path in ("/api/games/1/actions", "/api/games/2/actions", "/api/games/3")
+        ]
+        await asyncio.sleep(0)
+        health = await asyncio.wait_for(
+            handler.get_response_async(RequestFactory().get("/api/health")), timeout=5
+        )
+        gate.set()
+        await asyncio.gather(*held)
+        return health
+
+    assert async_to_sync(run)().status_code == 200
+    # The two slots were held and a third move waited, while health went in at once.
+    assert order[:3] == ["/api/games/1/actions", "/api/games/2/actions", "/api/health"]
 
 
 def test_the_middleware_runs_in_its_synchronous_mode_with_the_view():
