@@ -6,13 +6,18 @@ the live sockets. Every process shares REDIS_URL's channel layer, so a push publ
 worker or by either web process reaches a socket held by any of them.
 
     python deploy/cluster.py start|stop|status      (or: make cluster / make cluster-stop)
+    python deploy/cluster.py hold NAME | release NAME
 
 Runs against the local PostgreSQL and Redis, production-like (DEBUG off, static files
 collected, persistent connections). ``start`` creates the database if it is missing, migrates,
 collects static files, starts every process in its own session, waits until ``/api/health``
 answers 200, a socket handshake is served (``ws/games/0`` closes with 4404: no such game) and
-every worker answers a ping, and prints where everything is. ``stop`` ends the
-processes by the pids in their pidfiles. Integration tests and benchmarks use it.
+every worker answers a ping, and prints where everything is. A supervisor process then
+watches them: one that exits for any reason is started again at once (after a crash loop,
+with a growing pause of up to 30 s), each restart a line in ``restarts.log``. ``hold NAME``
+stops one process and keeps it stopped, ``release NAME`` lets the supervisor start it again.
+``stop`` ends the supervisor, then the processes by the pids in their pidfiles. Integration
+tests and benchmarks use it.
 
 Environment (each with its default):
 
@@ -31,6 +36,7 @@ Environment (each with its default):
     CLUSTER_BATCH_NICE 10                the batch workers' nice value, set on their process
                                          and on their session's scheduler autogroup
     CLUSTER_START_TIMEOUT 60             seconds to wait for health and pings
+    CLUSTER_SUPERVISE  1                 0: no supervisor, nothing is restarted
     DATABASE_URL       postgres://postgres@127.0.0.1:5432/ginrummy
     CELERY_BROKER_URL  redis://127.0.0.1:6379/0
     REDIS_URL          redis://127.0.0.1:6379/1   (cache and channel layer, shared by all)
@@ -39,6 +45,7 @@ Environment (each with its default):
 Any other setting (SECRET_KEY, CELERY_VISIBILITY_TIMEOUT, ...) passes through to the processes.
 """
 
+import contextlib
 import json
 import os
 import secrets
@@ -74,6 +81,7 @@ if not 0 <= BATCH_WORKERS < WORKERS and not (WORKERS == 1 and BATCH_WORKERS == 0
         f"CLUSTER_WORKERS={WORKERS} for the interactive queue"
     )
 START_TIMEOUT = float(_env("CLUSTER_START_TIMEOUT", "60"))
+SUPERVISE = _env("CLUSTER_SUPERVISE", "1") not in ("0", "false", "no")
 DATABASE_URL = _env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ginrummy")
 BROKER_URL = _env("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
 REDIS_URL = _env("REDIS_URL", "redis://127.0.0.1:6379/1")
@@ -194,6 +202,28 @@ MARKERS = {"web": "gunicorn", "beat": "celery"}
 
 def pidfile(name: str) -> Path:
     return CLUSTER_DIR / f"{name}.pid"
+
+
+def spawn(name: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start one cluster process in a session of its own, appending to NAME.log; its pidfile.
+
+    A session of its own: the processes outlive the launcher and a Ctrl-C in its terminal;
+    ``stop`` ends them by pid, and by process group what they leave behind.
+    """
+    with (CLUSTER_DIR / f"{name}.log").open("ab") as log:
+        process = subprocess.Popen(
+            commands()[name],
+            cwd=ROOT,
+            env=env or child_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    pidfile(name).write_text(f"{process.pid}\n")
+    if name in worker_names() and worker_queues(name) == "batch" and BATCH_NICE:
+        autogroup_nice(process.pid, BATCH_NICE)
+    return process
 
 
 def read_pid(name: str) -> int | None:
@@ -343,6 +373,9 @@ def start() -> int:
     if already := running():
         print(f"cluster already running: {already}; `deploy/cluster.py stop` first")
         return 1
+    _stop_supervisor()  # one left behind with nothing to watch would start a second cluster
+    for name in process_names():
+        hold_file(name).unlink(missing_ok=True)
     # The processes' metrics start afresh: no samples of processes of an earlier run.
     metrics = CLUSTER_DIR / "metrics"
     metrics.mkdir(exist_ok=True)
@@ -353,24 +386,7 @@ def start() -> int:
     manage("migrate", "--no-input")
     manage("collectstatic", "--no-input")
     env = child_env()
-    processes: dict[str, subprocess.Popen] = {}
-    for name, command in commands().items():
-        with (CLUSTER_DIR / f"{name}.log").open("ab") as log:
-            # A session of its own: the processes outlive this launcher and a Ctrl-C in its
-            # terminal; `stop` ends them by pid.
-            process = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        pidfile(name).write_text(f"{process.pid}\n")
-        processes[name] = process
-        if name in worker_names() and worker_queues(name) == "batch" and BATCH_NICE:
-            autogroup_nice(process.pid, BATCH_NICE)
+    processes = {name: spawn(name, env) for name in process_names()}
 
     deadline = time.monotonic() + START_TIMEOUT
     status, sockets, answered = 0, False, set()
@@ -392,6 +408,8 @@ def start() -> int:
         if answered != set(worker_names()):
             answered = ping_workers(worker_names(), timeout=0.5)
         if status == 200 and sockets and answered == set(worker_names()):
+            if SUPERVISE:
+                _start_supervisor(env)
             print(
                 f"cluster up in {time.monotonic() - started:.1f} s: http://{HOST}:{PORT}/ "
                 f"(pids {running()}; logs in {CLUSTER_DIR}; queues "
@@ -428,15 +446,20 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
-def stop(timeout: float = 30.0) -> int:
-    """SIGTERM every process by pid (warm shutdown), SIGKILL what is left after ``timeout``.
+def _kill(pid: int, signum: int) -> None:
+    """Signal ``pid``; one that has gone meanwhile is no error."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signum)
 
-    Each process leads its own process group (see ``start``), so children left behind by a
+
+def terminate(targets: dict[str, int], timeout: float = 30.0) -> None:
+    """SIGTERM each process by pid (warm shutdown), SIGKILL what is left after ``timeout``.
+
+    Each process leads its own process group (see ``spawn``), so children left behind by a
     parent that had to be killed (gunicorn workers, Celery pool processes) are found by group.
     """
-    targets = running()
     for pid in targets.values():
-        os.kill(pid, signal.SIGTERM)
+        _kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and any(group_members(pid) for pid in targets.values()):
         time.sleep(0.1)
@@ -444,9 +467,17 @@ def stop(timeout: float = 30.0) -> int:
         if leftovers := group_members(pid):
             print(f"{name} (pid {pid}) still running after {timeout:.0f} s: SIGKILL {leftovers}")
             for member in leftovers:
-                os.kill(member, signal.SIGKILL)
+                _kill(member, signal.SIGKILL)
+
+
+def stop(timeout: float = 30.0) -> int:
+    """Stop the supervisor, then every process (see ``terminate``); remove the pidfiles."""
+    _stop_supervisor()
+    targets = running()
+    terminate(targets, timeout)
     for name in process_names():
         pidfile(name).unlink(missing_ok=True)
+        hold_file(name).unlink(missing_ok=True)
     print(f"cluster stopped ({', '.join(f'{n} {p}' for n, p in targets.items()) or 'nothing ran'})")
     return 0
 
@@ -458,6 +489,8 @@ def status() -> int:
         if name in worker_names():
             state += f" (queues {worker_queues(name)})"
         print(f"{name:8} {state}")
+    supervisor = supervisor_pid()
+    print(f"{SUPERVISOR:8} {f'running, pid {supervisor}' if supervisor else 'stopped'}")
     code, body = health()
     print(f"health   {code} {body}")
     sockets = code == 200 and socket_served()
@@ -465,8 +498,181 @@ def status() -> int:
     return 0 if len(procs) == len(process_names()) and code == 200 and sockets else 1
 
 
+# --- Supervision ------------------------------------------------------------------------------
+
+SUPERVISOR = "supervisor"
+#: Seconds between two looks at the processes.
+SUPERVISE_INTERVAL = 0.5
+#: A process that ran less than this long before exiting is crash-looping: its next start
+#: waits, twice as long each time (from 1 s up to MAX_RESTART_PAUSE).
+STABLE_AFTER = 10.0
+MAX_RESTART_PAUSE = 30.0
+
+
+def hold_file(name: str) -> Path:
+    """While this file exists the supervisor leaves ``name`` stopped (``hold``)."""
+    return CLUSTER_DIR / f"{name}.hold"
+
+
+def supervisor_pid() -> int | None:
+    """The supervisor's pid while it runs."""
+    pid = read_pid(SUPERVISOR)
+    if pid and alive(pid) and "supervise" in _cmdline(pid):
+        return pid
+    return None
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except FileNotFoundError:
+        return ""
+
+
+def _start_supervisor(env: dict[str, str]) -> None:
+    with (CLUSTER_DIR / f"{SUPERVISOR}.log").open("ab") as log:
+        process = subprocess.Popen(
+            [PYTHON, str(Path(__file__).resolve()), "supervise"],
+            cwd=ROOT,
+            env={**env, "CLUSTER_DIR": str(CLUSTER_DIR)},
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    pidfile(SUPERVISOR).write_text(f"{process.pid}\n")
+
+
+def _stop_supervisor(timeout: float = 10.0) -> None:
+    """End the supervisor first, so that it does not start again what is being stopped."""
+    if pid := supervisor_pid():
+        _kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if alive(pid):
+            _kill(pid, signal.SIGKILL)
+    pidfile(SUPERVISOR).unlink(missing_ok=True)
+
+
+def restarts() -> list[dict]:
+    """Every start the supervisor made (``restarts.log``): name, reason (``exited``: the
+    process had died; ``released``: after ``hold`` and ``release``), old and new pid, when."""
+    path = CLUSTER_DIR / "restarts.log"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+class Supervisor:
+    """What ``supervise`` keeps between its looks at the processes."""
+
+    def __init__(self) -> None:
+        self.env = child_env()
+        self.children: dict[str, subprocess.Popen] = {}  # the processes it started itself
+        self.started_at = {name: time.monotonic() for name in process_names()}
+        self.pause = dict.fromkeys(process_names(), 0.0)
+        self.due: dict[str, float] = {}  # exited: when to start it again
+        self.held: set[str] = set()  # down on purpose (``hold``): started once released
+
+    def up(self, name: str, pid: int | None) -> bool:
+        child = self.children.get(name)
+        if child is not None and child.pid == pid:
+            return child.poll() is None  # its own child: exact, and reaped
+        self.children.pop(name, None)
+        return bool(pid and alive(pid) and ours(name, pid))
+
+    def look(self, name: str) -> None:
+        """Start ``name`` again if it is down and not held (after its pause, if it crash-loops)."""
+        pid = read_pid(name)
+        if self.up(name, pid):
+            self.due.pop(name, None)
+        elif hold_file(name).exists():
+            self.held.add(name)
+            self.due.pop(name, None)
+        elif name in self.held:
+            self.held.discard(name)
+            self.start(name, pid, "released")
+        else:
+            now = time.monotonic()
+            if name not in self.due:
+                self.exited(name, pid, now)
+            if now >= self.due[name]:
+                del self.due[name]
+                self.start(name, pid, "exited")
+
+    def exited(self, name: str, pid: int | None, now: float) -> None:
+        ran = now - self.started_at[name]
+        crash_loop = ran < STABLE_AFTER
+        pause = min(MAX_RESTART_PAUSE, self.pause[name] * 2 or 1.0) if crash_loop else 0.0
+        self.pause[name] = pause
+        self.due[name] = now + pause
+        child = self.children.get(name)
+        code = child.returncode if child is not None else None
+        print(
+            f"{name} (pid {pid}) exited (code {code}) after {ran:.1f} s; "
+            f"starting it again in {pause:.0f} s",
+            flush=True,
+        )
+        if pid:
+            for member in group_members(pid):  # what it left behind
+                _kill(member, signal.SIGKILL)
+
+    def start(self, name: str, old_pid: int | None, reason: str) -> None:
+        self.children[name] = process = spawn(name, self.env)
+        self.started_at[name] = time.monotonic()
+        record = {"name": name, "reason": reason, "old_pid": old_pid, "new_pid": process.pid}
+        with (CLUSTER_DIR / "restarts.log").open("a") as log:
+            log.write(json.dumps({**record, "at": time.time()}) + "\n")
+        print(f"{name} started ({reason}): pid {process.pid}", flush=True)
+
+
+def supervise() -> int:
+    """Watch the cluster's processes; start again, at once, any that exits (``start`` runs it).
+
+    What a process left behind in its process group (Celery pool processes, gunicorn workers
+    of a master that was killed) is killed before the new one starts. A held process
+    (``hold``) stays stopped. Runs until SIGTERM (``stop``).
+    """
+    stopping = False
+
+    def on_term(signum, frame) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    supervisor = Supervisor()
+    print(f"supervisor {os.getpid()} watching {', '.join(process_names())}", flush=True)
+    while not stopping:
+        for name in process_names():
+            if not stopping:
+                supervisor.look(name)
+        time.sleep(SUPERVISE_INTERVAL)
+    print("supervisor stopping", flush=True)
+    return 0
+
+
+def hold(name: str, timeout: float = 30.0) -> int:
+    """Stop ``name`` and keep it stopped (the supervisor leaves it alone) until ``release``."""
+    hold_file(name).touch()
+    if pid := running().get(name):
+        terminate({name: pid}, timeout)
+    return 0
+
+
+def release(name: str) -> int:
+    """Let ``name`` run again: the supervisor starts it; without one, it is started here."""
+    hold_file(name).unlink(missing_ok=True)
+    if supervisor_pid() is None and name not in running():
+        spawn(name)
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    commands_ = {"start": start, "stop": stop, "status": status}
+    commands_ = {"start": start, "stop": stop, "status": status, "supervise": supervise}
+    if len(argv) == 3 and argv[1] in ("hold", "release") and argv[2] in process_names():
+        return {"hold": hold, "release": release}[argv[1]](argv[2])
     if len(argv) != 2 or argv[1] not in commands_:
         print(__doc__)
         return 2

@@ -1,17 +1,21 @@
-"""deploy/cluster.py: gunicorn, two workers and beat start healthy and stop by pid."""
+"""deploy/cluster.py: gunicorn, two workers and beat start healthy and stop by pid; its
+supervisor starts again a process that died, and leaves a held one stopped."""
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 from celery import Celery
 from django.conf import settings
 
-from tests.integration.conftest import ROOT, subprocess_env
+from tests.integration.conftest import ROOT, subprocess_env, wait_for
 
 
 def free_port() -> int:
@@ -62,7 +66,7 @@ def test_cluster_starts_healthy_runs_a_task_and_stops(django_db_setup, tmp_path,
     try:
         assert started.returncode == 0, started.stdout + started.stderr
         pids = {path.stem: int(path.read_text()) for path in (tmp_path / "cluster").glob("*.pid")}
-        assert set(pids) == {"web", "worker1", "worker2", "beat"}
+        assert set(pids) == {"web", "worker1", "worker2", "beat", "supervisor"}
         # The batch worker's session is niced as a whole (its scheduler autogroup, where
         # Linux has them): it yields the CPU to the web processes' and the interactive ones.
         autogroup = Path(f"/proc/{pids['worker2']}/autogroup")
@@ -114,6 +118,81 @@ def test_cluster_starts_healthy_runs_a_task_and_stops(django_db_setup, tmp_path,
         if os.path.exists(p) and _pgrp(p) in pids.values() and not gone(int(p.parent.name))
     ]
     assert leftovers == []
+
+
+def test_the_supervisor_starts_a_killed_process_again_and_leaves_a_held_one_stopped(
+    django_db_setup, tmp_path, monkeypatch
+):
+    port = free_port()
+    broker = other_redis_db(other_redis_db(settings.CELERY_BROKER_URL))
+    directory = tmp_path / "cluster"
+    env = subprocess_env(
+        CLUSTER_DIR=str(directory),
+        CLUSTER_PORT=str(port),
+        CLUSTER_WORKERS="1",
+        CELERY_BROKER_URL=broker,
+        REDIS_URL=other_redis_db(broker),
+        VAR_DIR=str(tmp_path / "var"),
+        WEB_CONCURRENCY="1",
+        DEBUG="",
+        SECRET_KEY="",
+    )
+    monkeypatch.setenv("CELERY_BROKER_URL", broker)  # as above: the probe's broker
+    client = Celery("cluster-test", broker=broker, backend=broker)
+
+    def pid(name: str) -> int:
+        return int((directory / f"{name}.pid").read_text())
+
+    def worker_answers() -> bool:
+        try:
+            return bool(client.control.ping(timeout=0.5))
+        except Exception:  # a connection of this client's being re-established
+            return False
+
+    def healthy() -> bool:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=2) as r:
+                return r.status == 200
+        except (urllib.error.URLError, OSError):
+            return False
+
+    started = cluster("start", env)
+    try:
+        assert started.returncode == 0, started.stdout + started.stderr
+        # A worker killed outright (its pool processes are left behind) is started again.
+        worker = pid("worker1")
+        os.kill(worker, signal.SIGKILL)
+        wait_for(lambda: pid("worker1") != worker and worker_answers(), timeout=60)
+        assert client.send_task("health.ping", queue="interactive").get(timeout=20) == "pong"
+        assert gone(worker)
+        # So is the web server's master (its workers hold the port until they are killed).
+        web = pid("web")
+        os.kill(web, signal.SIGKILL)
+        wait_for(lambda: pid("web") != web and healthy(), timeout=60)
+        restarted = [json.loads(line) for line in (directory / "restarts.log").open()]
+        assert [(r["name"], r["reason"], r["old_pid"]) for r in restarted] == [
+            ("worker1", "exited", worker),
+            ("web", "exited", web),
+        ]
+        assert "supervisor" in cluster("status", env).stdout
+
+        # Held: stopped, and left stopped; released: running again.
+        held = subprocess.run(
+            [sys.executable, "deploy/cluster.py", "hold", "beat"], cwd=ROOT, env=env, timeout=60
+        )
+        assert held.returncode == 0
+        beat = pid("beat")
+        time.sleep(3)  # six looks of the supervisor
+        assert gone(beat) and pid("beat") == beat
+        subprocess.run(
+            [sys.executable, "deploy/cluster.py", "release", "beat"], cwd=ROOT, env=env, timeout=60
+        )
+        wait_for(lambda: pid("beat") != beat and not gone(pid("beat")), timeout=20)
+    finally:
+        client.close()
+        stopped = cluster("stop", env)
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    assert not list(directory.glob("*.pid"))
 
 
 def _pgrp(stat: Path) -> int | None:
