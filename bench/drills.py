@@ -13,9 +13,10 @@ Drills (each prints PASS or FAIL with its figures; the exit code is 0 only if al
 
 - ``postgres``: PostgreSQL is killed (``pg_ctl stop -m immediate``, a crash) in the middle of
   play and a bot event, and started again 6 s later. Every answer meanwhile is a 503 in the
-  error shape (never a 500), the health check says which service is down, tasks that failed
-  on the database are retried, and afterwards every match finishes and replays from its log
-  to its state.
+  error shape (never a 500), the health check says which service is down within a second,
+  5 s after PostgreSQL is back no request gets a 503 any more, tasks that failed on the
+  database are retried, and afterwards every match finishes and replays from its log to its
+  state.
 - ``redis``: Redis (broker and cache) is killed and restarted empty in the middle of play:
   answers are 503 while it is down (the throttle counters live there), moves still commit,
   the lost bot replies and bot matches are redone by the sweeps, every match finishes once.
@@ -26,6 +27,10 @@ Drills (each prints PASS or FAIL with its figures; the exit code is 0 only if al
   started on it: every match replays from its log, every rating pool equals a replay of its
   history, the event finishes and every person's unfinished game still takes a move
   (``make drill-restore`` runs this one alone).
+
+Every drill also fails if a cluster process died during it (the cluster's supervisor starts
+it again: ``processes_died``) or one is down at its end; a drill that breaks is reported as
+a FAIL with its error, and the other drills still run.
 
 The in-process kills (pool child, whole worker, at a deadline and in a bot match), the long
 countdown, the poison task, SIGTERM during a deploy and the deadlock race are integration
@@ -44,6 +49,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import urllib.error
 import urllib.request
 from collections import Counter
@@ -339,6 +345,11 @@ def retried_tasks() -> int:
 # --- drills -------------------------------------------------------------------------------------
 
 
+#: Seconds after a service's return within which every request is served again (200s, no
+#: more 503s).
+RECOVERY_SECONDS = 5
+
+
 def drill_outage(name: str, base: str, crash, restart, data: dict, health_key: str) -> dict:
     """Players and an event in play; crash a service for 6 s; restart; check the aftermath."""
     from tournaments import services as events
@@ -350,8 +361,10 @@ def drill_outage(name: str, base: str, crash, restart, data: dict, health_key: s
     down_at = time.monotonic()
     crash()
     time.sleep(1.5)
+    asked = time.monotonic()
     health_down = call(base, "GET", "/api/health")
-    time.sleep(4.5)
+    health_seconds = time.monotonic() - asked
+    time.sleep(max(0.0, down_at + 6 - time.monotonic()))
     restart()
     up_at = time.monotonic()
     time.sleep(12)
@@ -359,7 +372,10 @@ def drill_outage(name: str, base: str, crash, restart, data: dict, health_key: s
     left = settle_everything(data["event"])
     checked, bad = verify_logs()
     during = players.statuses(down_at, up_at + 1)
-    after = players.statuses(up_at + 5)
+    after = players.statuses(up_at + RECOVERY_SECONDS)
+    answered_after = [(t - up_at, s) for t, _, s, _ in players.log if t >= up_at]
+    first_200 = min((t for t, s in answered_after if s == 200), default=None)
+    last_503 = max((t for t, s in answered_after if s == 503), default=None)
     five_hundreds = sum(n for s, n in players.statuses().items() if 500 <= s != 503)
     codes_503 = Counter(c for t, _, s, c in players.log if s == 503)
     ok = (
@@ -367,8 +383,10 @@ def drill_outage(name: str, base: str, crash, restart, data: dict, health_key: s
         and during.get(503, 0) > 0
         and set(codes_503) <= {"service_unavailable", ""}
         and health_down[0] == 503
+        and health_seconds <= 1.0
         and not str(health_down[1].get(health_key, "")).startswith("ok")
         and after.get(200, 0) > 0
+        and after.get(503, 0) == 0
         and not left
         and not bad
     )
@@ -379,6 +397,9 @@ def drill_outage(name: str, base: str, crash, restart, data: dict, health_key: s
         "statuses_after": dict(after),
         "5xx_other_than_503": five_hundreds,
         "health_during_outage": health_down,
+        "health_seconds": round(health_seconds, 3),
+        "first_200_after_return_s": first_200 and round(first_200, 2),
+        "last_503_after_return_s": last_503 and round(last_503, 2),
         "tasks_retried": retried_tasks(),
         "matches_checked": checked,
         "log_mismatches": bad,
@@ -395,7 +416,7 @@ def drill_beat(base: str, cluster, data: dict) -> dict:
 
     close_old_connections()
     for name in ("beat", *cluster.worker_names()):
-        os.kill(cluster.running()[name], signal.SIGTERM)  # no sweep, no countdown runs
+        cluster.hold(name)  # stopped, and kept stopped: no sweep, no countdown runs
     stopped_at = time.monotonic()
     games = []
     for token in data["tokens"][:4]:
@@ -413,7 +434,8 @@ def drill_beat(base: str, cluster, data: dict) -> dict:
     reads = [call(base, "GET", f"/api/games/{g}", token) for _, g, token in games]
     settled_by_read = sum(body.get("status") == "finished" for _, body in reads)
     for name in (*cluster.worker_names(), "beat"):
-        restart(cluster, name)
+        cluster.release(name)
+    wait_for_workers(cluster)
     time.sleep(8)  # the workers run the countdowns they find: they change nothing now
     close_old_connections()
     once = all(
@@ -532,21 +554,40 @@ def drill_restore(base: str, cluster, postgres: Postgres, redis_server) -> dict:
     }
 
 
-def restart(cluster, name: str) -> None:
-    """Start one cluster process again (as deploy/cluster.py does), with its pidfile."""
-    with (RUN_DIR / "cluster" / f"{name}.log").open("ab") as log:
-        process = subprocess.Popen(
-            cluster.commands()[name], cwd=ROOT, env=cluster.child_env(), stdout=log,
-            stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
-    cluster.pidfile(name).write_text(f"{process.pid}\n")
-    deadline = time.monotonic() + 30
-    while name != "beat" and time.monotonic() < deadline:
-        try:
-            if cluster.ping_workers([name], timeout=0.5):
-                return
-        except Exception:  # a broker connection closed under the probe: ask again
-            time.sleep(0.5)
+def wait_for_workers(cluster, timeout: float = 60) -> bool:
+    """Wait until every worker answers a ping (after ``release``, the supervisor starts them)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cluster.ping_workers(cluster.worker_names(), timeout=0.5) == set(cluster.worker_names()):
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def run_drill(name: str, base: str, cluster, postgres: Postgres, redis_server, args) -> dict:
+    if name == "beat":
+        return drill_beat(base, cluster, world(args.players, 0))
+    if name == "restore":
+        return drill_restore(base, cluster, postgres, redis_server)
+    data = world(args.players, args.event_bots)
+    if name == "postgres":
+        crash, restart, key = postgres.crash, postgres.start, "database"
+    else:
+        crash, restart, key = redis_server.crash, redis_server.start, "broker"
+    return drill_outage(name, base, crash, restart, data, key)
+
+
+def processes_report(cluster, restarts_before: int) -> dict:
+    """Which cluster processes died during a drill (and were started again by the cluster's
+    supervisor), and which are down at its end: either fails the drill."""
+    died = [r["name"] for r in cluster.restarts()[restarts_before:] if r["reason"] == "exited"]
+    deadline = time.monotonic() + 30  # one that died at the very end is being started again
+    while True:
+        down = sorted(set(cluster.process_names()) - set(cluster.running()))
+        if not down or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    return {"processes_died": died, "processes_down": down}
 
 
 def main(argv: list[str]) -> int:
@@ -590,17 +631,17 @@ def main(argv: list[str]) -> int:
         base = f"http://{cluster.HOST}:{cluster.PORT}"
         for name in chosen:
             print(f"drill {name} ...", flush=True)
-            if name == "beat":
-                result = drill_beat(base, cluster, world(args.players, 0))
-            elif name == "restore":
-                result = drill_restore(base, cluster, postgres, redis_server)
-            else:
-                data = world(args.players, args.event_bots)
-                if name == "postgres":
-                    crash, restart, key = postgres.crash, postgres.start, "database"
-                else:
-                    crash, restart, key = redis_server.crash, redis_server.start, "broker"
-                result = drill_outage(name, base, crash, restart, data, key)
+            began, restarts_before = time.monotonic(), len(cluster.restarts())
+            try:
+                result = run_drill(name, base, cluster, postgres, redis_server, args)
+            except Exception as error:  # a drill that breaks is a failed drill; go on
+                traceback.print_exc()
+                result = {"drill": name, "pass": False, "error": f"{type(error).__name__}: {error}"}
+            result.update(processes_report(cluster, restarts_before))
+            result["pass"] = bool(
+                result["pass"] and not result["processes_died"] and not result["processes_down"]
+            )
+            result["seconds"] = round(time.monotonic() - began)
             results.append(result)
             print(f"  {'PASS' if result['pass'] else 'FAIL'} {json.dumps(result, default=str)}")
     finally:
