@@ -316,6 +316,9 @@ def test_a_person_left_with_only_their_own_bot_sits_the_round_out(alice, bob, ch
     second = Pairing.objects.filter(event=event, round__number=2)
 
     assert second.count() == 0  # no match, no bye: nothing to score
+    event.refresh_from_db()
+    assert event.status == "finished"
+    assert set(event.rounds.values_list("status", flat=True)) == {"finished"}
     assert frozenset((alice, robo)) not in meetings(event)
     sat_out = EventLog.objects.filter(event=event, action="sit_out")
     assert {log.entry.player for log in sat_out} == {alice, robo}
