@@ -30,6 +30,7 @@ from knox.models import AuthToken
 from accounts.models import Player
 from accounts.services import sign_out_everywhere
 from config.errors import ServiceError
+from config.sockets import sockets_sign_out
 
 
 class AccountBusy(ServiceError):
@@ -101,6 +102,9 @@ def account_delete(*, user: AbstractBaseUser) -> Player | None:
             _drop_challenges(player)
             QueueEntry.objects.filter(player=player).delete()
             AuthToken.objects.filter(user__player__owner=player).delete()
+            for bot_user in Player.objects.filter(owner=player).values_list("user_id", flat=True):
+                if bot_user is not None:  # their tokens are gone: so are their sockets
+                    sockets_sign_out(bot_user)
             player.name = deleted_name(player)
             player.description = ""
             player.user = None

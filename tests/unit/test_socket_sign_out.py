@@ -126,6 +126,24 @@ def test_deleting_the_account_closes_its_sockets(alice, game):
     run(scenario)
 
 
+def test_deleting_the_account_closes_its_bots_sockets(alice, game):
+    from accounts.services import bot_register, bot_token_issue
+
+    client, _ = api_client("alice")
+    robo = bot_register(owner=alice, name="Robo")
+    _, bot_token = bot_token_issue(bot=robo)
+
+    async def scenario():
+        watching = await Socket.open(f"/ws/games/{game.pk}", token=bot_token)
+        assert watching.connected
+        await watching.receive("view")
+        response = await db(client.delete)("/api/me", {"password": PASSWORD}, format="json")
+        assert response.status_code == 204, response.content
+        await closed_now(watching)
+
+    run(scenario)
+
+
 def test_another_users_sockets_stay_open(alice, bob, game):
     client, _ = api_client("alice")
     _, bob_token = api_client("bob")
