@@ -230,8 +230,8 @@ def sign_out_everywhere(*, user: AbstractBaseUser, keep_session: str | None = No
     Returns how many web sessions were ended. The session store (the database, as
     ``SESSION_ENGINE`` is Django's default) has no index by user, so every unexpired
     session is decoded to find the user's. Once this commits, every socket of the user is
-    closed (4401) but those of ``keep_session``, and every socket checks its session or
-    token again before each message anyway.
+    closed (4401), and every socket checks its session or token again before each message
+    anyway.
     """
     AuthToken.objects.filter(user=user).delete()
     Session = import_module(settings.SESSION_ENGINE).SessionStore.get_model_class()
@@ -241,7 +241,7 @@ def sign_out_everywhere(*, user: AbstractBaseUser, keep_session: str | None = No
         if session.pk != keep_session and session.get_decoded().get(SESSION_KEY) == str(user.pk)
     ]
     Session.objects.filter(pk__in=ended).delete()
-    sockets_sign_out(user.pk, keep_session)
+    sockets_sign_out(user.pk)
     return len(ended)
 
 

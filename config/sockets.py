@@ -203,18 +203,16 @@ def signin_group(user_id: int) -> str:
     return f"signin.{user_id}"
 
 
-def sockets_sign_out(user_id: int, keep_session: str | None = None) -> None:
+def sockets_sign_out(user_id: int) -> None:
     """Close every socket of the user (4401) once the surrounding transaction commits: their
     sign-ins have ended (signed out everywhere, a new password, the account deleted).
 
-    A socket opened with the web session ``keep_session`` (the one a password change was
-    made in, which stays signed in) stays open.
+    Every one: a web session kept signed in after a password change has a new key, so a
+    socket opened with its old one is signed out too (the page opens a new one).
     """
     from config.live import publish_on_commit
 
-    publish_on_commit(
-        signin_group(user_id), {"type": "sockets.signed_out", "keep_session": keep_session}
-    )
+    publish_on_commit(signin_group(user_id), {"type": "sockets.signed_out"})
 
 
 def still_signed_in(scope) -> bool:
@@ -462,10 +460,6 @@ class JsonSocket(AsyncWebsocketConsumer):
 
     async def sockets_signed_out(self, event: dict) -> None:
         """The user's sign-ins have ended (:func:`sockets_sign_out`): close with 4401."""
-        keep = event.get("keep_session")
-        session = getattr(self.scope.get("session"), "session_key", None)
-        if keep and self.scope.get("token") is None and session == keep:
-            return
         await self.send_error("not_authenticated", "your sign-in has ended: sign in again")
         await self.close(code=CLOSE_UNAUTHENTICATED)
 

@@ -199,9 +199,9 @@ def test_a_session_socket_ends_with_its_session(alice, game):
     run(scenario)
 
 
-def test_the_web_password_change_keeps_its_own_sessions_socket_only(alice, game):
-    """The page a password is changed on stays signed in (its session gets a new key): a
-    socket of another session of the user closes."""
+def test_a_password_change_on_the_account_page_closes_the_other_sessions_sockets(alice, game):
+    """The page a password is changed on stays signed in (its session gets a new key); a
+    socket of another session of the user closes at once."""
     other = Client()
     other.force_login(alice.user)
     cookie = f"sessionid={other.cookies['sessionid'].value}".encode()
