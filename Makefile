@@ -53,13 +53,16 @@ beat: $(STAMP)
 # still runs every test with settings.DEBUG off.
 test: test-unit test-integration test-e2e
 
+# Each stage ends with its slowest tests and their times (DURATIONS= to leave them out).
+DURATIONS ?= --durations=25
+
 # The unit tests run in parallel (pytest-xdist), one process a core, each with its own
 # in-memory test database; a file's tests stay together on one worker, in order.
 # UNIT_WORKERS=0 runs them in this one process.
 UNIT_WORKERS ?= auto
 test-unit: $(STAMP)
 	DEBUG=1 DATABASE_URL= CELERY_BROKER_URL= REDIS_URL= \
-	    $(BIN)/pytest -m "not integration and not e2e" -p no:cacheprovider \
+	    $(BIN)/pytest -m "not integration and not e2e" -p no:cacheprovider $(DURATIONS) \
 	    -n $(UNIT_WORKERS) --dist loadfile
 
 # Screenshots of the table, a bracket and the leaderboard land in var/screenshots/.
@@ -68,7 +71,7 @@ test-unit: $(STAMP)
 # constructor recursion depth mismatch" instead of the failure.
 test-e2e: $(STAMP) browsers
 	DEBUG=1 DATABASE_URL= CELERY_BROKER_URL= REDIS_URL= E2E_CHROMIUM=$(CHROMIUM) \
-	    $(BIN)/pytest -m e2e tests/e2e -p no:cacheprovider --tb=native
+	    $(BIN)/pytest -m e2e tests/e2e -p no:cacheprovider --tb=native $(DURATIONS)
 
 # Debian's chromium for the browser tests, installed once (as root, or with sudo).
 browsers:
@@ -81,7 +84,7 @@ browsers:
 
 test-integration: $(STAMP)
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_REDIS_URL) REDIS_URL= \
-	    $(BIN)/pytest -m integration tests/integration -p no:cacheprovider --tb=native
+	    $(BIN)/pytest -m integration tests/integration -p no:cacheprovider --tb=native $(DURATIONS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
