@@ -634,3 +634,23 @@ def test_a_house_bot_is_still_reinstated_into_a_duplicate_deals_event():
 
     entry.refresh_from_db()
     assert entry.status == Entry.Status.REGISTERED
+
+
+def test_a_running_swiss_does_not_take_back_a_player_whose_place_a_late_entry_took():
+    first, *others = humans(5, prefix="late")
+    event = event_with(
+        [first, *others[:3]], "swiss", swiss_rounds=4, late_registration=True, capacity=4
+    )
+    services.event_start(event=event)
+    entry = Entry.objects.get(event=event, player=first)
+    services.entry_withdraw(entry=entry)
+    services.entry_add(event=event, player=others[3])  # the place they left
+
+    response = organiser("tournaments.change_entry").post(
+        f"/api/events/{event.pk}/entries/{entry.pk}/reinstate"
+    )
+
+    assert response.status_code == 409 and response.json()["code"] == "event_full"
+    entry.refresh_from_db()
+    assert entry.status == Entry.Status.WITHDRAWN
+    assert event.entries.filter(status__in=Entry.ACTIVE).count() == 4

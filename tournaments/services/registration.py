@@ -285,8 +285,8 @@ def entry_reinstate(*, entry: Entry, by: User | None = None) -> Entry:
                 code="cannot_reinstate",
             )
         _admissible(event, entry.player)
-        running = event.status == Event.Status.RUNNING
-        if not running and event.capacity is not None and _active_count(event) >= event.capacity:
+        # Full is full, running or not: a late entry may have taken the place they left.
+        if event.capacity is not None and _active_count(event) >= event.capacity:
             raise Conflict(f"the event is full ({event.capacity} players)", code="event_full")
         entry.status = Entry.Status.REGISTERED
         entry.withdrawn_at = None
