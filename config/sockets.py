@@ -3,16 +3,21 @@
 Authentication: a page's socket carries the session cookie (Channels' auth middleware); a
 program sends ``Authorization: Token <token>`` on the handshake, the same sign-in token the
 REST API takes. A bad token closes the socket with 4401. A socket without either is
-anonymous and may only watch what an anonymous client may read.
+anonymous and may only watch what an anonymous client may read. A signed-in socket ends
+with its sign-in: signing out everywhere closes the user's sockets at once
+(:func:`sockets_sign_out`), and each message checks the token or session again first.
 
 A browser always sends ``Origin`` on a WebSocket handshake, and the session cookie rides on
-it, so a handshake from a page of another site is refused (cross-site socket hijacking);
-programs send no ``Origin`` and authenticate with a token.
+it, so a handshake from a page of another origin than the site's own (scheme, host and
+port) is refused (cross-site socket hijacking, :func:`origin_allowed`); programs send no
+``Origin`` and authenticate with a token.
 
 :class:`JsonSocket` is the base of the consumers: JSON text messages of at most
 ``SOCKET_MAX_MESSAGE_BYTES``, at most ``SOCKET_RATE_PER_SECOND`` a second (a burst of twice
 that), ``ping``/``pong``, and refusals as ``{"type": "error", "code", "detail"}`` messages
-that leave the socket open.
+that leave the socket open. Reads (opening a socket, ``sync``) draw on the REST API's read
+throttles (:func:`read_throttle_wait`), and a process holds at most
+``SOCKET_MAX_PER_ADDRESS`` sockets per client address and ``SOCKET_MAX_PER_USER`` per user.
 """
 
 from __future__ import annotations
