@@ -134,7 +134,8 @@ class _ThrottledRead:
 def read_throttle_wait(scope) -> float | None:
     """Seconds to wait before this socket may read again (None: it may now), drawing one
     read on the REST API's throttles (``DEFAULT_THROTTLE_CLASSES``: ``anon``, ``user``), as a
-    ``GET`` of the same client does. Sync: the counts are in the cache."""
+    ``GET`` of the same client does. Sync: the counts are in the cache; a cache that is down
+    counts nothing and refuses nothing."""
     from rest_framework.settings import api_settings
 
     request = _ThrottledRead(scope)
@@ -143,8 +144,11 @@ def read_throttle_wait(scope) -> float | None:
     # it back, and checks side by side would each count from the same history.
     with _throttle_lock:
         for throttle in (cls() for cls in api_settings.DEFAULT_THROTTLE_CLASSES):
-            if not throttle.allow_request(request, request):
-                waits.append(throttle.wait() or 1.0)
+            try:
+                if not throttle.allow_request(request, request):
+                    waits.append(throttle.wait() or 1.0)
+            except Exception:  # the cache (Redis) is down: the read goes on uncounted
+                logger.warning("socket read throttle unavailable", exc_info=True)
     return max(waits) if waits else None
 
 

@@ -252,3 +252,19 @@ def test_sockets_per_user_are_capped_from_any_address(game, alice, bob, settings
             await socket.close()
 
     run(scenario)
+
+
+def test_a_read_goes_on_when_the_throttles_cache_is_down(game, monkeypatch):
+    def down(self, request, view):
+        raise ConnectionError("the cache is down")
+
+    monkeypatch.setattr(SimpleRateThrottle, "allow_request", down)
+
+    async def scenario():
+        socket = await Socket.open(f"/ws/games/{game.pk}", client=HOME)
+        assert (await socket.receive())["type"] == "view"
+        await socket.send({"type": "sync"})
+        assert (await socket.receive())["type"] == "view"
+        await socket.close()
+
+    run(scenario)
