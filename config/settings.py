@@ -527,14 +527,22 @@ SPECTACULAR_SETTINGS = {
 # --- Metrics (config/metrics.py) -------------------------------------------------------------
 
 # /metrics answers these addresses or networks, and anyone with "Authorization: Bearer
-# <METRICS_TOKEN>" when that is set; everyone else gets a 404.
+# <METRICS_TOKEN>" when that is set; everyone else gets a 404. "none": no address, the token
+# only (behind a proxy, whose clients on its own host arrive as loopback).
 METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", ["127.0.0.1", "::1"])
-try:
-    METRICS_ALLOWED_NETWORKS = [
-        ipaddress.ip_network(item, strict=False) for item in METRICS_ALLOWED_IPS
-    ]
-except ValueError as error:
-    raise ImproperlyConfigured(f"METRICS_ALLOWED_IPS: {error}") from None
+
+
+def metrics_networks(items: list[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """The networks of ``METRICS_ALLOWED_IPS`` (none for ``none``); a bad one stops start-up."""
+    if [item.lower() for item in items] == ["none"]:
+        return []
+    try:
+        return [ipaddress.ip_network(item, strict=False) for item in items]
+    except ValueError as error:
+        raise ImproperlyConfigured(f"METRICS_ALLOWED_IPS: {error}") from None
+
+
+METRICS_ALLOWED_NETWORKS = metrics_networks(METRICS_ALLOWED_IPS)
 METRICS_TOKEN = env_str("METRICS_TOKEN")
 
 # --- Celery (see config/celery.py and docs/operations.md) ------------------------------------

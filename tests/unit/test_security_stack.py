@@ -21,6 +21,8 @@ import yaml
 from asgiref.sync import async_to_sync
 from asgiref.testing import ApplicationCommunicator
 
+from config.settings import metrics_networks
+
 #: Each request's view runs on a thread of its own (config/admission.py), as in the server.
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -93,6 +95,8 @@ def stack(settings, monkeypatch):
         "NUM_PROXIES": int(environment["NUM_PROXIES"]),
     }
     settings.METRICS_TOKEN = environment["METRICS_TOKEN"]
+    allowed = environment.get("METRICS_ALLOWED_IPS", "127.0.0.1,::1").split(",")
+    settings.METRICS_ALLOWED_NETWORKS = metrics_networks(allowed)
     return server.loaded_app
 
 
@@ -201,6 +205,8 @@ def test_a_forged_forwarded_for_does_not_open_metrics(stack, peer):
     proxy = proxy_address()
     assert request(stack, "GET", "/metrics", proxy, f"127.0.0.1, {peer}")[0] == 404
     assert request(stack, "GET", "/metrics", proxy)[0] == 404  # the proxy itself: no token
+    # A client on the proxy's own host, through the proxy: loopback, and still no token.
+    assert request(stack, "GET", "/metrics", proxy, "127.0.0.1")[0] == 404
     # The token opens it, from anywhere.
     assert request(stack, "GET", "/metrics", peer, "127.0.0.1", token)[0] == 200
 
