@@ -36,6 +36,9 @@ from tests.factories import BotFactory
 from tests.integration.tasks import SlowGreedyBot
 
 ROOT = Path(__file__).resolve().parents[2]
+#: How long a worker or beat may take to start: a child process importing Django and Celery
+#: takes seconds on a quiet machine and minutes on a busy one; only a broken start waits this.
+START_SECONDS = 180.0
 
 
 def _problem() -> str | None:
@@ -174,7 +177,7 @@ class Worker:
 
         wait_for(idle, timeout=timeout, interval=0.1)
 
-    def ready(self, timeout: float = 60) -> "Worker":
+    def ready(self, timeout: float = START_SECONDS) -> "Worker":
         """Wait until the worker answers a ping; stop it and fail if it does not in time."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -307,7 +310,7 @@ def worker_factory(django_db_setup, tmp_path):
     factory.stop_all()
 
 
-def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+def wait_for(predicate, timeout: float = 30.0, interval: float = 0.05):
     """Poll ``predicate`` until it returns something truthy; fail after ``timeout`` s."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -409,6 +412,15 @@ def celery_beat(django_db_setup, tmp_path):
         process = subprocess.Popen(
             command, cwd=ROOT, env=subprocess_env(), stdout=log, stderr=subprocess.STDOUT
         )
+
+    def sending() -> bool:
+        if process.poll() is not None:
+            raise RuntimeError(f"beat exited at start-up:\n{log_path.read_text()[-3000:]}")
+        return b"Sending due task" in log_path.read_bytes()
+
+    # Up once it sends its first due task (every sweep is due at start-up): what a test times
+    # from here is the schedule, not how long a busy machine took to import beat.
+    wait_for(sending, timeout=START_SECONDS, interval=0.2)
     yield process
     process.terminate()
     try:
