@@ -25,7 +25,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from websockets.sync.client import ClientConnection, connect
 
 from config.workers import socket_frame_limit
-from tests.integration.conftest import ROOT, http, subprocess_env
+from tests.integration.conftest import ROOT, START_SECONDS, http, subprocess_env
 
 
 def free_port() -> int:
@@ -152,7 +152,7 @@ class AsgiServer:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60) -> AsgiServer:
+    def start(self, timeout: float = START_SECONDS) -> AsgiServer:
         # REDIS_URL is the cache and the channel layer (config/settings.py: CHANNEL_REDIS_URL).
         env = subprocess_env(REDIS_URL=self.channel_redis_url, WEB_CONCURRENCY="1", **self.env)
         with self.log_path.open("ab") as log:
