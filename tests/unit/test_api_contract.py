@@ -216,9 +216,7 @@ def body_field_cases() -> list[tuple[str, str, str]]:
 
 #: JSON text a Python JSON reader accepts and no UTF-8 JSON answer can echo.
 NOT_TEXT = {
-    "lone surrogate": '"\\ud800"',
-    "lone low surrogate": '"a\\udfffb"',
-    "infinity": "Infinity",
+    "lone surrogate": '"a\\udfffb"',
     "huge exponent": "1e999999",
     "nan": "NaN",
 }
