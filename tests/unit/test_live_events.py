@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import time
+
 import pytest
 from channels.db import database_sync_to_async
 
@@ -139,13 +142,15 @@ def test_one_transaction_counts_one_change_and_a_burst_is_rendered_once(monkeypa
     before = Event.objects.get(pk=event.pk).seq - 1
     assert before == seq + 1 + bot_matches
     late = humans(10, prefix="late")
-    monkeypatch.setattr(consumers, "RENDER_INTERVAL", 0.3)
+    interval = 1.0
+    monkeypatch.setattr(consumers, "RENDER_INTERVAL", interval)
 
     async def scenario():
         sockets = [await Socket.open(f"/ws/events/{event.pk}") for _ in range(3)]
         for s in sockets:
             await s.receive("event")
         renders = stats["event_renders"]
+        started = time.monotonic()
         for player in late:  # ten changes committed in a burst
             await db(services.entry_add)(event=event, player=player)
         await db(published)()
@@ -156,8 +161,10 @@ def test_one_transaction_counts_one_change_and_a_burst_is_rendered_once(monkeypa
             while message["seq"] < target:
                 message = await next_event(s, after=message["seq"])
             assert message["event"]["entries_count"] == 20
-        # ... rendered a few times for all three sockets, not ten times each.
-        assert stats["event_renders"] - renders <= 3
+        # ... rendered for all three sockets at once, at most once an interval, however long
+        # a busy machine took over the burst: a few times, not ten times each.
+        throttled = 1 + math.ceil((time.monotonic() - started) / interval)
+        assert stats["event_renders"] - renders <= throttled, throttled
         for s in sockets:
             await s.close()
 
