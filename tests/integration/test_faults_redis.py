@@ -83,7 +83,7 @@ class PrivateRedis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        wait_for(self.answers, timeout=10)
+        wait_for(self.answers, timeout=30)
 
     def answers(self) -> bool:
         try:
@@ -136,7 +136,7 @@ def test_a_worker_holding_a_task_survives_a_redis_restart_and_takes_the_next_tas
     )
     worker.mark()
     held = integration_tasks.nap.apply_async(args=[5], queue="interactive", ignore_result=True)
-    wait_for(lambda: f"tests.nap[{held.id}] received" in worker.log(), timeout=15)
+    wait_for(lambda: f"tests.nap[{held.id}] received" in worker.log(), timeout=30)
 
     private_redis.stop()
     time.sleep(2)
@@ -157,7 +157,7 @@ def test_a_move_made_while_redis_is_down_commits_and_its_bot_reply_comes_after(
     gus = BotFactory(name="Gus", bot_strategy="greedy")
     match = services.challenge_create(challenger=alice, opponent=gus)
     game = Game.objects.get(match=match)
-    wait_for(lambda: Game.objects.get(pk=game.pk).to_act == 0, timeout=15)  # the bot opened
+    wait_for(lambda: Game.objects.get(pk=game.pk).to_act == 0, timeout=30)  # the bot opened
     game.refresh_from_db()
 
     private_redis.stop()

@@ -239,6 +239,6 @@ def test_a_bot_reply_delivered_twice_at_once_to_two_workers_moves_once(
     assert Action.objects.filter(deal=deal, ply=game.ply).count() == 1
     # Once the session's worker has played the rest of the bot's turn, nothing moves: the log
     # replays to the state kept beside it.
-    wait_for(lambda: Game.objects.get(pk=game.pk).to_act == 0, timeout=10)
+    wait_for(lambda: Game.objects.get(pk=game.pk).to_act == 0, timeout=30)
     match.refresh_from_db()
     assert EngineMatch.replay(selectors.match_log(match=match)).snapshot() == match.state
