@@ -298,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-cap", type=float, default=None, help="master: cap (s)")
     parser.add_argument("--margin", type=float, default=None, help="master: margin (points)")
     parser.add_argument("--z", type=float, default=None, help="master: standard errors")
+    parser.add_argument("--search", default=None, help="master: draws,discards,knocks searched")
     parser.add_argument(
         "--format",
         choices=("game", "deal"),
@@ -318,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
         options["margin"] = args.margin
     if args.z is not None:
         options["z"] = args.z
+    if args.search is not None:
+        options["search"] = args.search
     if args.time_cap is not None:
         options["time_cap"] = args.time_cap
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]

@@ -348,6 +348,11 @@ class MasterBot(ExpertBot):
     z: float = 1.5
     #: Deal the opponent's unseen cards with the card-tracking odds.
     weighted: bool = True
+    #: Which decisions are searched (the others are the expert's): drawing (and the
+    #: first-turn offer), the choice of a discard, knocking or not.
+    search_draws: bool = True
+    search_discards: bool = True
+    search_knocks: bool = True
 
     def __init__(
         self,
@@ -359,9 +364,15 @@ class MasterBot(ExpertBot):
         weighted: bool | None = None,
         margin: float | None = None,
         z: float | None = None,
+        search: str | None = None,
         policy: RolloutPolicy | None = None,
     ) -> None:
         super().__init__(seed)
+        if search is not None:  # e.g. "draws,discards,knocks"
+            chosen = {part.strip() for part in search.split(",")}
+            self.search_draws = "draws" in chosen
+            self.search_discards = "discards" in chosen
+            self.search_knocks = "knocks" in chosen
         if margin is not None:
             self.margin = margin
         if z is not None:
@@ -451,14 +462,18 @@ class MasterBot(ExpertBot):
         if ActionKind.DISCARD not in kinds:
             if ActionKind.KNOCK in kinds or ActionKind.GIN in kinds:
                 # The fiftieth-card decision: the expert's ending or pass.
-                return _unique([expert_choice, PASS])
-            return list(legal)  # take or pass, draw from the pile or the stock
+                return _unique([expert_choice, PASS]) if self.search_knocks else []
+            # Take or pass, draw from the pile or the stock.
+            return list(legal) if self.search_draws else []
         out = [expert_choice]
         knocks = [a for a in legal if a.kind is ActionKind.KNOCK]
-        if knocks:
+        if knocks and self.search_knocks:
             out.append(self._best_knock(view.hand, knocks))
-        for card in self._ranked_discards(view, know):
-            out.append(DISCARDS[card])
+            if expert_choice.kind is ActionKind.KNOCK:
+                out.append(DISCARDS[self._discard(view, know)])
+        if self.search_discards:
+            for card in self._ranked_discards(view, know):
+                out.append(DISCARDS[card])
         return _unique(out)
 
     def _ranked_discards(self, view: PlayerView, know: Knowledge) -> list[int]:

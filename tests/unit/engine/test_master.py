@@ -256,14 +256,15 @@ def test_the_time_cap_holds():
     view = view_for(deal, deal.to_act)
     cap = 0.05
     bot = MasterBot(1, samples=100_000, time_cap=cap)
-    started = time.perf_counter()
+    started = time.thread_time()
     action = bot.choose(view)
-    elapsed = time.perf_counter() - started
+    worked = time.thread_time() - started
     assert action in view.legal_actions
     assert bot.report.capped and bot.report.samples < 100_000
-    # The cap is checked after every rollout: it overshoots by one rollout at most (a few
-    # ms on a quiet core; the margin allows for a loaded machine).
-    assert elapsed < cap + 0.25, elapsed
+    # The cap is checked after every rollout: the bot works for the cap and one rollout more
+    # at most (a few ms). Its own CPU time, which other programs on the cores do not stretch
+    # (they only make the cap's wall-clock seconds hold less work).
+    assert worked < cap + 0.25, worked
 
 
 def test_the_time_cap_comes_from_the_environment(monkeypatch):
@@ -294,3 +295,17 @@ def test_unseen_is_everything_but_the_hand_the_pile_and_the_known_cards():
     assert mask == FULL_DECK & ~seen
     assert hidden == deal.hands[1 - seat].bit_count() - view.known[1 - seat].bit_count()
     assert mask.bit_count() == hidden + len(deal.stock)
+
+
+def test_the_searched_decisions_can_be_chosen():
+    deal = position(2, 20)
+    while deal.phase.name != "DRAW":
+        deal.apply(RolloutPolicy().choose(deal))
+    view = view_for(deal, deal.to_act)
+    drawing = MasterBot(1, samples=2)
+    drawing.choose(view)
+    assert drawing.report.searched
+    knocks_only = MasterBot(1, samples=2, search="knocks")
+    assert knocks_only.choose(view) == make_bot("expert").choose(view)
+    assert not knocks_only.report.searched
+    assert (knocks_only.search_draws, knocks_only.search_discards) == (False, False)
