@@ -299,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--margin", type=float, default=None, help="master: margin (points)")
     parser.add_argument("--z", type=float, default=None, help="master: standard errors")
     parser.add_argument("--search", default=None, help="master: draws,discards,knocks searched")
+    parser.add_argument("--picks", type=int, default=None, help="master: opponent picks")
     parser.add_argument(
         "--format",
         choices=("game", "deal"),
@@ -321,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         options["z"] = args.z
     if args.search is not None:
         options["search"] = args.search
+    if args.picks is not None:
+        options["opponent_picks"] = args.picks
     if args.time_cap is not None:
         options["time_cap"] = args.time_cap
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]

@@ -10,6 +10,10 @@ Every decision with more than one sensible answer is searched by *determinizatio
    stacks the rest as the stock in a random order.  With ``weighted`` the unseen cards are
    dealt to the opponent with the expert's card-tracking odds (cards near what it picked up
    likelier, cards near what it threw or let pass less likely); without it, uniformly.
+   The bot then keeps, of a few such deals (``opponent_picks``, at most one more than the
+   opponent's draws so far), the one where the opponent's hand has the least deadwood: a
+   player keeps its best cards, and a random hand is far worse than a real one, which made
+   the search knock into undercuts.
 2. **Play each candidate action out** on the same samples (common random numbers: the
    candidates are compared on identical cards), both seats then played to the end of the
    deal by a fast policy working on the sampled deal (:func:`rollout_policy`: the
@@ -17,7 +21,9 @@ Every decision with more than one sensible answer is searched by *determinizatio
    which costs more than a whole rollout).
 3. **Pick the best in expectation**: the candidate with the most net points for the seat
    over the samples; the expert's own choice is kept unless another candidate beats it by
-   more than ``margin`` points.
+   more than ``margin`` points and by more than ``z`` standard errors of the per-sample
+   differences (with several candidates the best mean is biased upwards: a small ``z``
+   let noise overrule the expert, which measured worse).
 
 Candidates: both answers of a draw or an offer; for a discard, the expert's best
 ``max_candidates`` discards by its own score, plus its best knock when a knock is legal.
@@ -345,11 +351,14 @@ class MasterBot(ExpertBot):
     #: Keep the expert's choice unless another beats it by more than ``margin`` points
     #: and by more than ``z`` standard errors of the paired differences.
     margin: float = 0.5
-    z: float = 1.5
+    z: float = 2.5
     #: Deal the opponent's unseen cards with the card-tracking odds.
     weighted: bool = True
     #: Which decisions are searched (the others are the expert's): drawing (and the
     #: first-turn offer), the choice of a discard, knocking or not.
+    #: Of this many sampled deals (at most one more than the opponent's draws so far), the
+    #: one where the opponent's hand has the least deadwood is played (0: every sample).
+    opponent_picks: int = 6
     search_draws: bool = True
     search_discards: bool = True
     search_knocks: bool = True
@@ -365,9 +374,12 @@ class MasterBot(ExpertBot):
         margin: float | None = None,
         z: float | None = None,
         search: str | None = None,
+        opponent_picks: int | None = None,
         policy: RolloutPolicy | None = None,
     ) -> None:
         super().__init__(seed)
+        if opponent_picks is not None:
+            self.opponent_picks = opponent_picks
         if search is not None:  # e.g. "draws,discards,knocks"
             chosen = {part.strip() for part in search.split(",")}
             self.search_draws = "draws" in chosen
@@ -411,8 +423,19 @@ class MasterBot(ExpertBot):
         clock = time.perf_counter
         done = 0
         rollouts = 0
+        opponent = 1 - seat
+        picks = min(self.opponent_picks, 1 + know.opponent_draws) if self.opponent_picks else 1
         for _ in range(self.samples):
             base = sample_deal(view, rng, weights)
+            if picks > 1:
+                # The opponent kept its best cards: of a few deals, the one where its hand
+                # has the least deadwood.
+                least = min_deadwood(base.hands[opponent])
+                for _ in range(picks - 1):
+                    other = sample_deal(view, rng, weights)
+                    deadwood = min_deadwood(other.hands[opponent])
+                    if deadwood < least:
+                        base, least = other, deadwood
             values = []
             for action in candidates:
                 deal = base.copy()
