@@ -129,6 +129,10 @@ def test_an_illegal_card_explains_the_rule_and_refreshes_the_table(
     expect(flash).to_have_text(re.compile(r"Draw first|take the upcard or pass"))
     # One move went out on the socket; the refusal made the table ask for the view afresh.
     assert len(frames.sent_of("move")) == moves + 1 and not posts
+    for _ in range(300):  # the table asks 50 ms after the refusal; a busy machine, later
+        if len(frames.sent_of("sync")) > syncs:
+            break
+        page.wait_for_timeout(50)
     page.wait_for_timeout(300)
     assert len(frames.sent_of("sync")) == syncs + 1
     assert ply(page) == Game.objects.get(pk=game.pk).ply
@@ -267,7 +271,8 @@ def test_keyboard_play_on_a_phone_sized_screen(browser, live, alice, greta, scre
 def test_a_clock_counts_down_and_the_timeout_is_shown(
     page, context, live, alice, greta, screenshots
 ):
-    game = start_match(alice, greta, best_of=1, time_control=services.TimeControl(base_seconds=6))
+    # Ten seconds: time for a busy machine to sign in and open the table before it runs out.
+    game = start_match(alice, greta, best_of=1, time_control=services.TimeControl(base_seconds=10))
     sign_in(context, live, alice.user)
     page.goto(f"/games/{game.pk}")
     clock = page.locator('[data-clock="0"]')
@@ -278,10 +283,14 @@ def test_a_clock_counts_down_and_the_timeout_is_shown(
         minutes, seconds = text.split(":")
         return int((int(minutes) * 60 + float(seconds)) * 1000)
 
+    started = time.monotonic()
     first = shown_ms()
     page.wait_for_timeout(1200)
     second = shown_ms()
-    assert 700 <= first - second <= 2500, (first, second)
+    # It runs: down by the 1.2 s waited, give or take a tick, and by no more than the time
+    # that passed between the readings (longer on a busy machine), plus a second.
+    passed_ms = (time.monotonic() - started) * 1000
+    assert 700 <= first - second <= passed_ms + 1000, (first, second, passed_ms)
 
     timeout = page.locator("#result .timeout")
     expect(timeout).to_have_text(re.compile(r"You ran out of time"))
