@@ -339,7 +339,10 @@ def main(argv: list[str] | None = None) -> int:
     probe = MasterBot(0, **options)
     print(
         f"master: {probe.samples} samples, {probe.max_search_candidates} discards searched, "
-        f"{'weighted' if probe.weighted else 'uniform'} sampling, cap {probe.time_cap:.2f} s; "
+        f"{'weighted' if probe.weighted else 'uniform'} sampling, best of "
+        f"{probe.opponent_picks or 1} opponent hands, z {probe.z}, searched: "
+        f"{'draws ' if probe.search_draws else ''}{'discards ' if probe.search_discards else ''}"
+        f"{'knocks' if probe.search_knocks else ''}; cap {probe.time_cap:.2f} s; "
         f"{seeds} seeds x 2 seat orders, games to {RULES.target}, jobs {args.jobs}; "
         f"load {os.getloadavg()[0]:.1f}"
     )
