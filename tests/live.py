@@ -22,6 +22,11 @@ application = socket_stack(URLRouter(websocket_urlpatterns))
 #: Messages that arrive on their own schedule; `Socket.receive` passes over them.
 BACKGROUND = {"ping", "pong", "lag", "presence"}
 
+#: How long a socket waits by default to open, close or receive: far above what a busy
+#: machine takes (a few ms quiet), so only a failing test waits it out. A test that expects
+#: nothing (``Socket.nothing``) passes its own short wait.
+WAIT = 15.0
+
 
 class WebsocketCommunicator(ApplicationCommunicator):
     """A socket client speaking ASGI to the application in this process.
@@ -43,7 +48,7 @@ class WebsocketCommunicator(ApplicationCommunicator):
             self.scope["client"] = client
         super().__init__(application, self.scope)
 
-    async def connect(self, timeout: float = 1) -> tuple[bool, int | None]:
+    async def connect(self, timeout: float = WAIT) -> tuple[bool, int | None]:
         """(True, None) when accepted, (False, close code) when refused."""
         await self.send_input({"type": "websocket.connect"})
         response = await self.receive_output(timeout)
@@ -55,7 +60,7 @@ class WebsocketCommunicator(ApplicationCommunicator):
     async def send_to(self, text_data: str) -> None:
         await self.send_input({"type": "websocket.receive", "text": text_data})
 
-    async def disconnect(self, code: int = 1000, timeout: float = 1) -> None:
+    async def disconnect(self, code: int = 1000, timeout: float = WAIT) -> None:
         await self.send_input({"type": "websocket.disconnect", "code": code})
         await self.wait(timeout)
 
@@ -99,7 +104,7 @@ class Socket:
         if token is not None:
             headers.append((b"authorization", f"Token {token}".encode()))
         communicator = WebsocketCommunicator(application, path, headers=headers, client=client)
-        connected, code = await communicator.connect(timeout=5)
+        connected, code = await communicator.connect(timeout=WAIT)
         socket = cls(communicator)
         socket.connected, socket.close_code = connected, code
         return socket
@@ -110,7 +115,7 @@ class Socket:
         else:
             await self.communicator.send_to(text_data=json.dumps(message))
 
-    async def receive(self, kind: str | None = None, *, timeout: float = 5) -> dict:
+    async def receive(self, kind: str | None = None, *, timeout: float = WAIT) -> dict:
         """The next message (of ``kind``, if given), passing over background ones."""
         while True:
             raw = await self.communicator.receive_output(timeout=timeout)

@@ -376,7 +376,7 @@ def test_a_bot_that_accepts_a_challenge_hears_its_game_start_at_once(settings, r
         assert (await stream.event())["type"] == "challenge"
         await db(play.challenge_answer)(match=offer, player=robo, accept=True)
         await db(published)()
-        line = await stream.event(timeout=2)
+        line = await stream.event(timeout=10)  # well before a keep-alive (30 s) resyncs
         assert line["type"] == "game_start" and line["match"] == offer.pk
         await stream.close()
 
