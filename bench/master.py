@@ -289,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100, help="seeds (2 games each)")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_SEEDS} seeds")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first", type=int, default=0, help="the first seed's number")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--opponents", default="openspiel,expert")
     parser.add_argument("--reference", action="store_true", help="expert v OpenSpiel too")
@@ -349,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     units = [
         Unit(opponent, i, order, side, options)
         for side, opponent in sides
-        for i in range(seeds)
+        for i in range(args.first, args.first + seeds)
         for order in (0, 1)
     ]
     started = time.time()
