@@ -400,6 +400,7 @@ class MasterBot(ExpertBot):
         self.report = SearchReport()
 
     def choose(self, view: PlayerView) -> Action:
+        """The searched action (see the module's description); ``self.report`` says how."""
         started = time.perf_counter()
         legal = view.legal_actions
         expert_choice = ExpertBot.choose(self, view)
