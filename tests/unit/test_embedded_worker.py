@@ -343,8 +343,9 @@ def test_the_admins_start_of_a_64_bot_event_answers_at_once_and_the_event_finish
     assert seen["code"] == 302
     assert seen["status_then"] == "running", "the start answered before the event was played"
     # Beside the same run's whole event, so that a busy machine stretches both: the first
-    # round alone is half the event's 63 matches; the Start only pairs and queues it.
-    assert seen["start_seconds"] < seen["champion_seconds"] / 8, seen
+    # round alone is half the event's 63 matches (a Start that played it would take half the
+    # event's time); the Start only pairs and queues it.
+    assert seen["start_seconds"] < seen["champion_seconds"] / 3, seen
     assert seen["status"] == "finished" and seen["champion"], seen
     assert seen["idle"]
 
