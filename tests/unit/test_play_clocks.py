@@ -139,10 +139,13 @@ def test_autoplay_moves_for_a_player_out_of_time_and_three_in_a_row_forfeit(alic
     now = game.turn_deadline
     autoplayed_turns = 0
     while game.status == Game.Status.ACTIVE and autoplayed_turns < 5:
-        if game.to_act == sleeper:
+        if game.paused:  # an autoplayed knock ended the deal: both read it, the next starts
+            for player in (alice, bob):
+                services.game_continue(game_id=game.pk, player=player, now=now)
+        elif game.to_act == sleeper:
             assert services.clock_settle(match_id=match.pk, now=now)
             autoplayed_turns += 1
-        else:  # the opponent plays their turn at once (an autoplayed knock deals anew)
+        else:  # the opponent plays their turn at once
             legal = {a["type"] for a in _legal(match)}
             act(match, "pass" if "pass" in legal else "draw_stock", now)
             game = active_game(match)
