@@ -58,20 +58,24 @@ def integer_fields(node: dict, components: dict, prefix: str = "") -> list[tuple
     return found
 
 
-def integer_cases() -> list[tuple[str, str, str]]:
+def body_cases(fields_of) -> list[tuple[str, str, str]]:
+    """(method, path, field) for each field ``fields_of(schema, components)`` finds in each
+    JSON request body of the schema."""
     schema = openapi()
     components = schema["components"]["schemas"]
     cases = []
     for path, operations in schema["paths"].items():
         for method, operation in operations.items():
-            body = operation.get("requestBody")
-            if not body:
+            content = (operation.get("requestBody") or {}).get("content", {})
+            if "application/json" not in content:
                 continue
-            for field, _ in integer_fields(
-                body["content"]["application/json"]["schema"], components
-            ):
-                cases.append((method.upper(), path, field))
+            fields = fields_of(content["application/json"]["schema"], components)
+            cases += [(method.upper(), path, field) for field in fields]
     return cases
+
+
+def integer_cases() -> list[tuple[str, str, str]]:
+    return body_cases(lambda body, components: [f for f, _ in integer_fields(body, components)])
 
 
 def body_with(field: str, value) -> dict:
@@ -198,20 +202,7 @@ def string_fields(node: dict, components: dict, prefix: str = "") -> list[str]:
 
 
 def body_field_cases() -> list[tuple[str, str, str]]:
-    schema = openapi()
-    components = schema["components"]["schemas"]
-    cases = []
-    for path, operations in schema["paths"].items():
-        for method, operation in operations.items():
-            body = operation.get("requestBody")
-            if not body:
-                continue
-            content = body["content"].get("application/json")
-            if content is None:
-                continue
-            fields = string_fields(content["schema"], components) or ["x"]
-            cases += [(method.upper(), path, field) for field in fields]
-    return cases
+    return body_cases(lambda body, components: string_fields(body, components) or ["x"])
 
 
 #: JSON text a Python JSON reader accepts and no UTF-8 JSON answer can echo.
