@@ -192,8 +192,10 @@ else:
     _database["CONN_HEALTH_CHECKS"] = True
     # A PostgreSQL that does not answer (a host gone from the network, a paused server) fails
     # a new connection after this many seconds (libpq's least is 2) instead of after minutes.
+    # Not shorter: on two busy cores a local connection has taken over 3 s to be set up. The
+    # health check has its own, shorter, and a web process's requests wait DB_POOL_TIMEOUT.
     _database.setdefault("OPTIONS", {})["connect_timeout"] = env_int(
-        "DB_CONNECT_TIMEOUT", 3, minimum=2
+        "DB_CONNECT_TIMEOUT", 10, minimum=2
     )
     # A pool per process (psycopg's), for the ASGI web processes (deploy/gunicorn.conf.py
     # sets it): there every request and every socket's database call runs on a thread of its

@@ -83,6 +83,23 @@ def integration_services():
     redis.Redis.from_url(settings.CELERY_BROKER_URL).flushdb()
 
 
+@pytest.fixture(autouse=True)
+def fresh_throttles():
+    """Every test starts with the whole request allowance of its client address.
+
+    The live servers keep their throttles in the shared test Redis, and every test's client is
+    127.0.0.1: a test that spends the allowance (a flood) would otherwise leave the next
+    tests' reads throttled for the rest of the minute.
+    """
+    if settings.CHANNEL_REDIS_URL:
+        client = redis.Redis.from_url(settings.CHANNEL_REDIS_URL)
+        stale = list(client.scan_iter(match="ginrummy:*throttle*", count=1000))
+        if stale:
+            client.delete(*stale)
+        client.close()
+    yield
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     """Report every skip for unreachable services at one place, so `-ra` prints one line."""
