@@ -11,7 +11,9 @@ resend an unanswered move with the same id.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import signal
 import socket
@@ -156,8 +158,14 @@ class AsgiServer:
         # REDIS_URL is the cache and the channel layer (config/settings.py: CHANNEL_REDIS_URL).
         env = subprocess_env(REDIS_URL=self.channel_redis_url, WEB_CONCURRENCY="1", **self.env)
         with self.log_path.open("ab") as log:
+            # A group of its own, so stop() ends gunicorn's workers too, whatever the master did.
             self.process = subprocess.Popen(
-                self.command(), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+                self.command(),
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -173,8 +181,12 @@ class AsgiServer:
         raise AssertionError(f"{self.kind} not healthy in {timeout} s:\n{self.log()[-3000:]}")
 
     def stop(self) -> None:
+        """Stop the server, then kill whatever of its group outlived it (an orphaned gunicorn
+        worker would keep its database sessions and a core until the end of the run)."""
         if self.process is not None:
             _stop(self.process)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
