@@ -1,4 +1,4 @@
-"""Players: the humans and bots that sit at a table."""
+"""Players: the people (with an account, or guests without one) and bots that sit at a table."""
 
 from __future__ import annotations
 
@@ -23,15 +23,21 @@ def stable_of(player_id: int, kind: str, owner_id: int | None) -> int | None:
     """:attr:`Player.stable_id` from a player's id, kind and owner (for rows read in bulk)."""
     if kind == Player.Kind.EXTERNAL:
         return owner_id
-    if kind == Player.Kind.HUMAN:
+    if kind in (Player.Kind.HUMAN, Player.Kind.GUEST):
         return player_id
     return None
 
 
 class Player(models.Model):
-    """A seat at the table: a human, a house bot, or an external bot.
+    """A seat at the table: a human, a guest, a house bot, or an external bot.
 
     - A human signs in through their Django user.
+    - A guest is a person an organiser entered by name alone, for an event played at real
+      tables: no user, so no sign-in, no online play, no ladder queue. Everywhere else
+      (entries, standings, ratings of a rated event) a guest counts as a person. An
+      invitation link lets the person take the guest over with an account of their own
+      (:func:`accounts.services.guest_claim`): the same row becomes a human, so their results
+      and ratings stay theirs.
     - A house bot names the strategy the server plays it with and has no user, so it cannot
       sign in.
     - An external bot is a program a person (its ``owner``) runs elsewhere; it plays over the
@@ -44,6 +50,7 @@ class Player(models.Model):
 
     class Kind(models.TextChoices):
         HUMAN = "human", "Human"
+        GUEST = "guest", "Guest"
         BOT = "bot", "Bot"
         EXTERNAL = "external", "External bot"
 
@@ -108,12 +115,14 @@ class Player(models.Model):
                     | models.Q(
                         kind="external", user__isnull=False, bot_strategy="", owner__isnull=False
                     )
+                    | models.Q(kind="guest", user__isnull=True, bot_strategy="", owner__isnull=True)
                 ),
                 name="accounts_player_kind_fields",
                 violation_error_message=(
                     "A human has a user (unless they deleted their account) and no bot "
-                    "strategy; a house bot has a strategy and no "
-                    "user; an external bot has a user and an owner and no strategy."
+                    "strategy; a guest has a name only (no user, strategy or owner); a house "
+                    "bot has a strategy and no user; an external bot has a user and an owner "
+                    "and no strategy."
                 ),
             ),
         ]
@@ -125,6 +134,11 @@ class Player(models.Model):
     def is_deleted(self) -> bool:
         """True for the anonymised player of a person who deleted their account."""
         return self.deleted_at is not None
+
+    @property
+    def is_guest(self) -> bool:
+        """True for a guest: a person entered by name alone, who cannot sign in or play online."""
+        return self.kind == self.Kind.GUEST
 
     @property
     def is_bot(self) -> bool:
@@ -147,8 +161,8 @@ class Player(models.Model):
 
     @property
     def stable_id(self) -> int | None:
-        """Who stands behind this player in rated play: a person's own id, an external bot's
-        owner's id; None for a house bot, which nobody runs.
+        """Who stands behind this player in rated play: a person's own id (a guest's too), an
+        external bot's owner's id; None for a house bot, which nobody runs.
 
         A person and the bots they own are one stable: two players of one stable are never
         paired in rated play nor rated against each other (a bot that loses on purpose

@@ -1,4 +1,4 @@
-"""The database keeps humans and bots apart and names unique regardless of case."""
+"""The database keeps humans, guests and bots apart and names unique regardless of case."""
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -23,6 +23,8 @@ def test_names_are_unique_ignoring_case(alice):
         ("human", False, ""),  # a human with no user
         ("bot", True, "random"),  # a bot with a user could sign in
         ("bot", False, ""),  # a bot with no strategy
+        ("guest", True, ""),  # a guest with a user could sign in
+        ("guest", False, "random"),  # a guest with a strategy
         ("alien", False, "random"),
     ],
 )
@@ -48,3 +50,25 @@ def test_a_human_player_signs_in_but_a_bot_cannot(client, password):
     assert signed_in.status_code == 200
     response = client.post("/api/auth/login", {"username": "Randy", "password": ""})
     assert response.status_code == 400
+
+
+def test_a_guest_is_a_name_alone_and_a_person_for_rated_play():
+    guest = Player.objects.create(name="Walk In", kind=Player.Kind.GUEST)
+
+    assert guest.is_guest and not guest.is_bot and not guest.is_any_bot
+    assert guest.stable_id == guest.pk  # a person of their own, never one stable with another
+
+
+def test_a_guest_has_no_owner(alice):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Player.objects.create(name="Owned", kind=Player.Kind.GUEST, owner=alice)
+
+
+def test_a_guest_cannot_sign_in(client):
+    guest = Player.objects.create(name="Walk In", kind=Player.Kind.GUEST)
+
+    for username in (guest.name, "walk in", str(guest.pk)):
+        response = client.post("/api/auth/login", {"username": username, "password": ""})
+        assert response.status_code == 400
+    page = client.post("/login", {"username": guest.name, "password": "x"})
+    assert page.status_code == 200 and "_auth_user_id" not in client.session
