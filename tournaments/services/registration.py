@@ -6,8 +6,11 @@ bots, and late entries into a running Swiss; withdrawing covers disqualifying.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from datetime import datetime
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
@@ -165,8 +168,40 @@ def entry_add(*, event: Event, player: Player, by: User | None = None) -> Entry:
         return _enter(event, player, timezone.now(), by=by, admin=True)
 
 
+#: First names of new house bots, each followed by its strategy: "Nora (expert)". Once a
+#: strategy has used them all, they come round again numbered ("Nora 2 (expert)").
+BOT_FIRST_NAMES = (
+    "Ada", "Alma", "Amos", "Anya", "Basil", "Bea", "Bruno", "Cleo", "Cora", "Cyrus",
+    "Dara", "Dora", "Edgar", "Effie", "Elio", "Enzo", "Faye", "Felix", "Flora", "Gideon",
+    "Greta", "Gus", "Hazel", "Hugo", "Ida", "Igor", "Iris", "Ivo", "Jasper", "Jonas",
+    "June", "Kai", "Kit", "Lena", "Leon", "Lotte", "Mabel", "Milo", "Mira", "Nell",
+    "Nico", "Nora", "Odile", "Olaf", "Opal", "Orla", "Otto", "Pearl", "Piet", "Quinn",
+    "Rafa", "Rosa", "Rufus", "Sami", "Sibyl", "Sven", "Tess", "Theo", "Tove", "Ulla",
+    "Uma", "Vera", "Vito", "Wanda", "Wim", "Xenia", "Yara", "Yves", "Zelda", "Zeno",
+)  # fmt: skip
+
+
+def _bot_names(strategy: str) -> Iterator[str]:
+    """Names for new house bots of ``strategy``, skipping those taken (ignoring case)."""
+    suffix = f" ({strategy})"
+    taken = {
+        name.casefold()
+        for name in Player.objects.filter(name__iendswith=suffix).values_list("name", flat=True)
+    }
+    for lap in itertools.count(1):
+        for first in BOT_FIRST_NAMES:
+            name = f"{first}{suffix}" if lap == 1 else f"{first} {lap}{suffix}"
+            if name.casefold() not in taken:
+                yield name
+
+
 def bots_add(*, event: Event, count: int, strategy: str, by: User | None = None) -> list[Entry]:
-    """Create ``count`` new bots of ``strategy`` and enter them (named after the event)."""
+    """Create ``count`` new house bots of ``strategy`` and enter them, all or none.
+
+    Each gets a first name and its strategy, as the house bots people play are named ("Nora
+    (expert)"): a name no player has, nor one that looks like another's (the names are
+    checked as any bot's, by :func:`accounts.services.bot_create`).
+    """
     from accounts.services import bot_create
 
     if strategy not in engine_bots.BOTS:
@@ -179,14 +214,15 @@ def bots_add(*, event: Event, count: int, strategy: str, by: User | None = None)
     with transaction.atomic():
         event = lock_event(event.pk)
         entries = []
-        base = Player.objects.filter(kind=Player.Kind.BOT).count()
-        for i in range(count):
-            number = base + i + 1
-            while Player.objects.filter(
-                name__iexact=f"{strategy.capitalize()} bot {number}"
-            ).exists():
-                number += 1
-            bot = bot_create(name=f"{strategy.capitalize()} bot {number}", strategy=strategy)
+        names = _bot_names(strategy)
+        for _ in range(count):
+            for name in names:  # endless: numbered laps follow the plain names
+                try:
+                    with transaction.atomic():  # a refused name (a look-alike) writes nothing
+                        bot = bot_create(name=name, strategy=strategy)
+                except ValidationError:
+                    continue
+                break
             entries.append(_enter(event, bot, timezone.now(), by=by, admin=True))
         return entries
 
