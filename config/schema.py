@@ -101,6 +101,9 @@ EVENT_OPTION_CODES = [
     "capacity",
     "invalid_groups",
     "invalid_arena_minutes",
+    "invalid_venue",
+    "duplicate_deals_at_table",
+    "arena_online_only",
 ]
 #: Entering a player (an organiser's add or import).
 ENTER_CODES = ["unknown_bot", "duplicate_deals_need_bots"]
@@ -156,6 +159,9 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
             "capacity",
             "invalid_groups",
             "invalid_arena_minutes",
+            "invalid_venue",
+            "duplicate_deals_at_table",
+            "arena_online_only",
         ],
     },
     "POST /api/events/{id}/register": {

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -31,7 +32,11 @@ def seed_commitment(seed: int) -> str:
 
 
 class Match(models.Model):
-    """Two players, a rule set, best of N games: the unit of play wherever it comes from."""
+    """Two players, a rule set, best of N games: the unit of play wherever it comes from.
+
+    Played online (deals dealt by the server, moves and clocks) or at a table (real cards;
+    the players enter each hand as their score pad records it, see :mod:`games.tables`).
+    """
 
     class Status(models.TextChoices):
         CHALLENGED = "challenged", "Challenge awaiting an answer"
@@ -55,6 +60,19 @@ class Match(models.Model):
         ADMIN = "admin", "Admin"
         TOURNAMENT = "tournament", "Tournament"
         LADDER = "ladder", "Ladder"
+
+    class Venue(models.TextChoices):
+        ONLINE = "online", "Online"
+        TABLE = "table", "At a table, with real cards"
+
+    class Confirmation(models.TextChoices):
+        """Where the result of a table match stands: its hands decide it, then the opponent
+        of whoever entered the deciding hand confirms (or disputes), or an organiser does."""
+
+        NONE = "", "Not decided yet"
+        AWAITING = "awaiting", "Decided, awaiting confirmation"
+        DISPUTED = "disputed", "Disputed"
+        CONFIRMED = "confirmed", "Confirmed"
 
     player_a = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     player_b = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
@@ -100,6 +118,25 @@ class Match(models.Model):
     start_deadline = models.DateTimeField(
         null=True, blank=True, help_text="Tournament matches: players must show up by then."
     )
+    venue = models.CharField(
+        max_length=8, choices=Venue.choices, default=Venue.ONLINE, db_default=Venue.ONLINE
+    )
+    table = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="A table match: its table number in its round."
+    )
+    # A table match: its hands (TableHand rows) decide it; then it waits for confirmation.
+    confirmation = models.CharField(
+        max_length=10, choices=Confirmation.choices, blank=True, default="", db_default=""
+    )
+    reported_by = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="A table match: the player who entered the deciding hand (empty: an organiser).",
+    )
+    dispute_reason = models.CharField(max_length=300, blank=True, default="", db_default="")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -114,6 +151,10 @@ class Match(models.Model):
             models.CheckConstraint(
                 condition=~Q(status="finished") | Q(winner__isnull=False),
                 name="games_match_finished_has_winner",
+            ),
+            models.CheckConstraint(
+                condition=Q(venue="table") | (Q(table__isnull=True) & Q(confirmation="")),
+                name="games_match_table_fields",
             ),
         ]
         indexes = [
@@ -152,6 +193,11 @@ class Match(models.Model):
             return None
         base = self.base_seconds * 1000
         return base // 2 if self.berserk(index) else base
+
+    @property
+    def at_table(self) -> bool:
+        """Played with real cards at a table: hands entered, no deals, no clocks."""
+        return self.venue == self.Venue.TABLE
 
     @property
     def is_bot_match(self) -> bool:
@@ -355,3 +401,54 @@ class Action(models.Model):
         for meld in self.melds or []:
             parts.append("[" + " ".join(meld) + "]")
         return " ".join(parts)
+
+
+class TableHand(models.Model):
+    """One hand of a table match as the score pad records it: the log of a table match.
+
+    The engine scores it (``games.engine.table``) exactly as it scores a deal played online;
+    the match's games, totals and result are a replay of its hands in order.
+    """
+
+    class Kind(models.TextChoices):
+        KNOCK = "knock", "Knock"
+        GIN = "gin", "Gin"
+        BIG_GIN = "big_gin", "Big gin"
+        DRAWN = "drawn", "Drawn (no one knocked)"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="table_hands")
+    number = models.PositiveIntegerField(help_text="0 for the match's first hand.")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    knocker = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Player index (0 = A); none for a drawn hand."
+    )
+    deadwood_a = models.PositiveSmallIntegerField(null=True, blank=True)
+    deadwood_b = models.PositiveSmallIntegerField(null=True, blank=True)
+    upcard = models.CharField(max_length=2, blank=True, help_text="Oklahoma: the upcard, e.g. QS.")
+    entered_by = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The player who entered it (empty: an organiser).",
+    )
+    entered_by_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            # One row per hand of a match: two phones entering the same hand write one.
+            models.UniqueConstraint(fields=["match", "number"], name="games_tablehand_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"Hand {self.number} of match {self.match_id}: {self.kind}"
+
+    @property
+    def deadwood(self) -> tuple[int | None, int | None]:
+        """Each player's deadwood (player A's first), as entered."""
+        return (self.deadwood_a, self.deadwood_b)

@@ -92,6 +92,8 @@ EVENT_SETTINGS = [
     "timeout_policy",
     "grace_seconds",
     "rated",
+    "venue",
+    "accept_entered_results",
     "registration_opens_at",
     "registration_closes_at",
     "check_in_opens_at",

@@ -41,6 +41,7 @@ from tournaments.models import (
     PlayoffFormat,
     Seeding,
     TiebreakUnplayed,
+    Venue,
 )
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -113,6 +114,8 @@ class EventSerializer(serializers.ModelSerializer):
             "time_control",
             "grace_seconds",
             "rated",
+            "venue",
+            "accept_entered_results",
             "registration_opens_at",
             "registration_closes_at",
             "registration_open",
@@ -192,6 +195,18 @@ class EventCreateSerializer(serializers.Serializer):
     timeout_policy = serializers.ChoiceField(choices=TimeoutPolicy.choices, required=False)
     grace_seconds = StrictIntegerField(min_value=0, max_value=24 * 3600, required=False)
     rated = StrictBooleanField(required=False)
+    venue = serializers.ChoiceField(
+        choices=Venue.choices,
+        required=False,
+        help_text="Where matches between people are played: online, at numbered tables with "
+        "real cards (their hands entered by the players), or mixed (online unless the "
+        "organiser moves a match to a table). Not with duplicate deals.",
+    )
+    accept_entered_results = StrictBooleanField(
+        required=False,
+        help_text="Table matches: the result a player enters stands without the opponent's "
+        "confirmation.",
+    )
     registration_opens_at = serializers.DateTimeField(required=False, allow_null=True)
     registration_closes_at = serializers.DateTimeField(required=False, allow_null=True)
     check_in_opens_at = serializers.DateTimeField(required=False, allow_null=True)

@@ -63,6 +63,14 @@ class TiebreakUnplayed(models.TextChoices):
     PLAIN = PLAIN_UNPLAYED, "Plain sums of the games played"
 
 
+class Venue(models.TextChoices):
+    """Where an event's matches between people are played."""
+
+    ONLINE = "online", "Online"
+    TABLES = "tables", "At tables, with real cards"
+    MIXED = "mixed", "Online, or at a table as the organiser chooses per match"
+
+
 def default_tiebreaks() -> list[str]:
     return list(DEFAULT_TIEBREAKS)
 
@@ -102,6 +110,20 @@ class Event(models.Model):
         default=300, help_text="How long a human match waits for its players to show up."
     )
     rated = models.BooleanField(default=False)
+    venue = models.CharField(
+        max_length=8,
+        choices=Venue.choices,
+        default=Venue.ONLINE,
+        db_default=Venue.ONLINE,
+        help_text="Tables: every match between people is played at a numbered table with real "
+        "cards, its hands entered by the players (bot matches are played by the workers).",
+    )
+    accept_entered_results = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Table matches: the result a player enters stands on its own (no "
+        "confirmation by the opponent).",
+    )
     # Registration.
     registration_opens_at = models.DateTimeField(null=True, blank=True)
     registration_closes_at = models.DateTimeField(null=True, blank=True)

@@ -21,6 +21,7 @@ EVENT_FORM = {
     "increment_seconds": 5,
     "timeout_policy": "forfeit",
     "grace_seconds": 300,
+    "venue": "online",
     "seeding": "random",
     "bracket_reset": "on",
     "tiebreak_1": "buchholz",

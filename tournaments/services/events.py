@@ -12,7 +12,7 @@ from accounts.models import Player
 from games import services as play
 from tournaments.formats.standings import UNPLAYED_MODES, validate_tiebreaks
 from tournaments.live import event_changed
-from tournaments.models import Entry, Event, EventLog, Format, Seeding
+from tournaments.models import Entry, Event, EventLog, Format, Seeding, Venue
 from tournaments.services import two_stage
 from tournaments.services.base import Conflict, TournamentError, User, log_action
 
@@ -50,6 +50,21 @@ def event_validate(event: Event) -> None:
         match_rules(event)
     except play.PlayError as error:
         raise TournamentError(str(error), code="invalid_rules") from None
+    if event.venue not in Venue.values:
+        raise TournamentError(
+            f"unknown venue {event.venue!r}; known: {', '.join(Venue.values)}",
+            code="invalid_venue",
+        )
+    if event.venue != Venue.ONLINE and event.duplicate_deals:
+        raise TournamentError(
+            "duplicate deals are dealt by the server: they cannot be played at a table",
+            code="duplicate_deals_at_table",
+        )
+    if event.venue != Venue.ONLINE and event.format == Format.ARENA:
+        raise TournamentError(
+            "an arena pairs players as they finish, on the clock: it is played online",
+            code="arena_online_only",
+        )
     if event.duplicate_deals and event.pk is not None:
         people = event.entries.filter(status__in=Entry.ACTIVE).exclude(player__kind=Player.Kind.BOT)
         if people.exists():
