@@ -123,6 +123,84 @@ class Outcome:
 
 DRAWN = Outcome(Termination.DRAW, None, 0)
 
+
+def hand_points(
+    rules: RuleSet, ending: Termination, knocker_points: int, defender_points: int
+) -> tuple[Termination, int]:
+    """How a hand that a player ended scores: its termination and the winner's points.
+
+    The one place the rule book's table for scoring a hand lives: a deal played online
+    and a hand entered from a score pad (:mod:`games.engine.table`) are both scored here.
+    ``ending`` is what the player did (KNOCK, GIN or BIG_GIN); the counts are the
+    knocker's deadwood and the defender's (after lay-offs for a knock). A knock with no
+    deadwood is gin; a knock the defender ties or beats is an undercut, won by the
+    defender. The points are before any Oklahoma multiplier.
+
+    >>> hand_points(STANDARD, Termination.KNOCK, 4, 20)
+    (<Termination.KNOCK: 'knock'>, 16)
+    >>> hand_points(STANDARD, Termination.KNOCK, 7, 7)
+    (<Termination.UNDERCUT: 'undercut'>, 25)
+    >>> hand_points(STANDARD, Termination.KNOCK, 0, 12)
+    (<Termination.GIN: 'gin'>, 37)
+    >>> hand_points(STANDARD, Termination.BIG_GIN, 0, 12)
+    (<Termination.BIG_GIN: 'big_gin'>, 43)
+    """
+    if ending is Termination.BIG_GIN:
+        return Termination.BIG_GIN, defender_points + rules.big_gin_bonus
+    if ending is not Termination.KNOCK and ending is not Termination.GIN:
+        raise ValueError(f"a hand is ended by a knock, gin or big gin, not {ending.value!r}")
+    if knocker_points == 0:
+        return Termination.GIN, defender_points + rules.gin_bonus
+    if ending is Termination.GIN:
+        raise ValueError("gin has no deadwood")
+    if knocker_points < defender_points:
+        return Termination.KNOCK, defender_points - knocker_points
+    return Termination.UNDERCUT, knocker_points - defender_points + rules.undercut_bonus
+
+
+def hand_outcome(
+    rules: RuleSet,
+    ending: Termination,
+    knocker: int,
+    knocker_points: int,
+    defender_points: int,
+    multiplier: int = 1,
+    *,
+    knock_card: int | None = None,
+    knocker_melds: tuple[int, ...] = (),
+    knocker_deadwood: int = 0,
+    defender_melds: tuple[int, ...] = (),
+    defender_deadwood: int = 0,
+    layoffs: tuple[LayOff, ...] = (),
+) -> Outcome:
+    """The :class:`Outcome` of a hand ended by seat ``knocker``, scored by :func:`hand_points`.
+
+    The winner is the knocker, or the defender on an undercut; ``multiplier`` (Oklahoma's
+    spade upcard) multiplies the points. The cards (melds, deadwood masks, lay-offs) are
+    only known for a deal played online; a hand entered from a score pad leaves them empty.
+
+    >>> out = hand_outcome(STANDARD, Termination.KNOCK, 1, 9, 5, multiplier=2)
+    >>> out.termination.value, out.winner, out.points, out.knocker
+    ('undercut', 0, 58, 1)
+    """
+    termination, points = hand_points(rules, ending, knocker_points, defender_points)
+    return Outcome(
+        termination=termination,
+        winner=1 - knocker if termination is Termination.UNDERCUT else knocker,
+        points=points * multiplier,
+        knocker=knocker,
+        knock_card=knock_card,
+        knocker_melds=knocker_melds,
+        knocker_deadwood=knocker_deadwood,
+        knocker_points=knocker_points,
+        defender_melds=defender_melds,
+        defender_deadwood=defender_deadwood,
+        defender_points=defender_points,
+        layoffs=layoffs,
+        multiplier=multiplier,
+    )
+
+
 _NO_CARD = -1
 
 
@@ -554,27 +632,15 @@ class Deal:
         self.discards.append(card)
         self.taken = _NO_CARD
         def_hand = self.hands[defender]
-        rules = self.rules
         if points == 0:
+            # Gin: the defender lays off nothing.
             arrangement = arrangement or arrange(rest)
             defence = _no_layoffs(def_hand)
-            score = defence.points + rules.gin_bonus
-            self._end(_outcome(Termination.GIN, actor, score, card, arrangement, defence, self))
-            return
-        if arrangement is None:
+        elif arrangement is None:
             arrangement, defence = knocker_arrangement(rest, def_hand)
         else:
             defence = defend(def_hand, arrangement.melds)
-        if points < defence.points:
-            outcome = _outcome(
-                Termination.KNOCK, actor, defence.points - points, card, arrangement, defence, self
-            )
-        else:
-            score = points - defence.points + rules.undercut_bonus
-            outcome = _outcome(
-                Termination.UNDERCUT, defender, score, card, arrangement, defence, self
-            )
-        self._end(outcome)
+        self._end(self._scored(Termination.KNOCK, actor, card, arrangement, defence))
 
     def _big_gin(self, actor: int) -> None:
         hand = self.hands[actor]
@@ -584,8 +650,30 @@ class Deal:
                 "big gin needs all eleven cards melded", rule="big_gin_needs_eleven_melded"
             )
         defence = _no_layoffs(self.hands[1 - actor])
-        score = defence.points + self.rules.big_gin_bonus
-        self._end(_outcome(Termination.BIG_GIN, actor, score, None, arrangement, defence, self))
+        self._end(self._scored(Termination.BIG_GIN, actor, None, arrangement, defence))
+
+    def _scored(
+        self,
+        ending: Termination,
+        knocker: int,
+        card: int | None,
+        arrangement: Arrangement,
+        defence: Defence,
+    ) -> Outcome:
+        return hand_outcome(
+            self.rules,
+            ending,
+            knocker,
+            arrangement.points,
+            defence.points,
+            self.multiplier,
+            knock_card=card,
+            knocker_melds=arrangement.melds,
+            knocker_deadwood=arrangement.deadwood,
+            defender_melds=defence.melds,
+            defender_deadwood=defence.deadwood,
+            layoffs=defence.layoffs,
+        )
 
     def _end(self, outcome: Outcome) -> None:
         self.outcome = outcome
@@ -619,31 +707,13 @@ def _no_layoffs(hand: int) -> Defence:
     return Defence(arr.melds, (), arr.deadwood, arr.points)
 
 
-def _outcome(
-    termination: Termination,
-    winner: int,
-    points: int,
-    card: int | None,
-    arrangement: Arrangement,
-    defence: Defence,
-    deal: Deal,
-) -> Outcome:
-    knocker = winner if termination is not Termination.UNDERCUT else 1 - winner
-    return Outcome(
-        termination=termination,
-        winner=winner,
-        points=points * deal.multiplier,
-        knocker=knocker,
-        knock_card=card,
-        knocker_melds=arrangement.melds,
-        knocker_deadwood=arrangement.deadwood,
-        knocker_points=arrangement.points,
-        defender_melds=defence.melds,
-        defender_deadwood=defence.deadwood,
-        defender_points=defence.points,
-        layoffs=defence.layoffs,
-        multiplier=deal.multiplier,
-    )
-
-
-__all__ = ["DRAWN", "Deal", "Outcome", "Phase", "Termination", "shuffled_deck"]
+__all__ = [
+    "DRAWN",
+    "Deal",
+    "Outcome",
+    "Phase",
+    "Termination",
+    "hand_outcome",
+    "hand_points",
+    "shuffled_deck",
+]

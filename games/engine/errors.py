@@ -52,3 +52,12 @@ class InvalidMeldsError(IllegalActionError):
     """Declared melds that are not melds, overlap, or are not in the knocker's hand."""
 
     rule = "invalid_melds"
+
+
+class EntryError(EngineError, ValueError):
+    """A hand entered from a score pad that the rules refuse; ``rule`` names the rule.
+
+    The codes are listed in :data:`games.engine.table.ENTRY_RULES`.
+    """
+
+    rule = "invalid_entry"

@@ -23,8 +23,9 @@ from typing import Any
 
 from .actions import Action
 from .deal import Deal, Outcome, shuffled_deck
-from .errors import DealOverError, NotYourTurnError
+from .errors import DealOverError, EntryError, NotYourTurnError
 from .rules import STANDARD, NextDealer, RuleSet, ScoringStyle, ShutoutStyle
+from .table import EnteredHand
 
 
 def derive_seed(parent: int, *path: str | int) -> int:
@@ -57,7 +58,11 @@ class GameTermination(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class DealRecord:
-    """A finished deal of a game: enough to replay it, and how it scored."""
+    """A finished deal of a game: enough to replay it, and how it scored.
+
+    A hand played with real cards (:meth:`Game.enter`) has no seed and no actions: its
+    record keeps the hand as ``entered``, and the outcome it scored (without cards).
+    """
 
     number: int
     seed: int | None
@@ -67,6 +72,7 @@ class DealRecord:
     outcome: Outcome | None  # None if the game ended by forfeit during the deal
     seats: tuple[int, ...] = ()  # the seat that made each action
     hands: tuple[int, int] = (0, 0)  # each seat's cards when the deal ended
+    entered: EnteredHand | None = None  # a hand played with real cards, as entered
 
     def player_of_seat(self, seat: int) -> int:
         return seat ^ self.swap
@@ -237,6 +243,11 @@ class Game:
     def hands_won(self) -> list[int]:
         return list(self.columns[0].hands_won)
 
+    @property
+    def dealer_player(self) -> int:
+        """The player who deals the deal in play."""
+        return self.deal.dealer ^ self.deal_swap
+
     def player_of_seat(self, seat: int) -> int:
         return seat ^ self.deal_swap
 
@@ -264,7 +275,56 @@ class Game:
         self.deal.apply(action, seat)
         if not self.deal.is_over:
             return None
-        return self._finish_deal()
+        d = self.deal
+        assert d.outcome is not None
+        return self._close_deal(
+            DealRecord(
+                self.deal_number,
+                d.seed,
+                d.dealer,
+                self.deal_swap,
+                d.actions,
+                d.outcome,
+                _seats(d),
+                (d.hands[0], d.hands[1]),
+            )
+        )
+
+    def enter(self, hand: EnteredHand) -> DealRecord:
+        """Score the deal in play as ``hand``, played with real cards; returns its record.
+
+        The hand's dealer is the deal in play's (:attr:`dealer_player`). It is scored by
+        the rules' scoring of a hand (:meth:`EnteredHand.score`) and closed like a deal
+        played online: columns, targets, the next dealer (the same one after a drawn
+        hand). Refused with an :class:`EntryError`, changing nothing, if the rules or the
+        state do not allow it.
+
+        >>> from .table import HandKind
+        >>> game = Game.new(seed=1, first_dealer=0, rules=RuleSet(target=100))
+        >>> record = game.enter(EnteredHand(HandKind.GIN, knocker=1, deadwood=(40, None)))
+        >>> record.outcome.points, game.scores, game.dealer_player
+        (65, [0, 65], 1)
+        """
+        if self.is_over:
+            raise EntryError("the game is over", rule="game_over")
+        if self.rules.duplicate_deals:
+            raise EntryError(
+                "duplicate deals need the engine's shuffle: they cannot be played at a table",
+                rule="duplicate_deals_at_table",
+            )
+        d = self.deal
+        if d.ply:
+            raise EntryError(
+                "the deal in play has moves played online: finish it online",
+                rule="deal_in_progress",
+            )
+        outcome = hand.score(self.rules)
+        # Without duplicate deals no deal swaps seats: the hand's players are its seats.
+        assert self.deal_swap == 0
+        record = DealRecord(
+            self.deal_number, None, d.dealer, self.deal_swap, (), outcome, entered=hand
+        )
+        return self._close_deal(record)
 
     def forfeit(self, player: int, reason: str = "") -> None:
         """``player`` forfeits: every open game is won by the opponent, scored as it stands."""
@@ -376,23 +436,17 @@ class Game:
         self.deal_swap = swap
         return Deal.new(seed, dealer_player ^ swap, self.rules)
 
-    def _finish_deal(self) -> DealRecord:
+    def _close_deal(self, record: DealRecord) -> DealRecord:
+        """Score the deal in play, ended as ``record`` says, and start the next one.
+
+        One path for a deal played online and a hand entered from a score pad.
+        """
         d = self.deal
-        assert d.outcome is not None
-        record = DealRecord(
-            self.deal_number,
-            d.seed,
-            d.dealer,
-            self.deal_swap,
-            d.actions,
-            d.outcome,
-            _seats(d),
-            (d.hands[0], d.hands[1]),
-        )
+        assert record.outcome is not None
         self.deals.append(record)
         winner = record.winner_player
         if winner is not None:
-            self._score(winner, d.outcome.points)
+            self._score(winner, record.outcome.points)
         if self.rules.duplicate_deals:
             return self._next_duplicate_deal(record)
         self._check_targets()

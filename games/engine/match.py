@@ -14,9 +14,10 @@ import enum
 from typing import Any
 
 from .actions import Action
-from .errors import DealOverError
+from .errors import DealOverError, EntryError
 from .game import DealRecord, Game, GameResult, cut_for_deal, derive_seed
 from .rules import STANDARD, RuleSet
+from .table import EnteredHand
 
 
 class MatchTermination(enum.StrEnum):
@@ -88,6 +89,11 @@ class Match:
     def to_act_player(self) -> int | None:
         return None if self.is_over else self.game.to_act_player
 
+    @property
+    def next_dealer(self) -> int | None:
+        """The player who deals the next hand (the one in play); None once the match is over."""
+        return None if self.is_over else self.game.dealer_player
+
     def legal_actions(self) -> list[Action]:
         return [] if self.is_over else self.game.legal_actions()
 
@@ -100,6 +106,30 @@ class Match:
         record = self.game.apply(action, player)
         if record is not None:
             self._collect()
+        return record
+
+    def enter(self, hand: EnteredHand) -> DealRecord:
+        """Score the deal in play as ``hand``, played with real cards (see :meth:`Game.enter`).
+
+        Refused with an :class:`EntryError` (``match_over`` once the match is decided, or
+        what the rules refuse), changing nothing.
+
+        >>> from .table import HandKind
+        >>> match = Match(seed=2024, rules=RuleSet(target=50, best_of=1))
+        >>> dealer = match.next_dealer
+        >>> record = match.enter(EnteredHand(HandKind.KNOCK, knocker=0, deadwood=(8, 8)))
+        >>> record.outcome.termination.value, record.winner_player, record.outcome.points
+        ('undercut', 1, 25)
+        >>> match.next_dealer == 1 - dealer
+        True
+        >>> record = match.enter(EnteredHand(HandKind.BIG_GIN, knocker=1, deadwood=(0, None)))
+        >>> match.winner, match.results[0].final, match.next_dealer
+        (1, (0, 262), None)
+        """
+        if self.is_over:
+            raise EntryError("the match is over", rule="match_over")
+        record = self.game.enter(hand)
+        self._collect()
         return record
 
     def forfeit_game(self, player: int, reason: str = "") -> None:
@@ -137,13 +167,17 @@ class Match:
     def replay(cls, data: dict[str, Any]) -> Match:
         """Rebuild a match from :meth:`log_json` output by replaying every action.
 
-        Only the seed, rules, actions and forfeits are read; the recorded outcomes and
+        A hand played with real cards is entered again from its ``hand``. Only the seed,
+        rules, actions, entered hands and forfeits are read; the recorded outcomes and
         results can then be compared with the replay's.
         """
         match = cls(int(data["seed"]), RuleSet.from_dict(data["rules"]))
         games = data["games"]
         for index, game in enumerate(games):
             for deal in game["deals"]:
+                if "hand" in deal:
+                    match.enter(EnteredHand.from_json(deal["hand"]))
+                    continue
                 for text in deal["actions"]:
                     match.apply(Action.parse(text))
             forfeit = game.get("forfeit")
@@ -197,7 +231,11 @@ class Match:
     # --- logs --------------------------------------------------------------------------
 
     def log_json(self) -> dict[str, Any]:
-        """Compact JSON of the whole match: seeds, every deal's actions, every result."""
+        """Compact JSON of the whole match: seeds, every deal's actions, every result.
+
+        A hand played with real cards is written with its entered ``hand`` instead of
+        actions: a table match is its ordered entered hands.
+        """
         return {
             "seed": self.seed,
             "rules": self.rules.to_dict(),
@@ -224,6 +262,14 @@ class Match:
 
 
 def _deal_json(rec: DealRecord) -> dict[str, Any]:
+    if rec.entered is not None:
+        return {
+            "seed": rec.seed,
+            "dealer": rec.dealer,
+            "swap": rec.swap,
+            "hand": rec.entered.to_json(),
+            "outcome": rec.outcome.to_json() if rec.outcome else None,
+        }
     return {
         "seed": rec.seed,
         "dealer": rec.dealer,
