@@ -3,7 +3,7 @@
 One module for every environment. With nothing set, the service runs *embedded*: SQLite in
 ``var/`` and Celery tasks run in-process (no broker). With ``DATABASE_URL`` and
 ``CELERY_BROKER_URL`` it runs on PostgreSQL and Redis with real workers. Every variable is
-listed, with its default, in the README's configuration table.
+listed, with its default, in docs/configuration.md (a test keeps it so).
 
 A bad value stops start-up with a message that names the variable (see the ``env_*`` helpers).
 """

@@ -1,10 +1,11 @@
-"""The API keeps the contract its schema and README state.
+"""The API keeps the contract its schema and docs/api.md state.
 
 - Every integer and id field of every request body takes a JSON integer only: ``"23"`` and
   ``23.5`` (and ``23.0``) are a 400 naming the field, never read as 23. Driven by the schema,
   so a field added later is checked too.
 - Every error code the code base can answer with is named by the schema (per operation and
-  status) and by the README; the schema names no code that nothing answers with.
+  status) and by the error table of docs/api.md; the schema names no code that nothing
+  answers with.
 - The schema describes the service as it is.
 """
 
@@ -358,16 +359,30 @@ def test_each_operation_names_its_own_codes_under_their_status():
     assert all("x-error-codes" not in response for response in health.values())
 
 
-def test_every_code_of_the_schema_is_in_the_readme():
-    readme = (ROOT / "README.md").read_text()
-
-    missing = {code for code in codes_in_schema() if f"`{code}`" not in readme}
-
-    assert missing == set()
+#: The API's reference; its section "## Errors" holds the one table of every error code.
+API_DOC = ROOT / "docs" / "api.md"
 
 
-def test_the_readme_names_the_play_throttle():
-    assert "`THROTTLE_PLAY_RATE`" in (ROOT / "README.md").read_text()
+def error_table() -> str:
+    """The rows of the error table of docs/api.md (the section "## Errors")."""
+    text = API_DOC.read_text()
+    section = text.split("\n## Errors\n", 1)[1].split("\n## ", 1)[0]
+    return "\n".join(line for line in section.splitlines() if line.startswith("|"))
+
+
+def test_every_code_of_the_schema_is_in_the_error_table_of_the_api_doc():
+    table = error_table()
+
+    missing = sorted(code for code in codes_in_schema() if f"`{code}`" not in table)
+
+    assert missing == [], (
+        f"add these codes to the error table of docs/api.md (section Errors), on the row of "
+        f"their status: {missing}"
+    )
+
+
+def test_the_api_doc_names_the_play_throttle():
+    assert "`THROTTLE_PLAY_RATE`" in API_DOC.read_text()
 
 
 def test_the_schema_describes_the_service_as_it_is():
