@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from web import account_views, views
+from web import account_views, paper_views, views
 
 app_name = "web"
 
@@ -36,6 +36,10 @@ urlpatterns = [
     path("matches/<int:pk>/replay", views.replay, name="replay"),
     path("events", views.events, name="events"),
     path("events/<int:pk>", views.event_detail, name="event"),
+    path("events/<int:pk>/print/pairings", paper_views.print_pairings, name="print_pairings"),
+    path("events/<int:pk>/print/sheets", paper_views.print_sheets, name="print_sheets"),
+    path("events/<int:pk>/print/standings", paper_views.print_standings, name="print_standings"),
+    path("events/<int:pk>/print/bracket", paper_views.print_bracket, name="print_bracket"),
     path("leaderboard", views.leaderboard, name="leaderboard"),
     path("players/<int:pk>", views.player_detail, name="player"),
     path("favicon.ico", views.favicon, name="favicon"),
