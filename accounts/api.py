@@ -9,7 +9,8 @@ from django.contrib.auth import authenticate, user_logged_in, user_logged_out
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
-from django.urls import path
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from knox.views import LogoutAllView, LogoutView
 from rest_framework import exceptions, generics, mixins, permissions, serializers, viewsets
@@ -18,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from accounts import deletion, lockout, names, selectors, services
+from accounts import deletion, invitations, lockout, names, selectors, services
 from accounts.auth import TokenAuthentication
 from accounts.models import NAME_MAX_LENGTH, Player
 from config.api import error_body, refusal
@@ -306,6 +307,65 @@ class PlayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         return Response(PlayerSerializer(player).data)
 
 
+class MayInviteGuests(permissions.BasePermission):
+    """Staff who enter guests into events (``tournaments.change_event``, as the organiser
+    API's entrant endpoints ask) or who change players in the admin (``accounts.change_player``).
+    Refused: 403 ``permission_denied``."""
+
+    message = "Only staff who organise events may invite a guest to an account."
+
+    def has_permission(self, request, view) -> bool:
+        user = request.user
+        return bool(
+            user
+            and user.is_authenticated
+            and user.is_staff
+            and (
+                user.has_perm("tournaments.change_event") or user.has_perm("accounts.change_player")
+            )
+        )
+
+
+InvitationSerializer = inline_serializer(
+    "GuestInvitation",
+    {
+        "player": serializers.IntegerField(help_text="The guest's id."),
+        "name": serializers.CharField(),
+        "url": serializers.URLField(
+            help_text="The page where the person creates an account that takes the guest over."
+        ),
+        "expires_at": serializers.DateTimeField(),
+    },
+)
+
+
+class GuestInvitationView(APIView):
+    """An invitation link for a guest, to send or print: its page lets the person behind the
+    guest sign up, and the guest becomes their player (results and ratings kept). The link
+    works until ``expires_at`` and once; asking again gives a new link (earlier ones keep
+    working until they expire or the guest is claimed). 409 ``not_a_guest`` for any other
+    player."""
+
+    permission_classes = [permissions.IsAuthenticated, MayInviteGuests]
+
+    @extend_schema(request=None, responses={200: InvitationSerializer, 409: ErrorSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        guest = get_object_or_404(Player, pk=pk)
+        try:
+            token, expires_at = invitations.invitation_issue(guest=guest)
+        except services.NotAGuest as error:
+            return refusal(error)
+        url = request.build_absolute_uri(reverse("web:guest_claim", args=[token]))
+        return Response(
+            {
+                "player": guest.pk,
+                "name": guest.name,
+                "url": url,
+                "expires_at": serializers.DateTimeField().to_representation(expires_at),
+            }
+        )
+
+
 #: The permissions a client of the organiser API looks at to know what a staff user may do.
 ORGANISER_PERMISSIONS = (
     "tournaments.add_event",
@@ -425,5 +485,6 @@ urlpatterns = [
     path("auth/logoutall", SignOutEverywhereView.as_view(), name="logoutall"),
     path("auth/password", PasswordChangeView.as_view(), name="password-change"),
     path("me", MeView.as_view(), name="me"),
+    path("players/<int:pk>/invitation", GuestInvitationView.as_view(), name="player-invitation"),
     *router.urls,
 ]

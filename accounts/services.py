@@ -143,6 +143,30 @@ def _new_player_name() -> str:
     raise ValidationError({"name": ["Choose a display name."]})
 
 
+def _account_errors(*, username: str, password: str, email: str) -> dict[str, list]:
+    """What is wrong with a new account's username, password and e-mail (given normalised).
+
+    The username must be valid and not taken ignoring case; the password must pass Django's
+    password validators; the e-mail, optional, must be an address.
+    """
+    User = get_user_model()
+    errors: dict[str, list] = {}
+    if email and (email_errors := _email_errors(email)):
+        errors["email"] = email_errors
+    try:
+        User._meta.get_field(User.USERNAME_FIELD).clean(username, None)
+    except ValidationError as exc:
+        errors["username"] = list(exc.messages)
+    else:
+        if User.objects.filter(**{f"{User.USERNAME_FIELD}__iexact": username}).exists():
+            errors["username"] = [USERNAME_TAKEN]
+    try:
+        validate_password(password, user=User(**{User.USERNAME_FIELD: username}))
+    except ValidationError as exc:
+        errors["password"] = list(exc.messages)
+    return errors
+
+
 def player_register(
     *, username: str, password: str, name: str | None = None, email: str = ""
 ) -> Player:
@@ -160,21 +184,7 @@ def player_register(
     username = User.normalize_username((username or "").strip())
     name = names.normalize(name) or _new_player_name()
     email = User.objects.normalize_email((email or "").strip())
-    errors: dict[str, list] = {}
-    if email and (email_errors := _email_errors(email)):
-        errors["email"] = email_errors
-
-    try:
-        User._meta.get_field(User.USERNAME_FIELD).clean(username, None)
-    except ValidationError as exc:
-        errors["username"] = list(exc.messages)
-    else:
-        if User.objects.filter(**{f"{User.USERNAME_FIELD}__iexact": username}).exists():
-            errors["username"] = [USERNAME_TAKEN]
-    try:
-        validate_password(password, user=User(**{User.USERNAME_FIELD: username}))
-    except ValidationError as exc:
-        errors["password"] = list(exc.messages)
+    errors = _account_errors(username=username, password=password, email=email)
     if name_errors := _name_errors(name):
         errors["name"] = name_errors
     if errors:
@@ -186,6 +196,75 @@ def player_register(
             return Player.objects.create(kind=Player.Kind.HUMAN, user=user, name=name)
     except IntegrityError:
         # Lost a race: someone took the username or the name since the checks above.
+        if User.objects.filter(**{f"{User.USERNAME_FIELD}__iexact": username}).exists():
+            raise ValidationError({"username": [USERNAME_TAKEN]}) from None
+        raise ValidationError({"name": [NAME_TAKEN]}) from None
+
+
+# --- Guests ---------------------------------------------------------------------------------
+
+
+class NotAGuest(ServiceError):
+    """The player is not (or no longer) a guest: nothing to invite to, nothing to claim."""
+
+    status = 409
+    code = "not_a_guest"
+
+
+def guest_create(*, name: str) -> Player:
+    """Create a guest: a person entered by name alone (no user, no password).
+
+    The name is normalised and checked as a person's at registration (:func:`_name_errors`:
+    valid, not taken ignoring case, not a look-alike, no bot suffix); a refusal is a
+    ``ValidationError`` on ``name``. A guest cannot sign in; :func:`guest_claim` turns it into
+    a person with an account.
+    """
+    name = names.normalize(name)
+    if name_errors := _name_errors(name):
+        raise ValidationError({"name": name_errors})
+    try:
+        with transaction.atomic():
+            return Player.objects.create(kind=Player.Kind.GUEST, name=name)
+    except IntegrityError:  # the same name, created since the check
+        raise ValidationError({"name": [ValidationError(NAME_TAKEN, code="unique")]}) from None
+
+
+def guest_claim(
+    *, guest: Player, username: str, password: str, name: str | None = None, email: str = ""
+) -> Player:
+    """A person takes over a guest with an account of their own: the guest's row becomes a
+    human player with a new user, so every result, entry and rating of the guest stays theirs.
+
+    The account is checked as at registration (:func:`player_register`: username, password,
+    e-mail, all problems at once); ``name`` (left out: the guest's) may differ from the
+    guest's name, checked like any new name but against others only. Raises
+    :class:`NotAGuest` (409 ``not_a_guest``, nothing written) when the player is not a guest
+    any more: two claims of one guest at once make one account, not two.
+    """
+    User = get_user_model()
+    username = User.normalize_username((username or "").strip())
+    email = User.objects.normalize_email((email or "").strip())
+    errors = _account_errors(username=username, password=password, email=email)
+    if name is not None:
+        name = names.normalize(name)
+        if name_errors := _name_errors(name, exclude_id=guest.pk):
+            errors["name"] = name_errors
+    if errors:
+        raise ValidationError(errors)
+    try:
+        with transaction.atomic():
+            # Locked: a second claim waits here, then finds a human and is refused.
+            player = Player.objects.select_for_update().filter(pk=guest.pk).first()
+            if player is None or not player.is_guest:
+                raise NotAGuest("this guest has been claimed already, or no longer exists")
+            user = User.objects.create_user(username=username, email=email, password=password)
+            player.kind = Player.Kind.HUMAN
+            player.user = user
+            if name is not None:
+                player.name = name
+            player.save(update_fields=["kind", "user", "name"])
+            return player
+    except IntegrityError:
         if User.objects.filter(**{f"{User.USERNAME_FIELD}__iexact": username}).exists():
             raise ValidationError({"username": [USERNAME_TAKEN]}) from None
         raise ValidationError({"name": [NAME_TAKEN]}) from None

@@ -125,6 +125,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "DELETE /api/me": {"400": ["wrong_password"], "409": ["account_busy"]},
     "POST /api/auth/password": {"400": ["wrong_password"]},
     "PATCH /api/players/{id}": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
+    "POST /api/players/{id}/invitation": {"409": ["not_a_guest"]},
     "POST /api/matches": {
         "400": [
             "invalid_rules",
@@ -133,7 +134,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
             "bot_challenger",
             "duplicate_deals_need_bots",
         ],
-        "409": ["in_ranked_match", "player_deleted"],
+        "409": ["in_ranked_match", "player_deleted", "opponent_is_guest"],
     },
     "POST /api/matches/{id}/accept": {
         "403": ["not_a_player"],
@@ -208,7 +209,12 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "POST /api/events/{id}/players": {
         "400": ENTER_CODES,
         "403": ["bots_only"],
-        "409": ENTER_CONFLICTS,
+        "409": [*ENTER_CONFLICTS, "guests_need_tables"],
+    },
+    "POST /api/events/{id}/guests": {
+        "400": ["name_taken", "name_mixed_script", "name_confusable", "name_reserved"],
+        "403": ["bots_only"],
+        "409": [*ENTER_CONFLICTS, "guests_need_tables"],
     },
     "POST /api/events/{id}/bots": {
         "400": ["unknown_bot", "invalid_count"],
@@ -224,7 +230,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
             "too_many",
             *ENTER_CODES,
         ],
-        "409": [*ENTER_CONFLICTS, "event_started"],
+        "409": [*ENTER_CONFLICTS, "event_started", "guests_need_tables"],
     },
     "POST /api/events/{id}/seed": {
         "400": ["invalid_seed", "duplicate_seed", "unknown_entry", "incomplete_order"],
@@ -245,7 +251,13 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "POST /api/events/{id}/entries/{entry_id}/reinstate": {
         "400": ["unknown_bot", "duplicate_deals_need_bots"],
         "403": ["bots_only"],
-        "409": ["not_withdrawn", "event_over", "cannot_reinstate", "event_full"],
+        "409": [
+            "not_withdrawn",
+            "event_over",
+            "cannot_reinstate",
+            "event_full",
+            "guests_need_tables",
+        ],
     },
     "POST /api/events/{id}/entries/{entry_id}/check-in": {
         "409": ["not_registered", "check_in_closed", "no_check_in"]
@@ -260,7 +272,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "POST /api/events/{id}/webhooks": {"400": ["webhook_url_refused"]},
     "POST /api/ladders/{id}/queue": {
         "400": ["unknown_bot"],
-        "403": ["bots_only"],
+        "403": ["bots_only", "guest_cannot_queue"],
         "409": [
             "already_queued",
             "queued_elsewhere",

@@ -234,12 +234,20 @@ def challenge_create(
     challenger at once (then as if it accepted now; a conflict leaves the challenge open).
 
     The challenger is player A. A bot challenge is refused with Conflict ``in_ranked_match``
-    while the challenger has a ladder match in progress.
+    while the challenger has a ladder match in progress; a guest (no account) cannot be
+    challenged: 409 ``opponent_is_guest``.
     """
     if challenger.is_bot:
         raise PlayError("bots do not issue challenges", code="bot_challenger")
     if opponent.is_deleted:
         raise PlayError("this player deleted their account", code="player_deleted", status=409)
+    if opponent.is_guest:
+        # A guest has no account to play online with; they play at a table, in an event.
+        raise PlayError(
+            f"{opponent.name} is a guest without an account, who plays only at a table",
+            code="opponent_is_guest",
+            status=409,
+        )
     with transaction.atomic():
         if opponent.is_bot:
             # A bot match starts at once: the same guard as an accepted challenge.

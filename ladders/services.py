@@ -118,7 +118,8 @@ def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -
     ladder's queue), ``in_match`` (a match of this ladder in progress) and
     ``match_in_progress`` (any other match in progress, e.g. under another rule set);
     LadderError ``unknown_bot`` for a bot whose strategy is not installed, 403 ``bots_only``
-    for a person on a ladder for bots only.
+    for a person on a ladder for bots only, 403 ``guest_cannot_queue`` for a guest (who has
+    no account to play online with).
     """
     from ladders import tasks
 
@@ -136,6 +137,12 @@ def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -
         raise LadderError(
             f"{ladder.name} is for bots only: a person may watch it, or play through a bot",
             code="bots_only",
+            status=403,
+        )
+    if player.is_guest:
+        raise LadderError(
+            f"{player.name} is a guest without an account: a ladder is played online",
+            code="guest_cannot_queue",
             status=403,
         )
     with transaction.atomic():

@@ -23,8 +23,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Player
-from config.api import StaffModelPermissions, refusal
+from accounts import services as accounts
+from accounts.api import name_refusal
+from accounts.models import NAME_MAX_LENGTH, Player
+from config.api import StaffModelPermissions, error_body, refusal
 from config.fields import StrictCharField, StrictIntegerField
 from games.engine import bots as engine_bots
 from tournaments import interchange, selectors, services, webhooks
@@ -92,6 +94,14 @@ class ReasonSerializer(serializers.Serializer):
 
 class PlayerAddSerializer(serializers.Serializer):
     player = StrictIntegerField(min_value=1, help_text="The player's (or bot's) id.")
+
+
+class GuestAddSerializer(serializers.Serializer):
+    name = StrictCharField(
+        max_length=NAME_MAX_LENGTH,
+        help_text="The walk-in's name, as a person's display name: unique regardless of case, "
+        "no look-alike of another player's.",
+    )
 
 
 class BotsAddSerializer(serializers.Serializer):
@@ -252,6 +262,47 @@ class PlayersAddView(OrganiserView):
             raise serializers.ValidationError({"player": ["No player has this id."]})
         try:
             entry = services.entry_add(event=event, player=player, by=request.user)
+        except services.TournamentError as error:
+            return refusal(error)
+        return Response(_entries_body([entry])[0], status=status.HTTP_201_CREATED)
+
+
+def guest_name_refusal(error: DjangoValidationError) -> Response:
+    """A refused guest name as a 400: ``name_taken`` for a name in use (ignoring case), else
+    the code registration answers with (``name_confusable``, ``invalid``, ...)."""
+    refused = error.error_dict.get("name", []) if hasattr(error, "error_dict") else []
+    if any(e.code == "unique" for e in refused):
+        body = error_body(
+            "A player with this name already exists: enter them by their id "
+            "(POST /api/events/{id}/players), or give the guest another name.",
+            "name_taken",
+            error.message_dict,
+        )
+        return Response(body, status=400)
+    return name_refusal(error)
+
+
+class GuestsAddView(OrganiserView):
+    """Enter a walk-in by name alone: create a guest player (no account, no password) and
+    enter it, or neither. The answer is the entry, with the new player's id; an invitation
+    link (``POST /api/players/{id}/invitation``) later lets the person take the guest over
+    with an account. A guest plays only at a table: 409 ``guests_need_tables`` in an online
+    event. Otherwise the refusals of ``POST /api/events/{id}/players``."""
+
+    @extend_schema(
+        request=GuestAddSerializer,
+        responses={201: EntrySerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        body = GuestAddSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        event = self.event(pk)
+        try:
+            with transaction.atomic():  # a refused entry leaves no guest behind
+                guest = accounts.guest_create(name=body.validated_data["name"])
+                entry = services.entry_add(event=event, player=guest, by=request.user)
+        except DjangoValidationError as error:
+            return guest_name_refusal(error)
         except services.TournamentError as error:
             return refusal(error)
         return Response(_entries_body([entry])[0], status=status.HTTP_201_CREATED)
@@ -595,6 +646,7 @@ urlpatterns = [
         name="event-close-registration",
     ),
     path("events/<int:pk>/players", PlayersAddView.as_view(), name="event-players"),
+    path("events/<int:pk>/guests", GuestsAddView.as_view(), name="event-guests"),
     path("events/<int:pk>/bots", BotsAddView.as_view(), name="event-bots"),
     path("events/<int:pk>/import", ImportView.as_view(), name="event-import"),
     path("events/<int:pk>/seed", SeedView.as_view(), name="event-seed"),

@@ -1,5 +1,6 @@
 """The account pages: the e-mail address, a change of password, a password reset by e-mail
-(Django's own views and tokens), and deleting one's account.
+(Django's own views and tokens), deleting one's account, and taking over a guest with a new
+account from an invitation link.
 
 A change or a reset of the password ends every other sign-in of the user: their other web
 sessions and all their API tokens (``accounts.services.sign_out_everywhere``); the session
@@ -14,7 +15,7 @@ import math
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import authenticate, logout
+from django.contrib.auth import authenticate, login, logout
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth import views as auth_views
 from django.core.exceptions import ValidationError
@@ -24,10 +25,11 @@ from django.urls import reverse_lazy
 from django.views.decorators.http import require_http_methods
 from rest_framework.throttling import SimpleRateThrottle
 
-from accounts import deletion, services
+from accounts import deletion, invitations, services
 from accounts.lockout import lockout_message, lockout_response
 from accounts.selectors import player_for_user
-from web.views import signin_required
+from web.forms import GuestClaimForm
+from web.views import SignUpRateThrottle, signin_required
 
 
 class EmailForm(forms.Form):
@@ -238,3 +240,55 @@ def account_delete(request: HttpRequest) -> HttpResponse:
         status = 400
     context = {"form": form, "me": player_for_user(user=request.user)}
     return render(request, "web/account_delete.html", context, status=status)
+
+
+#: The status of an invitation page that cannot be used, by why.
+INVITATION_STATUS = {"forged": 404, "expired": 410, "used": 410}
+
+
+@require_http_methods(["GET", "POST"])
+def guest_claim(request: HttpRequest, token: str) -> HttpResponse:
+    """The page of a guest's invitation link: sign up, and the guest becomes your player.
+
+    The form is the sign-up's, with its checks and its throttle (:class:`SignUpRateThrottle`,
+    one allowance per address with the sign-up page and the API); the account takes over the
+    guest's row (``accounts.services.guest_claim``), so the guest's results and ratings are
+    the new account's. A link that is forged, expired or used says so; a signed-in visitor is
+    asked to sign out first (an account never absorbs a second player).
+    """
+    template = "web/guest_claim.html"
+    try:
+        guest = invitations.invitation_guest(token=token)
+    except invitations.InvitationInvalid as error:
+        context = {"invalid": str(error), "reason": error.reason}
+        return render(request, template, context, status=INVITATION_STATUS[error.reason])
+    if request.user.is_authenticated:
+        context = {"guest": guest, "signed_in": True}
+        return render(request, template, context, status=409 if request.method == "POST" else 200)
+    form = GuestClaimForm(request.POST or None, guest=guest)
+    if request.method == "POST" and not (throttle := SignUpRateThrottle()).allow_request(
+        request, None
+    ):
+        wait = math.ceil(throttle.wait() or 1)
+        form.is_valid()  # the fields keep what was typed
+        form.errors.clear()
+        form.add_error(None, f"Too many sign-ups from your address; try again in {wait} s.")
+        response = render(request, template, {"form": form, "guest": guest}, status=429)
+        response["Retry-After"] = str(wait)
+        return response
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                player = form.claim()
+            except services.NotAGuest:
+                context = {"invalid": "This invitation has been used already.", "reason": "used"}
+                return render(request, template, context, status=410)
+            if player is not None:
+                login(request, player.user, backend="django.contrib.auth.backends.ModelBackend")
+                messages.success(
+                    request, f"Welcome, {player.name}! Your results as a guest are yours now."
+                )
+                return redirect("web:player", player.pk)
+    return render(request, template, {"form": form, "guest": guest}, status=status)

@@ -1,4 +1,5 @@
-"""Forms of the web pages: sign-up (sign-in is Django's own form)."""
+"""Forms of the web pages: sign-up, and sign-up from a guest's invitation (sign-in is Django's
+own form)."""
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -45,6 +46,36 @@ class SignUpForm(forms.Form):
         data = self.cleaned_data
         try:
             return services.player_register(
+                username=data["username"],
+                password=data["password"],
+                name=data.get("name"),
+                email=data.get("email") or "",
+            )
+        except ValidationError as error:
+            for field, messages in error.message_dict.items():
+                self.add_error(field if field in self.fields else None, messages)
+            return None
+
+
+class GuestClaimForm(SignUpForm):
+    """Sign-up from a guest's invitation link: the same fields and checks as
+    :class:`SignUpForm`, the display name starting as the guest's."""
+
+    def __init__(self, *args, guest: Player, **kwargs):
+        super().__init__(*args, initial={"name": guest.name}, **kwargs)
+        self.guest = guest
+        self.fields["name"].help_text = (
+            "What other players see: the name you were entered with, or another. Your "
+            "username stays private: it is for signing in."
+        )
+
+    def claim(self) -> Player | None:
+        """Create the account and make the guest its player (results and ratings kept);
+        None on errors. Raises ``services.NotAGuest`` if the guest was claimed meanwhile."""
+        data = self.cleaned_data
+        try:
+            return services.guest_claim(
+                guest=self.guest,
                 username=data["username"],
                 password=data["password"],
                 name=data.get("name"),

@@ -20,7 +20,7 @@ from games import services as play
 from games.engine import bots as engine_bots
 from games.models import IN_PROGRESS, Match
 from tournaments.live import event_changed
-from tournaments.models import Entry, Event, Format, Pairing
+from tournaments.models import Entry, Event, Format, Pairing, Venue
 from tournaments.services.advancing import advance, arena_pair_soon
 from tournaments.services.base import (
     Conflict,
@@ -99,7 +99,14 @@ def _active_count(event: Event) -> int:
 def _admissible(event: Event, player: Player) -> None:
     """Refuse a player this event cannot seat (entering and reinstating alike): a house bot
     of an unknown strategy, a person in an event for bots only, anyone but a house bot in an
-    event of duplicate deals."""
+    event of duplicate deals, a guest in an online event (a guest has no account to play
+    online with: 409 ``guests_need_tables``)."""
+    if player.is_guest and event.venue == Venue.ONLINE:
+        raise Conflict(
+            f"{player.name} is a guest, who cannot play online: a guest plays in an event at "
+            "tables (or mixed), or takes over an account from an invitation link first",
+            code="guests_need_tables",
+        )
     if player.is_bot and player.bot_strategy not in engine_bots.BOTS:
         raise TournamentError(
             f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
