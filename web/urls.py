@@ -14,6 +14,7 @@ urlpatterns = [
     path("account", account_views.account, name="account"),
     path("account/password", account_views.PasswordChangeView.as_view(), name="password_change"),
     path("account/delete", account_views.account_delete, name="account_delete"),
+    path("join/<str:token>", account_views.guest_claim, name="guest_claim"),
     path("password-reset", account_views.PasswordResetView.as_view(), name="password_reset"),
     path(
         "password-reset/sent",
