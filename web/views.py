@@ -342,6 +342,16 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     return render(request, "web/leaderboard.html", {"me": _me(request)})
 
 
+def _may_invite(request: HttpRequest) -> bool:
+    """Whether the visitor may ask for a guest's invitation link (as the API allows it)."""
+    user = request.user
+    return bool(
+        user.is_authenticated
+        and user.is_staff
+        and (user.has_perm("tournaments.change_event") or user.has_perm("accounts.change_player"))
+    )
+
+
 def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """A player: ratings with their history as a chart (``player.js``), seasons, recent matches."""
     player = get_object_or_404(Player, pk=pk)
@@ -362,5 +372,6 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "seasons": seasons,
             "rated_ladders": " ".join(str(pk) for pk in sorted(rated)),
             "me": _me(request),
+            "may_invite": player.is_guest and _may_invite(request),
         },
     )

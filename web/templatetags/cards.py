@@ -92,3 +92,22 @@ def winner_score(match) -> str:
     b_won = match.winner_id is not None and match.winner_id == match.player_b_id
     high, low = (b, a) if b_won else (a, b)
     return f"{high}\u2013{low}"
+
+
+#: The tag shown beside a player's name, by kind (people with an account have none).
+KIND_TAGS = {
+    "bot": ("bot", ""),
+    "guest": ("guest", "entered by an organiser, without an account"),
+}
+
+
+@register.filter
+def kind_tag(player):
+    """The "bot" or "guest" tag beside a player's name (a Player, or a payload's dict)."""
+    kind = player.get("kind") if isinstance(player, dict) else getattr(player, "kind", None)
+    if kind not in KIND_TAGS:
+        return ""
+    text, title = KIND_TAGS[kind]
+    if title:
+        return format_html(' <span class="tag" title="{}">{}</span>', title, text)
+    return format_html(' <span class="tag">{}</span>', text)

@@ -89,3 +89,12 @@ export function el(tag, attrs = {}, ...children) {
   }
   return node;
 }
+
+// A player's kind as a tag beside their name: "bot" for a house bot, "guest" for a person
+// entered by an organiser without an account; nothing for the others.
+export function kindTag(player) {
+  if (!player) return null;
+  if (player.kind === "bot") return el("span", { class: "tag" }, "bot");
+  if (player.kind === "guest") return el("span", { class: "tag", title: "entered by an organiser, without an account" }, "guest");
+  return null;
+}

@@ -3,7 +3,7 @@
 // matches that feed it, lines join each match to the match its winner goes to, names are shown
 // whole (the bracket scrolls sideways instead, with a cue saying so). On a phone each part
 // shows one round at a time, chosen with tabs, with names wrapping rather than cut.
-import { el } from "./api.js";
+import { el, kindTag } from "./api.js";
 
 export const PHONE = window.matchMedia("(max-width: 40rem)");
 const GAP = 14; // px between two matches of a round that do not share a later match
@@ -54,7 +54,7 @@ function slot(side, name, pairing, live, feeds) {
   if (live) games = String(live.games_won[index]);
   return el("div", { class: `slot${won ? " winner" : ""}`, "aria-label": `${side.player.name}${won ? ", winner" : ""}` },
     el("span", { class: "name" }, side.seed ? el("span", { class: "seed meta" }, `${side.seed} `) : null,
-      el("a", { href: `/players/${side.player.id}` }, side.player.name)),
+      el("a", { href: `/players/${side.player.id}` }, side.player.name), kindTag(side.player)),
     el("span", { class: "games" }, games));
 }
 

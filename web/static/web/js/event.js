@@ -3,7 +3,7 @@
 // The event socket (/ws/events/<id>) pushes the whole event after every change; while it is
 // not open the page reads the REST API again every few seconds instead. Live scores of the
 // matches in play are read from the API, at most every few seconds.
-import { api, ApiError, el, flash } from "./api.js";
+import { api, ApiError, el, flash, kindTag } from "./api.js";
 import { connect } from "./live.js";
 import { renderBracket as drawBracket } from "./bracket.js";
 import { startCountdowns } from "./countdown.js";
@@ -143,7 +143,7 @@ function renderRounds(bracket, live, mine) {
       const name = (side, index) => {
         if (!side) return el("td", { class: "player meta" }, p.b === null && index === 1 ? "bye" : "—");
         const won = p.winner !== null && p.winner === side.entry;
-        return el("td", { class: `player${won ? " winner" : ""}` }, won ? "✔ " : "", el("a", { href: `/players/${side.player.id}` }, side.player.name));
+        return el("td", { class: `player${won ? " winner" : ""}` }, won ? "✔ " : "", el("a", { href: `/players/${side.player.id}` }, side.player.name), kindTag(side.player));
       };
       const yours = mine !== null && [p.a, p.b].some((side) => side && side.entry === mine);
       return el("tr", { class: yours ? "yours" : null, dataset: { key: p.key } }, el("td", { class: "num" }, String(p.table)), name(p.a, 0), el("td", { class: "num" }, score), name(p.b, 1),
@@ -193,7 +193,7 @@ function renderYourMatch(event, bracket, live) {
     lines.push(el("p", {}, el("span", { class: "state" }, "No match for you now."), " Your next one shows here when it is paired."));
   } else {
     const other = p.a && p.a.entry === entry.id ? p.b : p.a;
-    const against = other ? el("a", { href: `/players/${other.player.id}` }, other.player.name) : "an opponent still to be decided";
+    const against = other ? [el("a", { href: `/players/${other.player.id}` }, other.player.name), kindTag(other.player)] : "an opponent still to be decided";
     lines.push(el("p", {}, `${p.round}: you against `, against, "."));
     const l = live.get(p.match);
     if (p.match_status === "scheduled") {
@@ -225,7 +225,7 @@ function renderEntries(event, standings) {
   document.getElementById("entries-section").hidden = !before;
   if (!before) return false;
   const items = standings.rows.map((row) => el("li", {},
-    el("a", { href: `/players/${row.player.id}` }, row.player.name),
+    el("a", { href: `/players/${row.player.id}` }, row.player.name), kindTag(row.player),
     row.rating === null || row.rating === undefined ? null : el("span", { class: "rating" }, ` ${Math.round(row.rating)}`),
     row.status === "checked_in" ? el("span", { class: "tag" }, "checked in") : null));
   document.getElementById("entries").replaceChildren(...items);
@@ -273,7 +273,7 @@ function renderStandings(standings) {
   for (const c of columns) head.push(el("th", { scope: "col", class: c === "reached" ? "" : "num" }, STANDING_LABELS[c]));
   const rows = standings.rows.map((row) => {
     const cells = [el("td", { class: "num" }, String(row.rank)),
-      el("td", {}, el("a", { href: `/players/${row.player.id}` }, row.player.name),
+      el("td", {}, el("a", { href: `/players/${row.player.id}` }, row.player.name), kindTag(row.player),
         row.status === "withdrawn" || row.status === "disqualified" ? el("span", { class: "tag" }, row.status) : null)];
     for (const c of columns) cells.push(el("td", { class: c === "reached" ? "" : "num" }, standingCell(row, c)));
     return el("tr", {}, ...cells);

@@ -1,5 +1,5 @@
 // Ladder leaderboards: pick a ladder, filter, page through GET /api/ladders/{id}/leaderboard.
-import { api, ApiError, el, flash } from "./api.js";
+import { api, ApiError, el, flash, kindTag } from "./api.js";
 
 const params = new URLSearchParams(window.location.search);
 const select = document.getElementById("ladder");
@@ -49,7 +49,7 @@ async function load() {
   const rows = board.results.map((r) => el("tr", {},
     el("td", { class: "num" }, String(r.rank)),
     el("td", {}, el("a", { href: `/players/${r.player.id}` }, r.player.name),
-      r.player.kind === "bot" ? el("span", { class: "tag" }, "bot") : null),
+      kindTag(r.player)),
     el("td", { class: "num" }, String(Math.round(r.rating)),
       r.provisional ? el("span", { class: "tag", title: "provisional: still in the first rated matches" }, "prov") : null),
     glicko ? el("td", { class: "num deviation" }, r.deviation == null ? "–" : `±${Math.round(r.deviation)}`) : null,

@@ -1,5 +1,6 @@
-// A player's ratings in each ladder, with the rating history drawn as an inline SVG chart.
-import { api, el } from "./api.js";
+// A player's ratings in each ladder, with the rating history drawn as an inline SVG chart;
+// on a guest's page, for organisers, the button that asks for the guest's invitation link.
+import { api, ApiError, el } from "./api.js";
 
 const root = document.getElementById("player");
 const playerId = root.dataset.player;
@@ -105,4 +106,21 @@ async function start() {
   box.replaceChildren(...(blocks.length ? blocks : [el("p", { class: "empty" }, "Not rated in any ladder yet.")]));
 }
 
+// The link is asked for on a click only: each one is a new signed link.
+async function invite() {
+  const box = document.getElementById("invitation");
+  box.hidden = false;
+  try {
+    const { data } = await api(`/api/players/${playerId}/invitation`, { method: "POST" });
+    const until = new Date(data.expires_at).toLocaleDateString();
+    const field = el("input", { type: "text", readonly: true, value: data.url, class: "invitation-url", "aria-label": "Invitation link" });
+    field.addEventListener("focus", () => field.select());
+    box.replaceChildren(field, el("small", { class: "help" }, ` Works once, until ${until}. Send it, or print this page.`));
+  } catch (error) {
+    box.replaceChildren(el("span", { class: "error", role: "alert" }, error instanceof ApiError ? error.message : "The link could not be made."));
+  }
+}
+
 start();
+const inviteButton = document.getElementById("invite");
+if (inviteButton) inviteButton.addEventListener("click", invite);

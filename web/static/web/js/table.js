@@ -5,7 +5,7 @@
 // /api/games/{id}/actions, and it reconnects with a growing delay. Both clocks count down
 // locally between views. The server is the only judge: a refused move shows why and the
 // table is fetched afresh.
-import { api, ApiError, el, flash, signInAgain } from "./api.js";
+import { api, ApiError, el, flash, kindTag, signInAgain } from "./api.js";
 import { cardBack, cardFace, cardLabel, cardList, cardText, cardsText } from "./cards.js";
 
 const POLL_MS = 800; // the opponent's move shows within a second
@@ -488,7 +488,7 @@ function seat(view, index, hands) {
     "div",
     { class: "seat-head" },
     el("h2", { class: "seat-name" }, isYou ? `${player.name} (you)` : player.name,
-      player.kind === "bot" ? el("span", { class: "tag" }, "bot") : null,
+      kindTag(player),
       deal && deal.dealer === index ? el("span", { class: "tag dealer", title: "Dealer" }, "dealer") : null),
     clockNode(view, index),
     el("p", { class: "score" },
