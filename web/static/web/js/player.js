@@ -113,9 +113,18 @@ async function invite() {
   try {
     const { data } = await api(`/api/players/${playerId}/invitation`, { method: "POST" });
     const until = new Date(data.expires_at).toLocaleDateString();
-    const field = el("input", { type: "text", readonly: true, value: data.url, class: "invitation-url", "aria-label": "Invitation link" });
-    field.addEventListener("focus", () => field.select());
-    box.replaceChildren(field, el("small", { class: "help" }, ` Works once, until ${until}. Send it, or print this page.`));
+    // The whole link as text: it wraps on a phone and prints in full.
+    const link = el("a", { href: data.url, class: "invitation-url", id: "invitation-url" }, data.url);
+    const copy = el("button", { type: "button", class: "button" }, "Copy");
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(data.url);
+        copy.textContent = "Copied";
+      } catch {
+        copy.textContent = "Select the link to copy it";
+      }
+    });
+    box.replaceChildren(link, " ", copy, el("small", { class: "help" }, ` Works once, until ${until}. Send it, or print this page.`));
   } catch (error) {
     box.replaceChildren(el("span", { class: "error", role: "alert" }, error instanceof ApiError ? error.message : "The link could not be made."));
   }
