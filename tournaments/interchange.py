@@ -45,8 +45,9 @@ def entries_parse(text: str) -> list[ImportLine]:
 
     The header names the columns: ``name`` or ``player_id`` (one is needed; with both, the id
     decides), and optionally ``seed``. Refused: an unknown column, a line naming no known
-    player (``unknown_player``), a player on two lines (``duplicate_entry``), a seed that is
-    not a positive whole number or given twice (``invalid_seed``, ``duplicate_seed``).
+    player (``unknown_player``: every such line is named, in ``detail`` and ``lines``), a
+    player on two lines (``duplicate_entry``), a seed that is not a positive whole number or
+    given twice (``invalid_seed``, ``duplicate_seed``).
     """
     reader = csv.reader(io.StringIO(text))
     header = [name.strip().lower() for name in next(reader, [])]
@@ -63,39 +64,64 @@ def entries_parse(text: str) -> list[ImportLine]:
     lines: list[ImportLine] = []
     players_seen: dict[int, int] = {}
     seeds_seen: dict[int, int] = {}
+    nobody: list[services.TournamentError] = []  # every line naming nobody, told at once
     for number, row in enumerate(reader, start=2):
         if not any(cell.strip() for cell in row):
             continue  # a blank line, e.g. the last one
-        if len(lines) >= MAX_IMPORT_LINES:
-            raise _refuse(
-                number, f"an import takes at most {MAX_IMPORT_LINES} lines", code="too_many"
-            )
-        if len(row) > len(header):
-            raise _refuse(
-                number, f"{len(row)} fields for {len(header)} columns", code="invalid_csv"
-            )
-        cells = dict(zip(header, (cell.strip() for cell in row), strict=False))
-        player = _player_of(number, cells)
-        if player.pk in players_seen:
-            raise _refuse(
-                number,
-                f"{player.name} is already on line {players_seen[player.pk]}",
-                code="duplicate_entry",
-            )
-        players_seen[player.pk] = number
-        seed = _seed_of(number, cells.get("seed", ""))
-        if seed is not None:
-            if seed in seeds_seen:
-                raise _refuse(
-                    number,
-                    f"seed {seed} is already given on line {seeds_seen[seed]}",
-                    code="duplicate_seed",
-                )
-            seeds_seen[seed] = number
-        lines.append(ImportLine(number, player, seed))
+        try:
+            item = _line_of(number, row, header, lines, players_seen, seeds_seen)
+        except services.TournamentError as error:
+            if error.code == "unknown_player":
+                nobody.append(error)
+                continue
+            if nobody:
+                break  # a later line's problem: the lines naming nobody come first
+            raise
+        lines.append(item)
+    if nobody:
+        raise services.TournamentError(
+            "; ".join(str(error) for error in nobody),
+            code="unknown_player",
+            line=nobody[0].extra["line"],
+            lines=[error.extra["line"] for error in nobody],
+        )
     if not lines:
         raise _refuse(2, "the file names no entrant", code="invalid_csv")
     return lines
+
+
+def _line_of(
+    number: int,
+    row: list[str],
+    header: list[str],
+    lines: list[ImportLine],
+    players_seen: dict[int, int],
+    seeds_seen: dict[int, int],
+) -> ImportLine:
+    """Line ``number`` of the file, its player found; TournamentError naming what is wrong."""
+    if len(lines) >= MAX_IMPORT_LINES:
+        raise _refuse(number, f"an import takes at most {MAX_IMPORT_LINES} lines", code="too_many")
+    if len(row) > len(header):
+        raise _refuse(number, f"{len(row)} fields for {len(header)} columns", code="invalid_csv")
+    cells = dict(zip(header, (cell.strip() for cell in row), strict=False))
+    player = _player_of(number, cells)
+    if player.pk in players_seen:
+        raise _refuse(
+            number,
+            f"{player.name} is already on line {players_seen[player.pk]}",
+            code="duplicate_entry",
+        )
+    seed = _seed_of(number, cells.get("seed", ""))
+    if seed is not None:
+        if seed in seeds_seen:
+            raise _refuse(
+                number,
+                f"seed {seed} is already given on line {seeds_seen[seed]}",
+                code="duplicate_seed",
+            )
+        seeds_seen[seed] = number
+    players_seen[player.pk] = number
+    return ImportLine(number, player, seed)
 
 
 def _player_of(line: int, cells: dict[str, str]) -> Player:

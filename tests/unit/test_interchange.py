@@ -75,6 +75,19 @@ def test_a_bad_line_is_named_and_nothing_is_entered(alice, bob, text, line, code
 
 
 @pytest.mark.django_db
+def test_every_line_naming_nobody_is_named_at_once(alice):
+    event = event_with([], "swiss")
+
+    response = import_csv(event, "name\nNobody\nAlice\nZed\nalice\n")
+
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "unknown_player" and body["line"] == 2 and body["lines"] == [2, 4]
+    assert body["detail"] == "line 2: no player is named 'Nobody'; line 4: no player is named 'Zed'"
+    assert not event.entries.exists()
+
+
+@pytest.mark.django_db
 def test_a_line_past_the_capacity_rolls_back_the_whole_file(alice, bob, charlie):
     event = event_with([], "swiss", capacity=2)
 
