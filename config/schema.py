@@ -203,7 +203,10 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
         ],
     },
     # The organiser API (staff): the admin's actions.
-    "PATCH /api/events/{id}": {"400": EVENT_OPTION_CODES, "409": ["event_started"]},
+    "PATCH /api/events/{id}": {
+        "400": [*EVENT_OPTION_CODES, "guests_need_tables"],
+        "409": ["event_started"],
+    },
     "POST /api/events/{id}/open-registration": {"409": ["event_started"]},
     "POST /api/events/{id}/close-registration": {"409": ["registration_closed"]},
     "POST /api/events/{id}/players": {

@@ -164,6 +164,21 @@ def test_an_existing_guest_cannot_be_entered_into_an_online_event_by_id_either(o
     assert response.json()["code"] == "guests_need_tables"
 
 
+def test_an_event_with_guests_entered_cannot_move_online(olga):
+    event = club_night()
+    enter_guest(olga, event)
+
+    response = olga.patch(f"/api/events/{event.pk}", {"venue": "online"}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "guests_need_tables"
+    event.refresh_from_db()
+    assert event.venue == "tables"
+    assert (
+        olga.patch(f"/api/events/{event.pk}", {"venue": "mixed"}, format="json").status_code == 200
+    )
+
+
 def test_an_event_that_takes_no_more_entries_refuses_and_creates_no_guest(olga):
     full = club_night(capacity=2)
     enter_guest(olga, full, name="First")

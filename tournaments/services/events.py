@@ -72,6 +72,14 @@ def event_validate(event: Event) -> None:
                 "duplicate deals are for house bots only, and people are entered",
                 code="duplicate_deals_need_bots",
             )
+    if event.venue == Venue.ONLINE and event.pk is not None:
+        guests = event.entries.filter(status__in=Entry.ACTIVE, player__kind=Player.Kind.GUEST)
+        if guests.exists():
+            raise TournamentError(
+                "guests are entered, who cannot play online: keep the event at tables (or "
+                "mixed), or withdraw the guests first",
+                code="guests_need_tables",
+            )
     opens, closes = event.registration_opens_at, event.registration_closes_at
     if opens and closes and closes <= opens:
         raise TournamentError(
