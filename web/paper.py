@@ -61,6 +61,15 @@ SHUTOUT_TEXT = {
     ShutoutStyle.DOUBLE_GAME_BONUS: "a shutout doubles the game bonus",
     ShutoutStyle.NONE: "no shutout bonus",
 }
+#: How a pairing decided without a played result reads in a list of tables.
+RESULT_TEXT = {
+    Pairing.Result.FORFEIT: "forfeit",
+    Pairing.Result.NO_SHOW: "no show",
+    Pairing.Result.DOUBLE_NO_SHOW: "neither came",
+    Pairing.Result.OVERRIDE: "decided",
+    Pairing.Result.WALKOVER: "walkover",
+    Pairing.Result.BYE: "bye",
+}
 #: Lines of a score sheet for hands and games together (one page, A4 or US Letter): a match
 #: of more games has fewer lines of hands; at least SHEET_HANDS_MIN, at most SHEET_GAMES_MAX.
 SHEET_LINES = 23
@@ -100,9 +109,7 @@ class Table:
         if self.status == "finished":
             if self.result == Pairing.Result.PLAYED:
                 return f"{self.games[0]}{DASH}{self.games[1]}"
-            if self.result in Pairing.Result.values:
-                return str(Pairing.Result(self.result).label)
-            return ""
+            return RESULT_TEXT.get(self.result, "")
         return "in play" if self.status == "playing" else ""
 
     @property
