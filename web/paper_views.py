@@ -1,18 +1,24 @@
-"""An event on paper: its printed pages.
+"""An event on paper and on a projector: its printed pages and its screen view.
 
 ``/events/{id}/print/pairings``, ``/print/sheets``, ``/print/standings`` and ``/print/bracket``
 are pages made to be printed on A4 or US Letter (no navigation, a page break where a sheet
-ends) and read on a screen with a Print button. The pages show what the event page shows
-anyone (:mod:`web.paper`): a draft is for staff only, as on the event page.
+ends) and read on a screen with a Print button. ``/events/{id}/screen`` is a full-screen view
+for a projector that cycles through the round's pairings by table, the standings and the
+bracket, and follows the event's socket (``screen.js``). The pages show what the event page
+shows anyone (:mod:`web.paper`): a draft is for staff only, as on the event page.
 """
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 
 from tournaments.models import Event
 from web import paper
+
+#: The screen view's seconds per panel: the default and the range ``?every=`` may ask.
+SCREEN_EVERY = 15
+SCREEN_EVERY_RANGE = (5, 600)
 
 
 def _event(request: HttpRequest, pk: int) -> Event:
@@ -75,3 +81,36 @@ def print_bracket(request: HttpRequest, pk: int) -> HttpResponse:
         parts=parts,
         has_bracket=paper.has_bracket(event),
     )
+
+
+def _screen_context(event: Event) -> dict:
+    bracket = paper.event_bracket(event)
+    return {
+        "event": event,
+        "rounds": paper.pairings_by_table(event=event, bracket=bracket),
+        "standings": paper.standings_table(event=event),
+        "parts": paper.bracket_parts(event=event, bracket=bracket),
+    }
+
+
+def screen(request: HttpRequest, pk: int) -> HttpResponse:
+    """The projector's view: ``?every=S`` seconds per panel (5 to 600, 15 by default)."""
+    event = _event(request, pk)
+    raw = request.GET.get("every", "")
+    every = SCREEN_EVERY
+    if raw:
+        low, high = SCREEN_EVERY_RANGE
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 4 and low <= int(raw) <= high):
+            return HttpResponseBadRequest(
+                f"every: a number of seconds per panel from {low} to {high}",
+                content_type="text/plain; charset=utf-8",
+            )
+        every = int(raw)
+    context = _screen_context(event)
+    return render(request, "web/screen.html", {**context, "every": every})
+
+
+def screen_panels(request: HttpRequest, pk: int) -> HttpResponse:
+    """The screen view's panels alone, read again by ``screen.js`` when the event changes."""
+    event = _event(request, pk)
+    return render(request, "web/screen_panels.html", _screen_context(event))

@@ -1,6 +1,6 @@
-"""An event on paper, without a browser: the round's pairings by table, one score sheet per
-table match, the standings and the bracket. Each page is public (as the event page is), has
-no site navigation, and shows nothing hidden."""
+"""An event on paper and on a projector, without a browser: the round's pairings by table,
+one score sheet per table match, the standings, the bracket and the screen view. Each page is
+public (as the event page is), has no site navigation, and shows nothing hidden."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tournaments.models import Event, Pairing
 
 pytestmark = pytest.mark.django_db
 
-PAGES = ["print/pairings", "print/sheets", "print/standings", "print/bracket"]
+PAGES = ["print/pairings", "print/sheets", "print/standings", "print/bracket", "screen"]
 #: Long names, as people have them: printed whole.
 NAMES = [
     "Ada Lovelace",
@@ -293,7 +293,7 @@ def test_no_page_prints_the_site_navigation_or_anything_hidden(web):
     matches = list(Match.objects.filter(pk__in=Pairing.objects.filter(event=event).values("match")))
     assert matches
 
-    for page in PAGES:
+    for page in [*PAGES, "screen/panels"]:
         response = web.get(f"/events/{event.pk}/{page}")
         html = response.content.decode()
         assert response.status_code == 200, page
@@ -308,7 +308,7 @@ def test_no_page_prints_the_site_navigation_or_anything_hidden(web):
 def test_a_missing_event_is_not_found_and_a_draft_is_for_staff_only(web, admin_client):
     draft = services.event_create(name="Secret cup", format="swiss")
 
-    for page in PAGES:
+    for page in [*PAGES, "screen/panels"]:
         assert web.get(f"/events/999999/{page}").status_code == 404, page
         assert web.get(f"/events/{draft.pk}/{page}").status_code == 404, page
         assert admin_client.get(f"/events/{draft.pk}/{page}").status_code == 200, page
@@ -328,3 +328,60 @@ def test_before_the_first_round_each_page_says_what_it_will_show(web):
     assert "The bracket is drawn when the event starts" in text(pages["print/bracket"])
     standings = text(pages["print/standings"])
     assert "Entries" in standings and all(name in standings for name in NAMES[:3])
+    assert "The pairings show here when the event starts" in text(pages["screen"])
+
+
+# --- the screen view ------------------------------------------------------------------------
+
+
+def test_the_screen_view_cycles_at_the_asked_pace_and_refuses_a_bad_one(web):
+    event = club_event("single_elim")
+
+    default = web.get(f"/events/{event.pk}/screen").content.decode()
+    slow = web.get(f"/events/{event.pk}/screen?every=40").content.decode()
+
+    assert 'data-every="15"' in default and 'data-every="40"' in slow
+    assert f'data-seq="{event.seq}"' in default
+    for bad in ("2", "601", "abc", "1.5", "99999999999"):
+        response = web.get(f"/events/{event.pk}/screen?every={bad}")
+        assert response.status_code == 400, bad
+        assert "every: a number of seconds per panel from 5 to 600" in response.content.decode()
+
+
+def test_the_screen_shows_the_tables_the_standings_and_the_bracket(web):
+    event = club_event("single_elim")
+
+    response = web.get(f"/events/{event.pk}/screen")
+
+    html = response.content.decode()
+    assert re.findall(r'data-panel="(\w+)"', html) == ["pairings", "standings", "bracket"]
+    assert rows(html) == pairs_of(event)
+    assert "web/js/screen.js" in html
+    swiss = club_event("swiss", people(4, "Swiss "))
+    html = web.get(f"/events/{swiss.pk}/screen").content.decode()
+    assert re.findall(r'data-panel="(\w+)"', html) == ["pairings", "standings"]
+
+
+@pytest.mark.django_db(transaction=True)  # each change commits: the event's seq counts it
+def test_the_screen_panels_are_read_again_with_the_newer_event(web):
+    event = club_event("single_elim")
+    before = web.get(f"/events/{event.pk}/screen/panels").content.decode()
+    first = Pairing.objects.select_related("entry_b__player").get(event=event, key="R1.1")
+
+    decide(event, "R1.1", first.entry_b.player)
+
+    event.refresh_from_db()
+    after = web.get(f"/events/{event.pk}/screen/panels").content.decode()
+    assert re.search(r'data-seq="(\d+)"', after)[1] == str(event.seq)
+    assert int(re.search(r'data-seq="(\d+)"', before)[1]) < event.seq
+    assert f"✔ {first.entry_b.player.name}" in unescape(after)
+    assert "<html" not in after  # the panels alone
+
+
+def test_the_event_page_links_to_its_printed_pages_and_the_screen(web):
+    event = club_event("single_elim")
+
+    page = web.get(f"/events/{event.pk}").content.decode()
+
+    for path in PAGES:
+        assert f'href="/events/{event.pk}/{path}"' in page, path
