@@ -1,6 +1,6 @@
 """Web pages at the site root: sign-in, lobby, tables, replays, events, leaderboards."""
 
-from django.urls import path
+from django.urls import include, path
 
 from web import account_views, paper_views, views
 
@@ -46,4 +46,5 @@ urlpatterns = [
     path("leaderboard", views.leaderboard, name="leaderboard"),
     path("players/<int:pk>", views.player_detail, name="player"),
     path("favicon.ico", views.favicon, name="favicon"),
+    path("organise/", include("web.organise_urls")),
 ]

@@ -258,6 +258,24 @@ def entry_check_in(*, entry: Entry, now: datetime | None = None, by: User | None
     return entry
 
 
+def entry_check_in_undo(*, entry: Entry, by: User | None = None) -> Entry:
+    """Take a check-in back (a name tapped by mistake at the desk): registered again, so the
+    start withdraws them unless they check in after all. Only before the start."""
+    with transaction.atomic():
+        event = lock_event(entry.event_id)
+        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        if event.status != Event.Status.REGISTRATION:
+            raise Conflict("check-in is only before the start", code="check_in_closed")
+        if entry.status != Entry.Status.CHECKED_IN:
+            return entry
+        entry.status = Entry.Status.REGISTERED
+        entry.checked_in_at = None
+        entry.save(update_fields=["status", "checked_in_at"])
+        log_action(event, "undo_check_in", by, entry=entry)
+        event_changed(event)
+    return entry
+
+
 def entry_withdraw(
     *,
     entry: Entry,

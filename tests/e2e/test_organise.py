@@ -1,0 +1,144 @@
+"""An organiser runs an event from the site's pages alone, on a desktop and on a phone: creates a
+Swiss, adds three people (a search, a pasted list) and two named house bots, opens the
+check-in desk and checks two people in (and the bots), seeds by rating, starts, and follows the
+first round on the round control page. Screenshots of each page go to var/screenshots/."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Permission
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import TIMEOUT_MS
+from tests.e2e.helpers import sign_in
+from tests.factories import PlayerFactory
+from tournaments.models import Entry, Event, Pairing
+
+SIZES = {
+    "desktop": {"width": 1280, "height": 900},
+    "phone": {"width": 390, "height": 844},
+}
+ORGANISER_PERMISSIONS = ("add_event", "change_event", "change_entry", "change_pairing")
+
+
+def organiser():
+    user = PlayerFactory(user__username="olga", name="Olga").user
+    user.is_staff = True
+    user.save()
+    user.user_permissions.set(
+        Permission.objects.filter(
+            content_type__app_label="tournaments", codename__in=ORGANISER_PERMISSIONS
+        )
+    )
+    return user
+
+
+def fits(page) -> None:
+    """Nothing is wider than the screen (no sideways scrolling)."""
+    wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 0, f"the page is {wide}px wider than the screen"
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_an_organiser_runs_a_swiss_from_the_pages(browser, live, screenshots, size):
+    olga = organiser()
+    for name in ("Alice Archer", "Bob Baker", "Charlie Cole"):
+        PlayerFactory(name=name)
+    context = browser.new_context(base_url=live, viewport=SIZES[size])
+    context.set_default_timeout(TIMEOUT_MS)
+    sign_in(context, live, olga)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    shot = lambda name: page.screenshot(  # noqa: E731
+        path=str(screenshots / f"organise-{name}-{size}.png"), full_page=True
+    )
+    try:
+        # The header links the organiser's pages; a new event from there.
+        page.goto("/")
+        page.get_by_role("link", name="Organise").click()
+        page.get_by_role("link", name="New event").click()
+        form = page.locator("#event-form")
+        form.get_by_label("Name").fill("Thursday club night")
+        form.get_by_label("Format").select_option("swiss")
+        # Only the Swiss's own options show.
+        expect(form.get_by_label("Swiss rounds")).to_be_visible()
+        expect(form.get_by_label("Match for third place")).to_be_hidden()
+        form.get_by_label("Best of (games)").fill("1")
+        form.get_by_label("Game to (points)").fill("100")
+        shot("new")
+        fits(page)
+        page.get_by_role("button", name="Create the event").click()
+
+        # Entrants: one found by name, two from a pasted list, two named bots.
+        expect(page.get_by_role("heading", name="Add entrants")).to_be_visible()
+        page.get_by_label("Find a player by name").fill("alice")
+        page.get_by_role("button", name="Search").click()
+        page.get_by_role("button", name="Add Alice Archer").click()
+        expect(page.locator(".messages")).to_contain_text("Alice Archer is entered.")
+        page.locator("#import-csv").fill("Bob Baker\ncharlie cole\n")
+        page.get_by_role("button", name="Import").click()
+        expect(page.locator(".messages")).to_contain_text("2 entered from the list.")
+        page.get_by_label("House bots").fill("2")
+        page.get_by_label("Strength").select_option("expert")
+        page.get_by_role("button", name="Add the bots").click()
+        entrants = page.locator(".entrant-list")
+        expect(entrants.locator(".entrant")).to_have_count(5)
+        bot_names = [e.player.name for e in Entry.objects.filter(player__kind="bot")]
+        assert len(bot_names) == 2 and all(n.endswith(" (expert)") for n in bot_names)
+        assert not any(" bot " in n for n in bot_names)
+        for name in bot_names:
+            expect(entrants).to_contain_text(name)
+        shot("entrants")
+        fits(page)
+
+        # The check-in desk: open it, tap two people, check the bots in.
+        page.get_by_role("link", name="Check-in").click()
+        page.get_by_role("button", name="Open check-in now (and registration)").click()
+        expect(page.locator(".desk-count")).to_contain_text("5 missing")
+        page.locator(".desk-button", has_text="Alice Archer").click()
+        expect(page.locator(".desk-count")).to_contain_text("4 missing")
+        page.locator(".desk-button", has_text="Bob Baker").click()
+        expect(page.locator(".desk-count")).to_contain_text("3 missing")
+        expect(page.locator(".desk-button", has_text="Bob Baker")).to_have_attribute(
+            "aria-pressed", "true"
+        )
+        page.get_by_role("button", name="Check in all 2 bots").click()
+        expect(page.locator(".desk-count")).to_contain_text("1 missing")
+        expect(page.locator(".desk-button", has_text="Charlie Cole")).to_have_attribute(
+            "aria-pressed", "false"
+        )
+        shot("check-in")
+        fits(page)
+
+        # Seeding by rating, then the start.
+        page.get_by_role("link", name="Seeding and start").click()
+        page.get_by_label("By rating").check()
+        page.get_by_role("button", name="Seed now").click()
+        expect(page.locator(".messages")).to_contain_text("Seeded.")
+        expect(page.get_by_text("1 who did not check in will be withdrawn")).to_be_visible()
+        shot("start")
+        fits(page)
+        page.get_by_role("button", name="Start Thursday club night").click()
+
+        # The round control: both matches of round 1, with their state and a link.
+        expect(page.locator(".messages")).to_contain_text("has started")
+        cards = page.locator(".table-card")
+        expect(cards).to_have_count(2)
+        event = Event.objects.get(name="Thursday club night")
+        assert event.status == Event.Status.RUNNING
+        charlie = event.entries.get(player__name="Charlie Cole")
+        assert charlie.status == Entry.Status.WITHDRAWN  # did not check in
+        pairings = Pairing.objects.filter(event=event, round__number=1)
+        assert pairings.count() == 2
+        for pairing in pairings:
+            card = page.locator(f'[id="pairing-{pairing.key}"]')
+            expect(card).to_contain_text(pairing.entry_a.player.name)
+            expect(card).to_contain_text(pairing.entry_b.player.name)
+        expect(page.get_by_role("link", name="Match page").first).to_be_visible()
+        expect(page.locator(".table-card .state-label").first).not_to_be_empty()
+        shot("round")
+        fits(page)
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
