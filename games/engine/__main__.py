@@ -4,7 +4,8 @@
 - ``knock``: one JSON knock a line on stdin, its scoring out.
 - ``play``: seeded deals, games or matches between named bots.
 - ``replay``: a match log (JSON, as ``play --log`` or the service writes it) on stdin;
-  replays every deal from the seed and checks the recorded outcomes.
+  replays every deal from the seed (a hand played with real cards from its entered
+  hand) and checks the recorded outcomes.
 - ``arena``: bot against bot over many duplicate deals, with confidence intervals.
 
 Bad input gets a one-line error on stderr and a non-zero exit; in the stdin modes the bad
@@ -204,23 +205,19 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     ok = replayed["results"] == data.get("results", replayed["results"])
     for g_index, game in enumerate(replayed["games"]):
         for d_index, deal in enumerate(game["deals"]):
-            start = Deal.new(deal["seed"], deal["dealer"], RuleSet.from_dict(data["rules"]))
             recorded = data["games"][g_index]["deals"][d_index].get("outcome")
             same = recorded is None or recorded == deal["outcome"]
             ok = ok and same
-            print(
-                json.dumps(
-                    {
-                        "game": g_index,
-                        "deal": d_index,
-                        "seed": deal["seed"],
-                        "hands": [_names(start.hands[0]), _names(start.hands[1])],
-                        "upcard": card_name(start.upcard),
-                        "outcome": deal["outcome"],
-                        "matches_record": same,
-                    }
-                )
-            )
+            line: dict[str, Any] = {"game": g_index, "deal": d_index, "seed": deal["seed"]}
+            if "hand" in deal:
+                # Played with real cards: no seed to deal from, only the entered hand.
+                line["entered"] = deal["hand"]
+            else:
+                start = Deal.new(deal["seed"], deal["dealer"], RuleSet.from_dict(data["rules"]))
+                line["hands"] = [_names(start.hands[0]), _names(start.hands[1])]
+                line["upcard"] = card_name(start.upcard)
+            line.update(outcome=deal["outcome"], matches_record=same)
+            print(json.dumps(line))
     print(
         json.dumps(
             {"winner": replayed["winner"], "games_won": replayed["games_won"], "verified": ok}

@@ -105,6 +105,21 @@ def test_play_and_replay_verify_a_match_from_its_log(capsys, monkeypatch):
     assert code == 1 and lines[-1]["verified"] is False and "differs" in err
 
 
+def test_replay_verifies_a_table_match_from_its_entered_hands(capsys, monkeypatch):
+    from games.engine.match import Match
+    from games.engine.rules import RuleSet
+    from games.engine.table import EnteredHand, HandKind
+
+    match = Match(7, RuleSet(target=100, best_of=1))
+    while not match.is_over:
+        match.enter(EnteredHand(HandKind.GIN, 0, (None, 30)))
+    log = match.log_json()
+    code, lines, _ = run(["replay"], json.dumps(log), capsys, monkeypatch)
+    assert code == 0 and lines[-1]["verified"] is True
+    assert lines[0]["entered"] == log["games"][0]["deals"][0]["hand"]
+    assert "hands" not in lines[0], "a hand played with real cards was not dealt from a seed"
+
+
 def test_unknown_bot_is_a_one_line_error_and_a_non_zero_exit():
     proc = subprocess.run(
         [sys.executable, "-m", "games.engine", "play", "--a", "nobody"],
