@@ -86,9 +86,11 @@ test-integration: $(STAMP)
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_REDIS_URL) REDIS_URL= \
 	    $(BIN)/pytest -m integration tests/integration -p no:cacheprovider --tb=native $(DURATIONS)
 
+# lint-imports: the layers' contracts in pyproject.toml (docs/architecture.md).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .

@@ -247,39 +247,3 @@ def test_no_loss_takes_a_rating_under_the_floor(a, b, result, floor):
     for side, update in zip((a, b), rate_match(a, b, result, config), strict=True):
         assert update.after >= min(side.rating, floor)
         assert update.after == update.before + update.delta or update.after == floor
-
-
-# --- where the rating code lives -----------------------------------------------------------
-
-
-def _imports(package: str) -> set[str]:
-    """Every module the package's files import (absolute imports, top-level name)."""
-    import ast
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2] / package
-    found = set()
-    for path in root.rglob("*.py"):
-        if "migrations" in path.parts:
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                found |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                found.add(node.module.split(".")[0])
-    return found
-
-
-def test_the_rating_systems_import_no_django_and_no_app():
-    assert _imports("ratings") <= {
-        "__future__",
-        "collections",
-        "dataclasses",
-        "enum",
-        "math",
-        "ratings",
-    }
-
-
-def test_tournaments_import_nothing_of_ladders():
-    assert "ladders" not in _imports("tournaments")

@@ -516,3 +516,10 @@ def test_an_override_of_a_finished_rated_match_decides_the_pairing_not_the_ratin
     assert pairing(event, "R1.1").winner.player == s[4]
     assert dict(Rating.objects.filter(ladder=pool).values_list("player_id", "rating")) == before
     assert RatingChange.objects.filter(ladder=pool).count() == 2
+
+
+def test_the_services_package_still_offers_every_name_it_did():
+    """Other code and tests call ``services.<name>``: the package re-exports each one."""
+    for name in services.__all__:
+        assert hasattr(services, name), name
+    assert services.bracket_of.__module__ == "tournaments.selectors"
