@@ -91,6 +91,25 @@ MOVE_RULES = [
     "wrong_phase",
 ]
 
+#: A refused hand of a table match names the rule it broke (``games.engine.table.ENTRY_RULES``
+#: that are about the hand; those about the match's state answer 409).
+HAND_RULES = [
+    "invalid_entry",
+    "invalid_card",
+    "knocker_required",
+    "drawn_hand_no_score",
+    "deadwood_missing",
+    "deadwood_range",
+    "gin_with_deadwood",
+    "upcard_required",
+    "straight_gin_no_knock",
+    "knock_limit",
+    "duplicate_deals_at_table",
+]
+HAND_STATES = ["match_over", "game_over", "deal_in_progress"]
+#: Refusals of the result of a table match (confirming, disputing).
+RESULT_CONFLICTS = ["not_decided", "own_report", "match_over", "not_at_table"]
+
 #: What an event's options can be refused with (creating, editing or starting it).
 EVENT_OPTION_CODES = [
     "unknown_format",
@@ -144,6 +163,28 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "POST /api/matches/{id}/cancel": {"403": ["not_a_player"], "409": ["too_late"]},
     "POST /api/matches/{id}/resign": {"403": ["not_a_player"], "409": ["too_late"]},
     "GET /api/matches/{id}/replay": {"409": ["not_finished"]},
+    # Table matches: hands entered from a score pad, the sheet, the result.
+    "GET /api/matches/{id}/sheet": {"409": ["not_at_table"]},
+    "POST /api/matches/{id}/hands": {
+        "400": ["reason_required", "not_in_match", *HAND_RULES],
+        "403": ["not_a_player"],
+        "409": ["stale_hand", "not_at_table", *HAND_STATES],
+    },
+    "DELETE /api/matches/{id}/hands/last": {
+        "400": ["reason_required"],
+        "403": ["not_a_player"],
+        "409": ["no_hands", "stale_hand", "match_over", "not_at_table"],
+    },
+    "POST /api/matches/{id}/confirm": {
+        "400": ["reason_required"],
+        "403": ["not_a_player"],
+        "409": RESULT_CONFLICTS,
+    },
+    "POST /api/matches/{id}/dispute": {
+        "400": ["reason_required"],
+        "403": ["not_a_player"],
+        "409": RESULT_CONFLICTS,
+    },
     "POST /api/games/{id}/actions": {
         "400": MOVE_RULES,
         "403": ["not_a_player"],
@@ -268,6 +309,16 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "POST /api/events/{id}/pairings/{key}/override": {
         "400": ["reason_required", "not_in_match"],
         "409": ["event_not_running", "no_match", "no_change", "playoff_started"],
+    },
+    "POST /api/events/{id}/pairings/{key}/table": {
+        "409": [
+            "not_mixed",
+            "event_not_running",
+            "no_match",
+            "already_at_table",
+            "match_started",
+            "bots_play_online",
+        ]
     },
     "POST /api/events/{id}/pairings/{key}/rerun": {
         "409": ["event_not_running", "no_match", "not_bots", "not_failed", "playoff_started"]

@@ -523,6 +523,8 @@ SPECTACULAR_SETTINGS = {
         "HealthStatusEnum": ["ok", "error"],
         "PlayerKindEnum": "accounts.models.Player.Kind",
         "LadderKindEnum": "ladders.models.Ladder.Kind",
+        "MatchVenueEnum": "games.models.Match.Venue",
+        "EventVenueEnum": "tournaments.models.Venue",
     },
 }
 

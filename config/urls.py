@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/docs/", docs.DocsView.as_view(url_name="schema"), name="docs"),
     path("api/", include("accounts.api")),
     path("api/", include("games.api")),
+    path("api/", include("games.table_api")),
     path("api/", include("ladders.api")),
     path("api/", include("tournaments.api")),
     path("api/", include("tournaments.organiser_api")),

@@ -193,6 +193,9 @@ class MatchSerializer(serializers.ModelSerializer):
             "player_b",
             "status",
             "source",
+            "venue",
+            "table",
+            "confirmation",
             "rules",
             "best_of",
             "target",
@@ -293,6 +296,12 @@ GameViewSerializer = inline_serializer(
         ),
         "next_game": serializers.IntegerField(
             allow_null=True, help_text="The match's next game, once this one is over."
+        ),
+        "venue": serializers.CharField(help_text="online, or table (real cards)."),
+        "table": serializers.IntegerField(allow_null=True, help_text="A table match's table."),
+        "sheet": serializers.DictField(
+            allow_null=True,
+            help_text="A table match: its score sheet (as GET /api/matches/{id}/sheet).",
         ),
     },
 )

@@ -137,6 +137,12 @@ class Match(models.Model):
         help_text="A table match: the player who entered the deciding hand (empty: an organiser).",
     )
     dispute_reason = models.CharField(max_length=300, blank=True, default="", db_default="")
+    confirm_result = models.BooleanField(
+        default=True,
+        db_default=True,
+        help_text="A table match: its entered result waits for the opponent's (or an "
+        "organiser's) confirmation; off, it stands once entered.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

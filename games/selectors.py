@@ -14,6 +14,7 @@ from games.engine.match import Match as EngineMatch
 from games.engine.views import view_for
 from games.models import Action, Deal, Game, Match
 from games.services import clock_remaining_ms, turn_remaining_ms
+from games.sheets import sheet_for_match, table_log
 
 PRIVATE_STATUSES = (Match.Status.CHALLENGED, Match.Status.DECLINED)
 MATCH_FORFEITS = (
@@ -122,7 +123,15 @@ def game_view(
         "last_deal": shared["last_deal"],
         "pause": None,
         "next_game": shared["next_game"],
+        "venue": match.venue,
+        "table": match.table,
+        "sheet": None,
     }
+    if match.at_table:
+        # No deal, no hidden card: everyone sees the score pad (rendered once per change).
+        if "sheet" not in shared:
+            shared["sheet"] = sheet_for_match(match=match)
+        data["sheet"] = shared["sheet"]
     if paused:
         data["pause"] = {
             "deadline": game.pause_deadline,
@@ -298,8 +307,15 @@ def match_log(*, match: Match) -> dict[str, Any]:
     """The match as the engine's log JSON, built from the database rows alone.
 
     ``Match.replay`` of it re-deals every deal from the seeds and replays every action;
-    the engine's CLI (``python -m games.engine replay``) does the same for anyone.
+    the engine's CLI (``python -m games.engine replay``) does the same for anyone. A table
+    match's deals are its entered hands, entered again by the replay.
     """
+    if match.at_table:
+        log = table_log(match=match)
+        if match.winner_id is not None:  # a match conceded ends otherwise than its hands say
+            log["winner"] = match.index_of(match.winner_id)
+            log["termination"] = "forfeit" if match.end_reason in MATCH_FORFEITS else "games"
+        return log
     games = []
     actions_by_deal: dict[int, list[str]] = {}
     for action in Action.objects.filter(deal__game__match=match).order_by("deal_id", "ply"):

@@ -873,10 +873,24 @@ def _save(match: Match, game: Game, engine: EngineMatch, now: datetime) -> None:
     match.__dict__["_saved_engine"] = (match.state, engine)
 
 
-def _match_end(match: Match, engine: EngineMatch, now: datetime) -> None:
-    assert engine.winner is not None
+def match_finish(
+    *, match: Match, engine: EngineMatch, now: datetime, winner: int | None = None
+) -> None:
+    """End a match (its row locked): the result, its games closed, ``match_finished`` sent in
+    this transaction. The one finishing path of every match, online or at a table.
+
+    ``engine`` is the match as played; ``winner`` (a player index) is given when the match
+    ends otherwise than its engine says (a table match decided by an organiser, conceded);
+    ``match.end_reason`` then says how.
+    """
+    _match_end(match, engine, now, winner)
+
+
+def _match_end(match: Match, engine: EngineMatch, now: datetime, winner: int | None = None) -> None:
+    winner = engine.winner if winner is None else winner
+    assert winner is not None
     match.status = Match.Status.FINISHED
-    match.winner_id = match.players[engine.winner]
+    match.winner_id = match.players[winner]
     match.games_won_a, match.games_won_b = engine.games_won
     match.margin_a = engine.margins[0]
     match.finished_at = now
@@ -1235,6 +1249,13 @@ def match_forfeit(
         index = match.index_of(loser.pk)
         if index is None:
             raise NotAPlayer("that player is not in this match")
+        if match.at_table and match.status == Match.Status.ACTIVE:
+            # No deal in play: the match ends as its entered hands stand. The table module
+            # imports this one (as games.tasks does), so it is imported here, when needed.
+            from games import tables
+
+            tables.table_concede(match=match, index=index, reason=reason, end_reason=end_reason)
+            return match
         if match.status == Match.Status.SCHEDULED:
             match_start(match=match, now=now)
             if match.is_bot_match:

@@ -7,3 +7,12 @@ from django.dispatch import Signal
 #: finished match can never miss its bracket advance or its rating change. Receivers must be
 #: quick and idempotent, and enqueue any slow follow-up with ``transaction.on_commit``.
 match_finished = Signal()
+
+#: Sent with ``match`` (a table match), ``action`` (``hand_entered``, ``hand_taken_back``,
+#: ``result_confirmed``, ``result_disputed``, ``moved_to_table``), ``by`` (the user, or None),
+#: ``organiser`` (whether ``by`` acted as an organiser rather than as a player of the match),
+#: ``reason`` and ``detail`` (a dict), inside the transaction that made the change, with the
+#: match row locked. Tournaments listen: the event's sockets are told, and an organiser's
+#: change (or a player's dispute) goes in the event's audit log with who and why. A receiver's
+#: failure undoes the change: an organiser's change is never made without its audit line.
+table_match_changed = Signal()

@@ -505,13 +505,15 @@ class EntryCheckInView(EntryReinstateView):
 
 
 def _pairing_body(pairing: Pairing) -> dict:
-    pairing = Pairing.objects.select_related("winner").get(pk=pairing.pk)
+    pairing = Pairing.objects.select_related("winner", "match").get(pk=pairing.pk)
     return {
         "key": pairing.key,
         "status": pairing.status,
         "result": pairing.result,
         "winner": pairing.winner.player_id if pairing.winner else None,
         "match": pairing.match_id,
+        "match_venue": pairing.match.venue if pairing.match else None,
+        "match_table": pairing.match.table if pairing.match else None,
     }
 
 
@@ -555,6 +557,21 @@ class RerunView(PairingActionView):
         pairing = self.pairing(pk, key)
         try:
             pairing = services.pairing_rerun(pairing=pairing, by=request.user)
+        except services.TournamentError as error:
+            return refusal(error)
+        return Response(_pairing_body(pairing))
+
+
+class ToTableView(PairingActionView):
+    """A mixed event: play this pairing's match at the round's next free table instead of
+    online (before it started). It is in play at once, with no clock and no show-up deadline;
+    its players enter its hands. Audited."""
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: ErrorSerializer})
+    def post(self, request: Request, pk: int, key: str) -> Response:
+        pairing = self.pairing(pk, key)
+        try:
+            pairing = services.pairing_to_table(pairing=pairing, by=request.user)
         except services.TournamentError as error:
             return refusal(error)
         return Response(_pairing_body(pairing))
@@ -681,6 +698,11 @@ urlpatterns = [
     ),
     path(
         "events/<int:pk>/pairings/<str:key>/rerun", RerunView.as_view(), name="event-pairing-rerun"
+    ),
+    path(
+        "events/<int:pk>/pairings/<str:key>/table",
+        ToTableView.as_view(),
+        name="event-pairing-table",
     ),
     path("events/<int:pk>/webhooks", WebhooksView.as_view(), name="event-webhooks"),
     path(

@@ -335,6 +335,11 @@ def bracket_for_event(*, event: Event) -> dict[str, Any]:
                 "b": _entry_json(p.entry_b),
                 "match": p.match_id,
                 "match_status": p.match.status if p.match else None,
+                # A match at a table: its number on the floor, and whether its result
+                # waits for a confirmation ("awaiting") or an organiser ("disputed").
+                "match_venue": p.match.venue if p.match else None,
+                "match_table": p.match.table if p.match else None,
+                "match_confirmation": p.match.confirmation if p.match else None,
                 "start_deadline": p.match.start_deadline if p.match else None,
                 "result": p.result,
                 "winner": p.winner_id,

@@ -256,6 +256,8 @@ SOURCES = [
     *sorted(ROOT.glob("*/services/*.py")),
     *sorted(ROOT.glob("*/api.py")),
     ROOT / "ladders" / "seasons.py",
+    ROOT / "games" / "tables.py",
+    ROOT / "games" / "table_api.py",
     ROOT / "tournaments" / "organiser_api.py",
     ROOT / "tournaments" / "interchange.py",
     ROOT / "tournaments" / "webhooks.py",
@@ -293,15 +295,41 @@ def codes_in_source() -> set[str]:
 
 
 def engine_rules() -> set[str]:
-    """The rules a refused move can name (the engine's errors; not its command line's)."""
+    """The rules a refused move can name (the engine's errors; not its command line's, nor a
+    hand entered at a table's: those are :func:`entry_rules`)."""
     rules = set()
     for path in (ROOT / "games" / "engine").glob("*.py"):
-        if path.name in {"__main__.py", "arena.py"}:
+        if path.name in {"__main__.py", "arena.py", "table.py"}:
             continue
-        text = path.read_text()
+        text = _without_entry_errors(path.read_text())
         rules |= set(re.findall(r'\brule\s*=\s*"([a-z_]+)"', text))
         rules |= set(re.findall(r'"(upcard_offer|wrong_phase)"', text))
-    return rules - {"invalid_rules", "unknown_bot", "not_your_turn"}  # not a move's refusal
+    # Not a move's refusal (invalid_entry: the default of an entered hand's refusal).
+    return rules - {"invalid_rules", "unknown_bot", "not_your_turn", "invalid_entry"}
+
+
+def _without_entry_errors(text: str) -> str:
+    """The source with every ``EntryError(...)`` call left out (an entered hand's refusal)."""
+    import ast
+
+    spans = [
+        (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "EntryError"
+    ]
+    lines = text.splitlines(keepends=True)
+    for start, col, end, end_col in sorted(spans, reverse=True):
+        head = "".join(lines[: start - 1]) + lines[start - 1][:col]
+        tail = lines[end - 1][end_col:] + "".join(lines[end:])
+        lines = (head + "None" + tail).splitlines(keepends=True)
+    return "".join(lines)
+
+
+def entry_rules() -> set[str]:
+    """The rules a refused hand of a table match can name."""
+    from games.engine.table import ENTRY_RULES
+
+    return set(ENTRY_RULES)
 
 
 def codes_in_schema() -> dict[str, set[str]]:
@@ -318,7 +346,7 @@ def codes_in_schema() -> dict[str, set[str]]:
 def test_the_schema_names_every_code_the_code_base_can_answer_with():
     named = codes_in_schema()
 
-    missing = (codes_in_source() | engine_rules()) - set(named)
+    missing = (codes_in_source() | engine_rules() | entry_rules()) - set(named)
 
     assert missing == set()
 
@@ -329,7 +357,8 @@ def test_the_schema_names_no_code_that_nothing_answers_with():
         for cls in vars(exceptions).values()
         if isinstance(cls, type) and issubclass(cls, exceptions.APIException)
     }
-    known = codes_in_source() | engine_rules() | drf | {"invalid", "service_unavailable"}
+    known = codes_in_source() | engine_rules() | entry_rules() | drf
+    known |= {"invalid", "service_unavailable"}
 
     assert set(codes_in_schema()) - known == set()
 
@@ -343,6 +372,15 @@ def test_a_refused_move_names_every_rule_in_the_schema():
     )
     assert "not_a_player" in actions["403"]["x-error-codes"]
     assert "`card_not_in_hand`" in actions["400"]["description"]
+
+
+def test_a_refused_hand_of_a_table_match_names_every_rule_in_the_schema():
+    hands = openapi()["paths"]["/api/matches/{id}/hands"]["post"]["responses"]
+
+    named = set(hands["400"]["x-error-codes"]) | set(hands["409"]["x-error-codes"])
+    assert entry_rules() <= named
+    assert {"match_over", "stale_hand"} <= set(hands["409"]["x-error-codes"])
+    assert "not_a_player" in hands["403"]["x-error-codes"]
 
 
 def test_each_operation_names_its_own_codes_under_their_status():

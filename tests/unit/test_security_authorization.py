@@ -24,7 +24,8 @@ from rest_framework.test import APIClient
 from accounts.models import Player
 from accounts.services import bot_register, bot_token_issue
 from games import services as play
-from games.models import Game, Match
+from games import tables
+from games.models import Game, Match, TableHand
 from ladders import services as ladders
 from ladders.models import QueueEntry
 from tests.factories import BotFactory, PlayerFactory
@@ -97,6 +98,10 @@ def world(db):
     events.event_open_registration(event=open_event)
     events.entry_register(event=open_event, player=alice)
     cup_match = Pairing.objects.filter(event=cup).exclude(match=None).first().match
+    # A match at a table: its hands are entered by alice or bob, nobody else.
+    at_table = tables.table_match_create(
+        player_a=alice, player_b=bob, rules=None, table=1, source=Match.Source.CHALLENGE
+    )
     robo = bot_register(owner=alice, name="Robo")
     return {
         "robo": robo,
@@ -112,6 +117,7 @@ def world(db):
         "draft": draft,
         "cup": cup,
         "cup_match": cup_match,
+        "at_table": at_table,
         "open": open_event,
     }
 
@@ -119,7 +125,12 @@ def world(db):
 def fingerprint(world: dict) -> dict:
     """Everything the attacks could change, read afresh."""
     matches = Match.objects.filter(
-        pk__in=[world["vs_bot"].pk, world["challenge"].pk, world["cup_match"].pk]
+        pk__in=[
+            world["vs_bot"].pk,
+            world["challenge"].pk,
+            world["cup_match"].pk,
+            world["at_table"].pk,
+        ]
     )
     return {
         "matches": sorted(matches.values_list("pk", "status", "ply", "winner_id")),
@@ -129,6 +140,8 @@ def fingerprint(world: dict) -> dict:
         "queue": sorted(QueueEntry.objects.values_list("player_id", "ladder_id")),
         "players": sorted(Player.objects.values_list("pk", "name")),
         "pairings": sorted(Pairing.objects.values_list("pk", "ready_a_at", "ready_b_at")),
+        "hands": sorted(TableHand.objects.values_list("pk", "match_id", "number")),
+        "confirmations": sorted(Match.objects.values_list("pk", "confirmation")),
     }
 
 
@@ -158,6 +171,7 @@ LADDER = lambda w: {"pk": w["ladder"].pk}  # noqa: E731
 DRAFT = lambda w: {"pk": w["draft"].pk}  # noqa: E731
 OPEN = lambda w: {"pk": w["open"].pk}  # noqa: E731
 ROBO = lambda w: {"pk": w["robo"].pk}  # noqa: E731
+AT_TABLE = lambda w: {"pk": w["at_table"].pk}  # noqa: E731
 
 API_RULES: dict[str, list[Rule]] = {
     "player-detail": [Rule(ALICE)],
@@ -170,6 +184,12 @@ API_RULES: dict[str, list[Rule]] = {
     # Unfinished: no log for anyone.
     "match-replay": [Rule(VS_BOT, reads=frozenset({409})), Rule(CHALLENGE, reads=frozenset({404}))],
     # A spectator's view (checked for hidden cards below).
+    # A table match's sheet is public; its hands and result are its players' (and organisers').
+    "match-sheet": [Rule(AT_TABLE), Rule(VS_BOT, reads=frozenset({409}))],
+    "match-hands": [Rule(AT_TABLE), Rule(VS_BOT)],
+    "match-hands-last": [Rule(AT_TABLE)],
+    "match-confirm": [Rule(AT_TABLE)],
+    "match-dispute": [Rule(AT_TABLE)],
     "game-detail": [Rule(GAME)],
     "game-actions": [Rule(GAME)],
     "game-continue": [Rule(GAME)],
@@ -251,7 +271,7 @@ API_RULES: dict[str, list[Rule]] = {
     },
     **{
         name: [Rule(lambda w: {"pk": w["cup"].pk, "key": "R1.1"})]
-        for name in ("event-pairing-override", "event-pairing-rerun")
+        for name in ("event-pairing-override", "event-pairing-rerun", "event-pairing-table")
     },
     "event-webhook-deliveries": [
         Rule(lambda w: {"pk": w["cup"].pk, "webhook_id": 1}, reads=frozenset({403}))

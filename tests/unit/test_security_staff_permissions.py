@@ -63,6 +63,11 @@ STAFF_OPERATIONS = {
     ("POST", "/api/events/{id}/entries/{entry_id}/check-in"): "tournaments.change_entry",
     ("POST", "/api/events/{id}/pairings/{key}/override"): "tournaments.change_pairing",
     ("POST", "/api/events/{id}/pairings/{key}/rerun"): "tournaments.change_pairing",
+    ("POST", "/api/events/{id}/pairings/{key}/table"): "tournaments.change_pairing",
+    # Table matches: their players enter hands and confirm; organisers too, with a reason.
+    ("POST", "/api/matches/{id}/hands"): "games.change_match",
+    ("DELETE", "/api/matches/{id}/hands/last"): "games.change_match",
+    ("POST", "/api/matches/{id}/confirm"): "games.change_match",
     ("POST", "/api/events/{id}/webhooks"): "tournaments.add_webhook",
     (
         "POST",

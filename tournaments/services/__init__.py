@@ -13,6 +13,7 @@ module                  holds
 ``results``             a finished match recorded on its pairing; overrides; bot re-runs
 ``showing_up``          players showing up, no-shows past the grace period, the sweep
 ``cancellation``        cancelling an event
+``tables``              a mixed event's match moved to a numbered table
 ``payloads``            the JSON bodies of the webhooks
 ======================  ===================================================================
 
@@ -59,6 +60,7 @@ from tournaments.services.registration import (
 from tournaments.services.results import pairing_override, pairing_record, pairing_rerun
 from tournaments.services.showing_up import events_reconcile, match_ready, no_shows_sweep, sweep
 from tournaments.services.start import event_seed, event_start
+from tournaments.services.tables import pairing_to_table
 
 __all__ = [
     "Conflict",
@@ -86,6 +88,7 @@ __all__ = [
     "pairing_override",
     "pairing_record",
     "pairing_rerun",
+    "pairing_to_table",
     "registration_open",
     "sweep",
     "time_control",

@@ -16,16 +16,18 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Max
 
 from accounts.models import Player
 from config import embedded
 from games import services as play
+from games import tables
 from games.models import IN_PROGRESS, Action, Match
 from tournaments import webhooks
 from tournaments.formats import bracket as brackets
 from tournaments.formats import round_robin, swiss, two_stage
 from tournaments.live import match_players_tell
-from tournaments.models import Entry, Event, Format, Pairing, Round
+from tournaments.models import Entry, Event, Format, Pairing, Round, Venue
 from tournaments.selectors import bracket_of, group_tables, standings_for_event
 from tournaments.services.base import log_action
 from tournaments.services.events import match_rules, time_control
@@ -260,6 +262,20 @@ def _pairing_start(
     found = Player.objects.in_bulk(list(ids))
     player_a, player_b = found[ids[0]], found[ids[1]]
     bots = player_a.is_bot and player_b.is_bot
+    people = not player_a.is_bot and not player_b.is_bot
+    if people and event.venue == Venue.TABLES:
+        # At a numbered table: in play at once, no clock, nobody has to show up on the site.
+        pairing.match = tables.table_match_create(
+            player_a=player_a,
+            player_b=player_b,
+            rules=match_rules(event),
+            table=table_number(pairing),
+            confirm_result=not event.accept_entered_results,
+        )
+        pairing.ready_a_at = pairing.ready_b_at = None
+        pairing.status = Pairing.Status.PLAYING
+        match_players_tell(pairing=pairing, match=pairing.match)
+        return
     match = play.match_create(
         player_a=player_a,
         player_b=player_b,
@@ -276,6 +292,27 @@ def _pairing_start(
     pairing.status = Pairing.Status.PLAYING
     if not bots:
         match_players_tell(pairing=pairing, match=match)  # their match is waiting for them
+
+
+def table_number(pairing: Pairing) -> int:
+    """The table a pairing's match is played at: the next free number of its round (so a
+    round's tables are numbered from 1 in pairing order), or the table of the match it
+    replaces (a table stays the same for the round)."""
+    dropped = [h["dropped_match"] for h in pairing.history if "dropped_match" in h]
+    if dropped:
+        before = (
+            Match.objects.filter(pk__in=dropped, table__isnull=False)
+            .order_by("-pk")
+            .values_list("table", flat=True)
+            .first()
+        )
+        if before is not None:
+            return before
+    others = Pairing.objects.filter(round_id=pairing.round_id, match__isnull=False).exclude(
+        pk=pairing.pk
+    )
+    used = Match.objects.filter(pk__in=others.values("match_id"), table__isnull=False)
+    return (used.aggregate(last=Max("table"))["last"] or 0) + 1
 
 
 def _update_rounds(event: Event, pairings: Iterable[Any], now: datetime) -> None:

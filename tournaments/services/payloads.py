@@ -32,6 +32,8 @@ def pairing_json(pairing: Pairing, *, override: bool = False) -> dict[str, Any]:
         "key": pairing.key,
         "table": pairing.table,
         "match": pairing.match_id,
+        "match_venue": pairing.match.venue if pairing.match else None,
+        "match_table": pairing.match.table if pairing.match else None,
         "a": entry_json(pairing.entry_a),
         "b": entry_json(pairing.entry_b),
         "winner": pairing.winner_id,
@@ -52,10 +54,12 @@ def round_json(rnd: Round) -> dict[str, Any]:
                 "key": p.key,
                 "table": p.table,
                 "match": p.match_id,
+                "match_venue": p.match.venue if p.match else None,
+                "match_table": p.match.table if p.match else None,
                 "a": p.entry_a_id,
                 "b": p.entry_b_id,
                 "status": p.status,
             }
-            for p in Pairing.objects.filter(round=rnd).order_by("table")
+            for p in Pairing.objects.filter(round=rnd).select_related("match").order_by("table")
         ],
     }

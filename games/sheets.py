@@ -1,0 +1,138 @@
+"""Reads of table matches: the match replayed from its entered hands, and its score sheet.
+
+A table match is its rules, its seed (the cut for the first dealer) and its ordered
+:class:`games.models.TableHand` rows: the engine enters them again
+(:meth:`games.engine.match.Match.enter`) and scores every hand, game, bonus and column
+with the code that scores online deals. Nothing here computes a point itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from games.engine.cards import card_index, card_name
+from games.engine.match import Match as EngineMatch
+from games.engine.rules import RuleSet, ScoringStyle
+from games.engine.table import EnteredHand, HandKind
+from games.models import Match, TableHand
+
+
+def table_hands(*, match: Match) -> list[TableHand]:
+    """The hands entered for a table match, in order."""
+    return list(TableHand.objects.filter(match=match).order_by("number"))
+
+
+def entered_hand(row: TableHand) -> EnteredHand:
+    """The engine's hand of a stored row."""
+    upcard = card_index(row.upcard) if row.upcard else None
+    return EnteredHand(HandKind(row.kind), row.knocker, row.deadwood, upcard)
+
+
+def table_engine(*, match: Match, hands: Iterable[TableHand] | None = None) -> EngineMatch:
+    """The engine's match after the entered hands (read now, unless given), in order."""
+    engine = EngineMatch(match.seed, RuleSet.from_dict(match.rules))
+    for row in table_hands(match=match) if hands is None else hands:
+        engine.enter(entered_hand(row))
+    return engine
+
+
+def table_log(*, match: Match) -> dict[str, Any]:
+    """The replay of a table match: the engine's log, every deal its entered ``hand``.
+
+    ``Match.replay`` of it enters every hand again and gives the same scores.
+    """
+    return table_engine(match=match).log_json()
+
+
+def sheet_for_match(*, match: Match, hands: list[TableHand] | None = None) -> dict[str, Any]:
+    """The score sheet of a table match, as the paper pad reads, scored by the engine.
+
+    Player-indexed throughout (0 is player A, as ``players`` lists them): every hand with
+    its dealer, how it ended, its points and each column's running totals after it; every
+    game with its columns (one, or Hollywood's three), boxes (hands won), bonuses and final
+    scores; the match's games won and margin; who deals the next hand and its number.
+    """
+    hands = table_hands(match=match) if hands is None else hands
+    rules = RuleSet.from_dict(match.rules)
+    engine = EngineMatch(match.seed, rules)
+    rows = []
+    for row in hands:
+        game_index = engine.game_index
+        game = engine.game
+        record = engine.enter(entered_hand(row))
+        outcome = record.outcome
+        assert outcome is not None
+        rows.append(
+            {
+                "number": row.number,
+                "game": game_index,
+                "dealer": record.dealer ^ record.swap,
+                "kind": row.kind,
+                "knocker": row.knocker,
+                "deadwood": [row.deadwood_a, row.deadwood_b],
+                "upcard": row.upcard or None,
+                "termination": outcome.termination.value,
+                "winner": record.winner_player,
+                "points": outcome.points,
+                "multiplier": outcome.multiplier,
+                "columns": [list(column.scores) for column in game.columns],
+                "entered_by": row.entered_by_id,
+                "entered_at": row.created_at,
+            }
+        )
+    games = []
+    for index, game in enumerate(engine.games):
+        over = game.is_over or engine.is_over
+        games.append(
+            {
+                "number": index,
+                "first_dealer": game.first_dealer,
+                "status": "finished" if over else "in_play",
+                "columns": [
+                    {
+                        "scores": list(column.scores),
+                        "hands_won": list(column.hands_won),
+                        "result": None if column.result is None else column.result.to_json(),
+                    }
+                    for column in game.columns
+                ],
+                "results": [result.to_json() for result in game.results],
+            }
+        )
+    return {
+        "match": match.pk,
+        "venue": match.venue,
+        "table": match.table,
+        "status": match.status,
+        "players": [_player_json(match.player_a), _player_json(match.player_b)],
+        "rules": {
+            "best_of": rules.best_of,
+            "target": rules.target,
+            "hollywood": rules.scoring is ScoringStyle.HOLLYWOOD,
+            "oklahoma": rules.oklahoma,
+            "knock_limit": rules.knock_limit,
+            "straight": not rules.may_knock,
+        },
+        "hands": rows,
+        "games": games,
+        "games_won": list(engine.games_won),
+        "margin_a": engine.margins[0],
+        "decided": engine.is_over,
+        "winner": engine.winner,
+        "next_hand": len(hands),
+        "next_dealer": engine.next_dealer,
+        "confirmation": match.confirmation,
+        "confirm_result": match.confirm_result,
+        "reported_by": match.reported_by_id,
+        "dispute_reason": match.dispute_reason,
+    }
+
+
+def _player_json(player: Any) -> dict[str, Any]:
+    return {"id": player.pk, "name": player.name, "kind": player.kind}
+
+
+def upcard_name(text: str) -> str:
+    """A card name as the sheet stores it (``"10s"`` and ``"qs"`` read as ``TS``, ``QS``)."""
+    return card_name(card_index(text))
