@@ -306,6 +306,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "POST /api/events/{id}/entries/{entry_id}/check-in": {
         "409": ["not_registered", "check_in_closed", "no_check_in"]
     },
+    "DELETE /api/events/{id}/entries/{entry_id}/check-in": {"409": ["check_in_closed"]},
     "POST /api/events/{id}/pairings/{key}/override": {
         "400": ["reason_required", "not_in_match"],
         "409": ["event_not_running", "no_match", "no_change", "playoff_started"],

@@ -498,10 +498,22 @@ class EntryReinstateView(EntryActionView):
 
 
 class EntryCheckInView(EntryReinstateView):
-    """Check an entry in (during the check-in window)."""
+    """Check an entry in (during the check-in window); DELETE takes the check-in back (a name
+    tapped by mistake at the desk), before the start: the entry is registered again."""
+
+    staff_permissions = {"POST": "tournaments.change_entry", "DELETE": "tournaments.change_entry"}
 
     def act(self, entry, by, reason):
         return services.entry_check_in(entry=entry, by=by)
+
+    @extend_schema(request=None, **_ENTRY_SCHEMA)
+    def delete(self, request: Request, pk: int, entry_id: int) -> Response:
+        entry = get_object_or_404(Entry, pk=entry_id, event=self.event(pk))
+        try:
+            entry = services.entry_check_in_undo(entry=entry, by=request.user)
+        except services.TournamentError as error:
+            return refusal(error)
+        return Response(_entries_body([entry])[0])
 
 
 def _pairing_body(pairing: Pairing) -> dict:

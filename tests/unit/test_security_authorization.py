@@ -295,6 +295,14 @@ WEB_RULES: dict[str, list[Rule]] = {
     ],
     "web:event": [Rule(OPEN, reads=frozenset({200, 302})), Rule(DRAFT, reads=frozenset({404}))],
     "web:player": [Rule(ALICE, reads=frozenset({200, 302}))],
+    # The organiser's pages: for staff the organiser API lets act (a player gets 403).
+    **{
+        f"web:organise:{page}": [
+            Rule(OPEN, reads=frozenset({403})),
+            Rule(DRAFT, reads=frozenset({403})),
+        ]
+        for page in ("event", "edit", "entrants", "check_in", "start", "round")
+    },
     # Someone else's reset link without its token: the page says the link does not work.
     "web:password_reset_confirm": [
         Rule(lambda w: {"uidb64": _uid(w["alice"].user), "token": "set-password"}),

@@ -61,6 +61,7 @@ STAFF_OPERATIONS = {
     ("POST", "/api/events/{id}/entries/{entry_id}/disqualify"): "tournaments.change_entry",
     ("POST", "/api/events/{id}/entries/{entry_id}/reinstate"): "tournaments.change_entry",
     ("POST", "/api/events/{id}/entries/{entry_id}/check-in"): "tournaments.change_entry",
+    ("DELETE", "/api/events/{id}/entries/{entry_id}/check-in"): "tournaments.change_entry",
     ("POST", "/api/events/{id}/pairings/{key}/override"): "tournaments.change_pairing",
     ("POST", "/api/events/{id}/pairings/{key}/rerun"): "tournaments.change_pairing",
     ("POST", "/api/events/{id}/pairings/{key}/table"): "tournaments.change_pairing",

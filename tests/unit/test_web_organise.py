@@ -637,3 +637,28 @@ def test_a_failed_bot_match_is_played_again_and_a_sound_one_is_not(olga, alice, 
     bot_pairing.refresh_from_db()
     assert bot_pairing.match_id is not None and bot_pairing.match.status != Match.Status.CANCELLED
     assert EventLog.objects.filter(event=event, action="rerun").count() == 1
+
+
+# --- taking a check-in back, in the organiser API too -------------------------------------------
+
+
+def test_the_api_takes_a_check_in_back_before_the_start_only(olga_user, alice, bob):
+    event = event_with([alice, bob], "swiss")
+    services.event_update(event=event, check_in_opens_at=event.created_at)
+    entry = services.entry_check_in(entry=event.entries.get(player=alice))
+    url = f"/api/events/{event.pk}/entries/{entry.pk}/check-in"
+    olga, vera = APIClient(), APIClient()
+    olga.force_authenticate(user=olga_user)
+    vera.force_authenticate(user=staff("vera", "view_entry"))
+
+    assert vera.delete(url).status_code == 403
+    assert Entry.objects.get(pk=entry.pk).status == Entry.Status.CHECKED_IN
+    undone = olga.delete(url)
+    assert undone.status_code == 200 and undone.json()["status"] == "registered"
+    assert undone.json()["checked_in_at"] is None
+    for each in event.entries.all():
+        services.entry_check_in(entry=each)
+    services.event_start(event=event)
+    late = olga.delete(url)
+    assert late.status_code == 409 and late.json()["code"] == "check_in_closed"
+    assert Entry.objects.get(pk=entry.pk).status == Entry.Status.CHECKED_IN
