@@ -2,10 +2,13 @@
 // the project's error shape ({detail, code}) turned into ApiError, and an expired session
 // sent to the sign-in page with a way back (?next=).
 
+// ``detail`` is the server's reason in words, shown to a person as it is; an answer without
+// one (a proxy's error page) reads as its status.
 export class ApiError extends Error {
   constructor(status, body, retryAfter = null) {
-    super((body && body.detail) || `HTTP ${status}`);
+    super((body && typeof body.detail === "string" && body.detail) || `The server answered ${status}.`);
     this.status = status;
+    this.detail = this.message;
     this.code = (body && body.code) || "error";
     this.body = body || {};
     this.retryAfter = retryAfter === null ? null : Number(retryAfter); // seconds, on a 429
