@@ -79,7 +79,8 @@ def _brief(player: Player) -> dict[str, Any]:
 
 def match_ready_message(*, pairing: Pairing, match: Match, player: Player) -> dict[str, Any]:
     """``match_ready`` for one player of a tournament match: the match, the game to open
-    once it has started, the event, the deadline to show up by, who is here already."""
+    once it has started, the event, the deadline to show up by, who is here already; for a
+    match at a table, its table number (nobody has to show up on the site: it is in play)."""
     game = (
         Game.objects.filter(match=match, status=Game.Status.ACTIVE)
         .values_list("pk", flat=True)
@@ -102,6 +103,8 @@ def match_ready_message(*, pairing: Pairing, match: Match, player: Player) -> di
         "event": {"id": event.pk, "name": event.name},
         "round": pairing.round.name,
         "deadline": match.start_deadline,
+        "venue": match.venue,
+        "table": match.table,
         "opponent": _brief(opponent),
         "you_ready": ready.get(player.pk, False),
         "opponent_ready": opponent.is_bot or ready.get(opponent.pk, False),

@@ -516,3 +516,51 @@ def test_an_events_venue_and_trust_are_set_and_shown_and_checked(cast):
         "/api/events", {"name": "x", "format": "swiss", "venue": "moon"}, format="json"
     )
     assert unknown.status_code == 400 and "venue" in unknown.json()["errors"]
+
+
+def test_a_bracket_at_tables_numbers_each_rounds_tables_and_advances_on_confirmation(cast):
+    people = [cast[n] for n in ("alice", "bob", "carol", "dave")]
+    event = event_with(people, "single_elim", venue="tables", seeding="manual")
+    for seed, name in enumerate(("alice", "carol", "dave", "bob"), start=1):  # 1v4, 2v3
+        event.entries.filter(player=cast[name]).update(seed=seed)
+    services.event_start(event=event)
+    c = clients(cast)
+    semis = [pairing(event, "R1.1").match, pairing(event, "R1.2").match]
+    assert [m.table for m in semis] == [1, 2]
+    assert pairing(event, "R2.1").match is None  # the final waits for both semifinals
+    for winner, loser, match in (("alice", "bob", semis[0]), ("carol", "dave", semis[1])):
+        enter(c[winner], match, gin(match, cast[winner], 40))
+        assert pairing(event, "R2.1").match is None  # not counted until confirmed
+        assert c[loser].post(f"/api/matches/{match.pk}/confirm").status_code == 200
+    final = pairing(event, "R2.1").match
+    assert final.venue == Match.Venue.TABLE and final.table == 1
+    assert {final.player_a, final.player_b} == {cast["alice"], cast["carol"]}
+
+
+def test_taking_back_the_hand_that_ended_a_game_reopens_it(cast):
+    people = [cast[n] for n in ("alice", "bob", "carol", "dave")]
+    event = table_event(people, best_of=3)
+    match = match_of(event, cast["alice"], cast["bob"])
+    alice = client_of(cast["alice"].user)
+    sheet = enter(alice, match, gin(match, cast["alice"], 40)).json()
+    assert [g["status"] for g in sheet["games"]] == ["finished", "in_play"]
+    assert Game.objects.filter(match=match).count() == 2
+    match.refresh_from_db()
+    assert (match.games_won_a + match.games_won_b, match.confirmation) == (1, "")
+
+    sheet = alice.delete(f"/api/matches/{match.pk}/hands/last").json()
+    assert [g["status"] for g in sheet["games"]] == ["in_play"]
+    assert list(Game.objects.filter(match=match).values_list("status", flat=True)) == ["active"]
+    match.refresh_from_db()
+    assert (match.games_won_a, match.games_won_b, match.margin_a) == (0, 0, 0)
+
+
+def test_a_player_told_of_their_table_match_is_told_its_table(cast):
+    from tournaments.live import match_ready_message
+
+    event = table_event([cast[n] for n in ("alice", "bob", "carol", "dave")])
+    p = Pairing.objects.select_related("event", "round", "entry_a", "entry_b").get(
+        event=event, table=2
+    )
+    message = match_ready_message(pairing=p, match=p.match, player=p.match.player_a)
+    assert (message["venue"], message["table"], message["deadline"]) == ("table", 2, None)
