@@ -31,12 +31,15 @@ from django.utils import timezone
 
 from accounts import services as accounts
 from accounts.models import NAME_MAX_LENGTH, Player
+from accounts.selectors import player_for_user
 from config.api import StaffModelPermissions
+from games import table_api, tables
 from games.models import Match
+from games.services import PlayError
 from tournaments import api as event_api
 from tournaments import interchange, organiser_api, services
 from tournaments import selectors as event_selectors
-from tournaments.models import Entry, Event, Pairing, Round, Seeding
+from tournaments.models import Entry, Event, Pairing, Round, Seeding, Venue
 from web.organise_forms import EventForm
 from web.selectors import BOT_STRENGTHS
 
@@ -70,6 +73,7 @@ EDIT = (event_api.EventDetailView, "PATCH")
 RUN = (organiser_api.StartView, "POST")  # registration, entrants, seeding, start, cancel
 ENTRIES = (organiser_api.EntryWithdrawView, "POST")  # withdraw, disqualify, reinstate, check in
 PAIRINGS = (organiser_api.OverrideView, "POST")  # overrides, re-runs
+TO_TABLE = (organiser_api.ToTableView, "POST")  # a mixed event's match moved to a table
 
 
 def allowed(user, action: tuple[type, str]) -> bool:
@@ -85,9 +89,21 @@ def allowed(user, action: tuple[type, str]) -> bool:
 
 
 def may(user) -> dict[str, bool]:
-    """What ``user`` may do, by kind of action (for pages that show only what one may do)."""
-    kinds = {"create": CREATE, "edit": EDIT, "run": RUN, "entries": ENTRIES, "pairings": PAIRINGS}
-    return {name: allowed(user, action) for name, action in kinds.items()}
+    """What ``user`` may do, by kind of action (for pages that show only what one may do);
+    ``tables``: confirm the results of table matches (as ``POST /api/matches/{id}/confirm``
+    lets an organiser)."""
+    kinds = {
+        "create": CREATE,
+        "edit": EDIT,
+        "run": RUN,
+        "entries": ENTRIES,
+        "pairings": PAIRINGS,
+        "to_table": TO_TABLE,
+    }
+    return {
+        **{name: allowed(user, action) for name, action in kinds.items()},
+        "tables": tables.may_organise(user),
+    }
 
 
 def may_organise(user) -> bool:
@@ -756,9 +772,15 @@ class Table:
     state: str
     label: str
     where: str
+    players: list[Player]
+    #: Games won so far in the pairing's order, from the match (a table match's hands).
+    games: tuple[int, int] | None
+    #: A table match its hands decided: who won by them (waiting for confirmation).
+    decided_for: Player | None
     may_override: bool
     may_rerun: bool
-    players: list[Player]
+    may_confirm: bool
+    may_to_table: bool
 
 
 def _state(pairing: Pairing) -> tuple[str, str]:
@@ -806,6 +828,7 @@ def _tables(event: Event, rounds: list[Round]) -> list[Table]:
             "match",
             "match__player_a",
             "match__player_b",
+            "match__reported_by",
             "entry_a__player",
             "entry_b__player",
             "winner__player",
@@ -813,26 +836,40 @@ def _tables(event: Event, rounds: list[Round]) -> list[Table]:
         .order_by("round__number", "table")
     )
     running = event.status == Event.Status.RUNNING
-    tables = []
+    shown = []
     for pairing in pairings:
         state, label = _state(pairing)
         players = [e.player for e in (pairing.entry_a, pairing.entry_b) if e is not None]
         match = pairing.match
+        games = decided_for = None
+        if match is not None and len(players) == 2:
+            flip = match.player_a_id != players[0].pk
+            games = (match.games_won_b, match.games_won_a) if flip else match.games_won
+            if state in ("confirming", "disputed") and games[0] != games[1]:
+                decided_for = players[0] if games[0] > games[1] else players[1]
         bot_match = match is not None and match.is_bot_match
-        tables.append(
+        shown.append(
             Table(
                 pairing=pairing,
                 state=state,
                 label=label,
                 where=_where(pairing),
+                players=players,
+                games=games,
+                decided_for=decided_for,
                 may_override=running
                 and len(players) == 2
                 and pairing.status not in (Pairing.Status.BYE, Pairing.Status.SKIPPED),
-                may_rerun=running and bot_match and (state == "failed"),
-                players=players,
+                may_rerun=running and bot_match and state == "failed",
+                may_confirm=running and state in ("confirming", "disputed"),
+                may_to_table=running
+                and event.venue == Venue.MIXED
+                and state == "starting"
+                and not bot_match
+                and not match.at_table,
             )
         )
-    return tables
+    return shown
 
 
 @_organiser_page
@@ -843,13 +880,18 @@ def round_control(request: HttpRequest, pk: int) -> HttpResponse:
     refusal = None
     if request.method == "POST":
         action = request.POST.get("action", "")
-        if action not in ("override", "rerun"):
+        if action not in ROUND_ACTIONS:
             raise Http404("No such action.")
-        if not allowed(request.user, PAIRINGS):
+        may_act, handler = ROUND_ACTIONS[action]
+        if not may_act(request.user):
             return _refused(request)
-        pairing = get_object_or_404(Pairing, event=event, key=request.POST.get("pairing", ""))
+        pairing = get_object_or_404(
+            Pairing.objects.select_related("match"),
+            event=event,
+            key=request.POST.get("pairing", ""),
+        )
         try:
-            note = _override(request, pairing) if action == "override" else _rerun(request, pairing)
+            note = handler(request, pairing)
             return _done(request, note, request.get_full_path() + f"#pairing-{pairing.key}")
         except _Refuse as refused:
             refusal = refused.refusal
@@ -869,6 +911,38 @@ def round_control(request: HttpRequest, pk: int) -> HttpResponse:
         "attention": sum(1 for t in tables if t.state in ("disputed", "failed")),
     }
     return _page(request, "organise/round.html", event, "round", context, refusal)
+
+
+def _to_table(request: HttpRequest, pairing: Pairing) -> str:
+    try:
+        pairing = services.pairing_to_table(pairing=pairing, by=request.user)
+    except services.TournamentError as error:
+        raise _Refuse(Refusal.of("to_table", error, pairing.key)) from None
+    pairing.match.refresh_from_db()
+    return f"{pairing.key} is played at table {pairing.match.table}: its players enter the hands."
+
+
+def _confirm(request: HttpRequest, pairing: Pairing) -> str:
+    """Confirm the result a table match's hands decided (``POST /api/matches/{id}/confirm``,
+    as an organiser: with a reason for the audit log)."""
+    data = _valid(
+        table_api.TableReasonSerializer,
+        {"reason": request.POST.get("reason", "")},
+        "confirm",
+        pairing.key,
+    )
+    if pairing.match is None:
+        raise Http404("No match to confirm.")
+    try:
+        match = tables.result_confirm(
+            match_id=pairing.match_id,
+            player=player_for_user(user=request.user),
+            user=request.user,
+            reason=data.get("reason", ""),
+        )
+    except PlayError as error:
+        raise _Refuse(Refusal.of("confirm", error, pairing.key, field="reason")) from None
+    return f"{pairing.key}: the result is confirmed, {match.winner.name} wins."
 
 
 def _override(request: HttpRequest, pairing: Pairing) -> str:
@@ -896,3 +970,12 @@ def _rerun(request: HttpRequest, pairing: Pairing) -> str:
     except services.TournamentError as error:
         raise _Refuse(Refusal.of("rerun", error, pairing.key)) from None
     return f"{pairing.key}: the bot match is played again."
+
+
+#: The round control's actions: who may (as the API endpoint doing it says) and the handler.
+ROUND_ACTIONS = {
+    "override": (lambda user: allowed(user, PAIRINGS), _override),
+    "rerun": (lambda user: allowed(user, PAIRINGS), _rerun),
+    "to_table": (lambda user: allowed(user, TO_TABLE), _to_table),
+    "confirm": (tables.may_organise, _confirm),
+}

@@ -16,6 +16,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import Player
+from games import tables
 from games.models import Match
 from tests.factories import PlayerFactory
 from tests.tournaments import bots, event_with
@@ -662,3 +663,82 @@ def test_the_api_takes_a_check_in_back_before_the_start_only(olga_user, alice, b
     late = olga.delete(url)
     assert late.status_code == 409 and late.json()["code"] == "check_in_closed"
     assert Entry.objects.get(pk=entry.pk).status == Entry.Status.CHECKED_IN
+
+
+# --- table matches: confirming their results, moving a match to a table -------------------------
+
+
+def table_night(players, **options) -> Event:
+    """A Swiss at tables, started: the first two players meet at table 1."""
+    event = event_with(players, "swiss", venue="tables", seeding="manual", **options)
+    services.event_start(event=event)
+    return event
+
+
+def test_a_table_result_is_confirmed_by_an_organiser_with_a_reason(olga_user, alice, bob):
+    olga_user.user_permissions.add(Permission.objects.get(codename="change_match"))
+    olga = web_client(type(olga_user).objects.get(pk=olga_user.pk))
+    event = table_night([alice, bob])
+    pairing = Pairing.objects.select_related("match").get(event=event)
+    url = f"/organise/{event.pk}/round"
+    in_play = page(olga.get(url))
+    assert "Table 1" in in_play and "In play" in in_play
+    tables.hand_enter(
+        match_id=pairing.match_id,
+        player=alice,
+        user=alice.user,
+        kind="gin",
+        knocker=alice.pk,
+        deadwood={bob.pk: 40},
+    )
+
+    waiting = page(olga.get(url))
+    no_reason = olga.post(url, {"action": "confirm", "pairing": pairing.key, "reason": ""})
+    done = olga.post(url, {"action": "confirm", "pairing": pairing.key, "reason": "seen the pad"})
+
+    assert "Waiting for confirmation" in waiting and "Confirm: Alice wins" in waiting
+    assert no_reason.status_code == 400
+    assert "needs a reason for the audit log" in field_block(
+        page(no_reason), f"confirm-{pairing.key}"
+    )
+    assert done.status_code == 302
+    pairing.refresh_from_db()
+    assert pairing.match.status == Match.Status.FINISHED and pairing.winner.player == alice
+    assert pairing.result == Pairing.Result.PLAYED
+
+
+def test_confirming_a_table_result_needs_the_apis_organiser_permission(olga, alice, bob):
+    event = table_night([alice, bob])
+    pairing = Pairing.objects.get(event=event)
+    tables.hand_enter(
+        match_id=pairing.match_id,
+        player=alice,
+        user=alice.user,
+        kind="gin",
+        knocker=alice.pk,
+        deadwood={bob.pk: 40},
+    )
+
+    response = olga.post(
+        f"/organise/{event.pk}/round", {"action": "confirm", "pairing": pairing.key, "reason": "ok"}
+    )
+
+    assert response.status_code == 403  # olga may not change matches (games.change_match)
+    assert Match.objects.get(pk=pairing.match_id).status == Match.Status.ACTIVE
+
+
+def test_a_mixed_events_match_moves_to_a_table_and_an_online_ones_does_not(olga, alice, bob):
+    mixed = event_with([alice, bob], "swiss", venue="mixed")
+    online = event_with([PlayerFactory(name="Cleo"), PlayerFactory(name="Dan")], "swiss")
+    for event in (mixed, online):
+        services.event_start(event=event)
+    moved, kept = (Pairing.objects.get(event=e) for e in (mixed, online))
+    assert "Play it at a table" in page(olga.get(f"/organise/{mixed.pk}/round"))
+    assert "Play it at a table" not in page(olga.get(f"/organise/{online.pk}/round"))
+
+    done = olga.post(f"/organise/{mixed.pk}/round", {"action": "to_table", "pairing": moved.key})
+    refused = olga.post(f"/organise/{online.pk}/round", {"action": "to_table", "pairing": kept.key})
+
+    assert done.status_code == 302 and Match.objects.get(pk=moved.match_id).at_table
+    assert refused.status_code == 409 and "only a mixed event moves single matches" in page(refused)
+    assert not Match.objects.get(pk=kept.match_id).at_table
