@@ -564,3 +564,16 @@ def test_a_player_told_of_their_table_match_is_told_its_table(cast):
     )
     message = match_ready_message(pairing=p, match=p.match, player=p.match.player_a)
     assert (message["venue"], message["table"], message["deadline"]) == ("table", 2, None)
+
+
+def test_a_finished_table_matchs_replay_enters_its_hands_again_to_the_same_scores(cast, table):
+    match, alice, bob = table["match"], table["alice"], table["bob"]
+    enter(alice, match, knock(match, cast["alice"], 8, 6))  # an undercut: bob scores
+    enter(alice, match, gin(match, cast["alice"], 40))
+    bob.post(f"/api/matches/{match.pk}/confirm")
+
+    log = client_of(cast["eve"].user).get(f"/api/matches/{match.pk}/replay").json()
+    replayed = EngineMatch.replay(log)
+    assert [deal["hand"]["kind"] for deal in log["games"][0]["deals"]] == ["knock", "gin"]
+    assert [r.to_json() for r in replayed.results] == Game.objects.get(match=match).results
+    assert log["winner"] == replayed.winner == match.index_of(cast["alice"].pk)
