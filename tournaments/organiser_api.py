@@ -41,7 +41,6 @@ from tournaments.models import (
     Webhook,
     WebhookDelivery,
 )
-from tournaments.services.events import event_update  # also offered here, as before
 
 # --- permissions ----------------------------------------------------------------------------
 
@@ -346,46 +345,6 @@ class ImportView(OrganiserView):
         return Response(_entries_body(entries), status=status.HTTP_201_CREATED)
 
 
-def _seed_with(event: Event, data: dict, by) -> list[Entry]:
-    """Set the seeding method (and a random seed or a manual order) and seed by the service,
-    all in one transaction: a refused order leaves the event as it was."""
-    with transaction.atomic():
-        event = Event.objects.select_for_update().get(pk=event.pk)
-        if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
-            raise services.Conflict(f"the event is {event.status}", code="event_started")
-        method = data.get("seeding", event.seeding)
-        if "seed" in data and method != Seeding.RANDOM:
-            raise services.TournamentError("a seed is for a random seeding", code="invalid_seed")
-        if "order" in data and method != Seeding.MANUAL:
-            raise services.TournamentError("an order is for a manual seeding", code="invalid_seed")
-        fields = {"seeding": method}
-        if "seed" in data:
-            fields["seeding_seed"] = data["seed"]
-        event_update(event=event, by=by, **fields)
-        if "order" in data:
-            order = data["order"]
-            active = set(event.entries.filter(status__in=Entry.ACTIVE).values_list("pk", flat=True))
-            twice = sorted({pk for pk in order if order.count(pk) > 1})
-            if twice:
-                raise services.TournamentError(
-                    f"entry {twice[0]} is given twice", code="duplicate_seed"
-                )
-            strangers = [pk for pk in order if pk not in active]
-            if strangers:
-                raise services.TournamentError(
-                    f"entry {strangers[0]} is not an active entry of this event",
-                    code="unknown_entry",
-                )
-            missing = sorted(active - set(order))
-            if missing:
-                raise services.TournamentError(
-                    f"the order leaves out entry {missing[0]}", code="incomplete_order"
-                )
-            for number, entry_pk in enumerate(order, start=1):
-                Entry.objects.filter(pk=entry_pk).update(seed=number)
-        return services.event_seed(event=event, by=by)
-
-
 class SeedView(OrganiserView):
     """Seed the active entries now: by rating, random (with the seed to record) or a manual
     order of entry ids. The start seeds again by the same method."""
@@ -398,7 +357,7 @@ class SeedView(OrganiserView):
         body.is_valid(raise_exception=True)
         event = self.event(pk)
         try:
-            order = _seed_with(event, body.validated_data, request.user)
+            order = services.event_seed(event=event, by=request.user, **body.validated_data)
         except services.TournamentError as error:
             return refusal(error)
         return Response(_entries_body(order))

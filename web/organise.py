@@ -756,7 +756,7 @@ def _seed(request: HttpRequest, event: Event) -> None:
         data["order"] = [entry for _, _, entry in sorted(places)]
     body = _valid(organiser_api.SeedSerializer, data, "seed")
     try:
-        organiser_api._seed_with(event, body, request.user)
+        services.event_seed(event=event, by=request.user, **body)
     except services.TournamentError as error:
         raise _Refuse(Refusal.of("seed", error)) from None
 

@@ -20,7 +20,7 @@ from tournaments.services import two_stage
 from tournaments.services.advancing import advance, create_bracket
 from tournaments.services.arena import arena_begin
 from tournaments.services.base import Conflict, TournamentError, User, lock_event, log_action
-from tournaments.services.events import event_validate
+from tournaments.services.events import event_update, event_validate
 from tournaments.services.payloads import entry_json
 
 
@@ -108,17 +108,60 @@ def _refuse_one_stable(entries: list[Entry]) -> None:
             )
 
 
-def event_seed(*, event: Event, by: User | None = None) -> list[Entry]:
-    """Seed the active entries now (the start seeds again; a random seeding draws anew)."""
+def event_seed(
+    *,
+    event: Event,
+    by: User | None = None,
+    seeding: str | None = None,
+    seed: int | None = None,
+    order: list[int] | None = None,
+) -> list[Entry]:
+    """Seed the active entries now (the start seeds again; a random seeding draws anew).
+
+    ``seeding`` changes the method first (saved on the event, so the start seeds the same
+    way); ``seed`` is a random seeding's seed to record; ``order`` a manual seeding's entry
+    ids, first seed first, every active entry once. All in one transaction: a refused order
+    leaves the event as it was (400 ``invalid_seed``, ``duplicate_seed``, ``unknown_entry``,
+    ``incomplete_order``; 409 ``event_started``).
+    """
     with transaction.atomic():
         event = lock_event(event.pk)
         if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
             raise Conflict(f"the event is {event.status}", code="event_started")
+        method = event.seeding if seeding is None else seeding
+        if seed is not None and method != Seeding.RANDOM:
+            raise TournamentError("a seed is for a random seeding", code="invalid_seed")
+        if order is not None and method != Seeding.MANUAL:
+            raise TournamentError("an order is for a manual seeding", code="invalid_seed")
+        fields: dict[str, object] = {"seeding": method}
+        if seed is not None:
+            fields["seeding_seed"] = seed
+        event = event_update(event=event, by=by, **fields)
+        if order is not None:
+            _order_set(event, order)
         entries = list(event.entries.filter(status__in=Entry.ACTIVE).select_related("player"))
-        order = _seed(event, entries, at_start=False)
+        seeded = _seed(event, entries, at_start=False)
         log_action(event, "seed", by, method=event.seeding, seeding_seed=event.seeding_seed)
         event_changed(event)
-    return order
+    return seeded
+
+
+def _order_set(event: Event, order: list[int]) -> None:
+    """Number the entries of a manual ``order`` (entry ids, first seed first)."""
+    active = set(event.entries.filter(status__in=Entry.ACTIVE).values_list("pk", flat=True))
+    twice = sorted({pk for pk in order if order.count(pk) > 1})
+    if twice:
+        raise TournamentError(f"entry {twice[0]} is given twice", code="duplicate_seed")
+    strangers = [pk for pk in order if pk not in active]
+    if strangers:
+        raise TournamentError(
+            f"entry {strangers[0]} is not an active entry of this event", code="unknown_entry"
+        )
+    missing = sorted(active - set(order))
+    if missing:
+        raise TournamentError(f"the order leaves out entry {missing[0]}", code="incomplete_order")
+    for number, entry_pk in enumerate(order, start=1):
+        Entry.objects.filter(pk=entry_pk).update(seed=number)
 
 
 def event_start(*, event: Event, by: User | None = None, now: datetime | None = None) -> Event:
