@@ -96,6 +96,7 @@ def test_an_organiser_runs_a_swiss_from_the_pages(browser, live, screenshots, si
         page.get_by_role("link", name="Check-in").click()
         page.get_by_role("button", name="Open check-in now (and registration)").click()
         expect(page.locator(".desk-count")).to_contain_text("5 missing")
+        page.evaluate("window.sameDesk = true")  # a tap redraws the desk, not the page
         page.locator(".desk-button", has_text="Alice Archer").click()
         expect(page.locator(".desk-count")).to_contain_text("4 missing")
         page.locator(".desk-button", has_text="Bob Baker").click()
@@ -105,6 +106,7 @@ def test_an_organiser_runs_a_swiss_from_the_pages(browser, live, screenshots, si
         )
         page.get_by_role("button", name="Check in all 2 bots").click()
         expect(page.locator(".desk-count")).to_contain_text("1 missing")
+        assert page.evaluate("window.sameDesk === true")
         expect(page.locator(".desk-button", has_text="Charlie Cole")).to_have_attribute(
             "aria-pressed", "false"
         )
@@ -142,3 +144,64 @@ def test_an_organiser_runs_a_swiss_from_the_pages(browser, live, screenshots, si
     finally:
         context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def test_seeds_are_put_in_order_by_dragging_and_by_the_keyboard(browser, live, screenshots):
+    from tournaments import services
+
+    olga = organiser()
+    event = services.event_create(name="Seeded by hand", format="single_elim")
+    people = [PlayerFactory(name=name) for name in ("Ann", "Ben", "Cat", "Dov")]
+    for player in people:
+        services.entry_add(event=event, player=player)
+    context = browser.new_context(base_url=live, viewport=SIZES["phone"], has_touch=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    sign_in(context, live, olga)
+    page = context.new_page()
+    try:
+        page.goto(f"/organise/{event.pk}/start")
+        rows = page.locator(".seed-row")
+        expect(rows.locator(".name")).to_have_text(["Ann", "Ben", "Cat", "Dov"])
+        expect(rows.first.locator(".handle")).to_be_visible()  # numbers without a script
+
+        # Dov dragged (by its handle) above Ann; then Ann one place down with the keyboard.
+        handle = rows.nth(3).locator(".handle")
+        target = rows.nth(0).bounding_box()
+        box = handle.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + 5, target["y"] + 4, steps=8)
+        page.mouse.up()
+        expect(rows.locator(".name")).to_have_text(["Dov", "Ann", "Ben", "Cat"])
+        expect(page.get_by_label("By hand")).to_be_checked()
+        rows.nth(1).locator(".handle").press("ArrowDown")
+        expect(rows.locator(".name")).to_have_text(["Dov", "Ben", "Ann", "Cat"])
+        page.screenshot(
+            path=str(screenshots / "organise-seeding-by-hand-phone.png"), full_page=True
+        )
+        page.get_by_role("button", name="Seed now").click()
+        expect(page.locator(".messages")).to_contain_text("Seeded.")
+    finally:
+        context.close()
+    seeds = dict(event.entries.values_list("player__name", "seed"))
+    assert seeds == {"Dov": 1, "Ben": 2, "Ann": 3, "Cat": 4}
+
+
+def test_times_are_read_in_the_organisers_own_time_zone(browser, live):
+    context = browser.new_context(base_url=live, timezone_id="America/New_York")
+    context.set_default_timeout(TIMEOUT_MS)
+    sign_in(context, live, organiser())
+    page = context.new_page()
+    try:
+        page.goto("/organise/new")
+        expect(page.locator("[data-zone]")).to_have_text("America/New_York")  # drawn again
+        page.get_by_label("Name").fill("Summer open")
+        page.get_by_label("Registration opens").fill("2030-06-01T20:00")
+        page.get_by_role("button", name="Create the event").click()
+        expect(page.get_by_role("heading", name="Add entrants")).to_be_visible()
+        page.get_by_role("link", name="Settings").click()
+        expect(page.get_by_label("Registration opens")).to_have_value("2030-06-01T20:00")
+    finally:
+        context.close()
+    event = Event.objects.get(name="Summer open")
+    assert event.registration_opens_at.isoformat() == "2030-06-02T00:00:00+00:00"

@@ -40,8 +40,9 @@ function formatOptions(form) {
 
 function keepZone() {
   const here = zone();
-  if (!here || cookie(ZONE_COOKIE) === here) return;
-  document.cookie = `${ZONE_COOKIE}=${encodeURIComponent(here)}; path=/organise; max-age=31536000; SameSite=Lax`;
+  // An IANA name ("Europe/Paris") is safe in a cookie as it is.
+  if (!/^[A-Za-z0-9_+\-/]+$/.test(here) || cookie(ZONE_COOKIE) === here) return;
+  document.cookie = `${ZONE_COOKIE}=${here}; path=/organise; max-age=31536000; SameSite=Lax`;
   // A form just opened was drawn in the site's zone: draw it again in the organiser's.
   const fresh = document.querySelector("form[data-fresh] [data-zone]");
   if (fresh && fresh.textContent.trim() !== here) window.location.reload();
@@ -71,7 +72,9 @@ function desk(root) {
     const wanted = find() ? find().value : "";
     const tapped = form.closest("li") ? form.closest("li").id : "";
     try {
-      const response = await fetch(form.action || window.location.pathname, {
+      // Not form.action: the form's input named "action" hides that property.
+      const target = form.getAttribute("action") || window.location.pathname + window.location.search;
+      const response = await fetch(target, {
         method: "POST",
         body: new FormData(form),
         credentials: "same-origin",
@@ -157,28 +160,33 @@ function seeding(form) {
     handle.addEventListener("pointerdown", (event) => {
       const row = handle.closest(".seed-row");
       event.preventDefault();
-      handle.setPointerCapture(event.pointerId);
       row.classList.add("lifted");
       list.classList.add("dragging");
+      // Followed on the document: moving the row in the page would end a pointer capture.
       const move = (moved) => {
+        if (moved.pointerId !== event.pointerId) return;
         const others = [...list.children].filter((r) => r !== row);
         const below = others.find((other) => {
           const box = other.getBoundingClientRect();
           return moved.clientY < box.top + box.height / 2;
         });
-        if (below) below.before(row);
-        else list.append(row);
+        if (below && below !== row.nextElementSibling) below.before(row);
+        else if (!below && list.lastElementChild !== row) list.append(row);
       };
-      const drop = () => {
-        handle.removeEventListener("pointermove", move);
+      const drop = (ended) => {
+        if (ended.pointerId !== event.pointerId) return;
+        document.removeEventListener("pointermove", move);
+        document.removeEventListener("pointerup", drop);
+        document.removeEventListener("pointercancel", drop);
         row.classList.remove("lifted");
         list.classList.remove("dragging");
         renumber();
         manual();
+        handle.focus();
       };
-      handle.addEventListener("pointermove", move);
-      handle.addEventListener("pointerup", drop, { once: true });
-      handle.addEventListener("pointercancel", drop, { once: true });
+      document.addEventListener("pointermove", move);
+      document.addEventListener("pointerup", drop);
+      document.addEventListener("pointercancel", drop);
     });
   }
 }
