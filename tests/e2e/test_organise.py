@@ -141,6 +141,14 @@ def test_an_organiser_runs_a_swiss_from_the_pages(browser, live, screenshots, si
         expect(page.locator(".table-card .state-label").first).not_to_be_empty()
         shot("round")
         fits(page)
+        page.get_by_role("link", name="Overview").click()
+        expect(page.get_by_role("heading", name="At a glance")).to_be_visible()
+        shot("overview")
+        fits(page)
+        page.locator("header.site").get_by_role("link", name="Organise").click()
+        expect(page.locator(".event-rows")).to_contain_text("Thursday club night")
+        shot("events")
+        fits(page)
     finally:
         context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
