@@ -15,6 +15,7 @@ the organiser's own time zone, seeding by dragging, a check-in desk that does no
 
 from __future__ import annotations
 
+import functools
 import zoneinfo
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,7 +85,6 @@ def allowed(user, action: tuple[type, str]) -> bool:
     view = view_class()
     view.request = asking
     view.kwargs = {}
-    view.format_kwarg = None
     return all(p.has_permission(asking, view) for p in view.get_permissions())
 
 
@@ -125,14 +125,13 @@ def _organiser_page(view):
     the organiser API (else 403 with the API's words)."""
 
     @signin_required
+    @functools.wraps(view)
     def page(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not may_organise(request.user):
             return _refused(request)
         with timezone.override(_zone(request)):
             return view(request, *args, **kwargs)
 
-    page.__name__ = view.__name__
-    page.__doc__ = view.__doc__
     return page
 
 
@@ -255,7 +254,7 @@ def _page(
 
 def _counts(event: Event) -> dict[str, int]:
     by_status = dict(
-        event.entries.values_list("status").annotate(n=Count("pk")).values_list("status", "n")
+        event.entries.values("status").annotate(n=Count("pk")).values_list("status", "n")
     )
     registered = by_status.get(Entry.Status.REGISTERED, 0)
     checked_in = by_status.get(Entry.Status.CHECKED_IN, 0)
@@ -281,18 +280,12 @@ def events(request: HttpRequest) -> HttpResponse:
         )
     )
     listed = listed.order_by("-yours", "-id")
+    over = listed.filter(status__in=[Event.Status.FINISHED, Event.Status.CANCELLED])
     groups = [
         ("Drafts", list(listed.filter(status=Event.Status.DRAFT))),
         ("Open for registration", list(listed.filter(status=Event.Status.REGISTRATION))),
         ("Running", list(listed.filter(status=Event.Status.RUNNING))),
-        (
-            "Finished",
-            list(
-                listed.filter(status__in=[Event.Status.FINISHED, Event.Status.CANCELLED])[
-                    :FINISHED_LIMIT
-                ]
-            ),
-        ),
+        ("Finished", list(over[:FINISHED_LIMIT])),
     ]
     return render(request, "organise/events.html", {"groups": groups, "may": may(user)})
 
@@ -383,11 +376,8 @@ def event_overview(request: HttpRequest, pk: int) -> HttpResponse:
                 "close_registration": services.event_close_registration,
             }[action]
             service(event=event, by=request.user)
-            note = (
-                "Registration is open."
-                if action == "open_registration"
-                else ("Registration is closed.")
-            )
+            opened = action == "open_registration"
+            note = "Registration is open." if opened else "Registration is closed."
             return _done(request, note, request.path)
         except _Refuse as refused:
             refusal = refused.refusal
