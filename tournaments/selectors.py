@@ -115,7 +115,11 @@ def bracket_of(event: Event) -> brackets.Bracket:
     return _bracket_for(event.format, event.entrants_count, option, event.formats_version)
 
 
-def _bracket_states(event: Event) -> dict[str, brackets.NodeState] | None:
+def _bracket_inputs(
+    event: Event,
+) -> tuple[list[int], dict[str, int | None], set[int]] | None:
+    """What the event's bracket is worked out from: its entrants by seed, the results
+    recorded, the players who left; None before the bracket is known."""
     if event.entrants_count is None:
         return None
     if event.format == Format.TWO_STAGE:
@@ -126,11 +130,32 @@ def _bracket_states(event: Event) -> dict[str, brackets.NodeState] | None:
         entries = list(event.entries.filter(seed__isnull=False).order_by("seed"))
     else:
         return None
-    results = {
+    results: dict[str, int | None] = {
         p.key: p.winner_id for p in Pairing.objects.filter(event=event, result__in=Pairing.RECORDED)
     }
     absent = {e.pk for e in entries if not e.is_active}
-    return brackets.resolve(bracket_of(event), [e.pk for e in entries], results, absent)
+    return [e.pk for e in entries], results, absent
+
+
+def _bracket_states(event: Event) -> dict[str, brackets.NodeState] | None:
+    inputs = _bracket_inputs(event)
+    return None if inputs is None else brackets.resolve(bracket_of(event), *inputs)
+
+
+def _bracket_places(event: Event) -> tuple[dict[int, brackets.Placement], dict[int, str]] | None:
+    """Each bracket player's placement, and the round they reached by name ("Champion")."""
+    inputs = _bracket_inputs(event)
+    if inputs is None:
+        return None
+    bracket = bracket_of(event)
+    placed = brackets.placements(bracket, *inputs)
+    reached = {}
+    for player, place in placed.items():
+        if place.key:
+            reached[player] = bracket.rounds[bracket.nodes[place.key].round].name
+        if place.rank == 1 and not place.playing:
+            reached[player] = "Champion"
+    return placed, reached
 
 
 def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict[str, Any]]:
@@ -195,19 +220,10 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
                         rounds_there[pk].add(p.round.number)
     stages = None
     reached: dict[int, str] = {}
-    states = _bracket_states(event) if started else None
-    if states is not None:
-        bracket = bracket_of(event)
-        stages = brackets.stages(bracket, states)
-        for key, node in bracket.nodes.items():
-            state = states[key]
-            if state.status in (brackets.Status.WAITING, brackets.Status.SKIPPED):
-                continue
-            for player in state.players:
-                reached[player] = bracket.rounds[node.round].name
-        winner = brackets.champion(bracket, states)
-        if isinstance(winner, int):
-            reached[winner] = "Champion"
+    places = _bracket_places(event) if started else None
+    if places is not None:
+        placed, reached = places
+        stages = {player: place.mark for player, place in placed.items()}
     missed: dict[int, int] = {}
     withdrawn: dict[int, int] = {}
     if not event.is_elimination:
@@ -228,12 +244,13 @@ def standings_for_event(*, event: Event, with_ratings: bool = True) -> list[dict
     by_id = {e.pk: e for e in entries}
     ratings = ratings_for(e.player_id for e in entries) if with_ratings else {}
     out = []
+    if places is not None:
+        # Knocked out in the same round: the same rank, below everyone who finishes further;
+        # a player still in, the best rank still open to them.
+        rows.sort(key=lambda row: placed[row.player].rank)
     for row in rows:
         entry = by_id[row.player]
-        rank = row.rank
-        if stages is not None and row.stage is not None:
-            # Knocked out in the same round: the same rank, below everyone who went further.
-            rank = 1 + sum(1 for other in rows if (other.stage or (-1, 0)) > row.stage)
+        rank = placed[row.player].rank if places is not None else row.rank
         line: dict[str, Any] = {
             "rank": rank,
             "entry": entry.pk,
@@ -550,21 +567,13 @@ def _two_stage_standings(event: Event, with_ratings: bool) -> list[dict[str, Any
             )
             line_of[row["entry"]] = line
     # The playoff's matches add to the totals; its stages rank its players.
-    stage: dict[int, tuple[int, int]] = {}
-    states = _bracket_states(event)
-    if states is not None:
-        bracket = bracket_of(event)
-        stage = brackets.stages(bracket, states)
-        for key, node in bracket.nodes.items():
-            state = states[key]
-            if state.status in (brackets.Status.WAITING, brackets.Status.SKIPPED):
-                continue
-            for player in state.players:
-                if player in line_of:
-                    line_of[player]["reached"] = bracket.rounds[node.round].name
-        winner = brackets.champion(bracket, states)
-        if isinstance(winner, int) and winner in line_of:
-            line_of[winner]["reached"] = "Champion"
+    placed: dict[int, brackets.Placement] = {}
+    places = _bracket_places(event)
+    if places is not None:
+        placed, reached = places
+        for player, name in reached.items():
+            if player in line_of:
+                line_of[player]["reached"] = name
         playoff = Pairing.objects.filter(event=event, status__in=Pairing.SETTLED).exclude(
             key__startswith="G"
         )
@@ -589,7 +598,8 @@ def _two_stage_standings(event: Event, with_ratings: bool) -> list[dict[str, Any
     lines = sorted(
         line_of.values(),
         key=lambda r: (
-            [-k for k in stage.get(r["entry"], (-1, 0))],
+            placed[r["entry"]].rank if r["entry"] in placed else len(placed) + 1,
+            [-k for k in placed[r["entry"]].mark] if r["entry"] in placed else [1, 0],
             r["group_rank"],
             -r["match_points"],
             r["seed"] or 0,
@@ -598,11 +608,8 @@ def _two_stage_standings(event: Event, with_ratings: bool) -> list[dict[str, Any
     )
     out = []
     for place, line in enumerate(lines, start=1):
-        mark = stage.get(line["entry"])
-        rank = place
-        if mark is not None:
-            # Knocked out in the same round of the playoff: the same rank.
-            rank = 1 + sum(1 for other in lines if stage.get(other["entry"], (-1, 0)) > mark)
+        # Knocked out in the same round of the playoff: the same rank.
+        rank = placed[line["entry"]].rank if line["entry"] in placed else place
         out.append({"rank": rank, **line})
     return out
 

@@ -44,6 +44,35 @@ def test_players_knocked_out_in_the_same_round_share_a_rank(client):
     assert ranks == [1, 2, 3, 3, 5, 5, 5, 5]
 
 
+def test_during_play_a_semifinal_loser_drops_and_its_winner_has_reached_the_final(client):
+    event = event_with(humans(8), "single_elim")
+    services.event_start(event=event)
+    event.refresh_from_db()
+    assert event.rounds_planned == 3  # quarterfinals, semifinals, final
+    s = by_seed(event)
+    for key, seed in (("R1.1", 1), ("R1.2", 4), ("R1.3", 2), ("R1.4", 3)):
+        decide(event, key, s[seed])
+    decide(event, "R2.1", s[1])
+    rows = {r["seed"]: r for r in standings(client, event)["rows"]}
+    # Still in: 1 (in the final), 2 and 3 (to play their semifinal); out: 4, then 5 to 8.
+    assert {seed: rows[seed]["rank"] for seed in rows} == {
+        1: 1, 2: 1, 3: 1, 4: 3, 5: 5, 6: 5, 7: 5, 8: 5
+    }  # fmt: skip
+    assert rows[1]["reached"] == "Final"
+    assert rows[2]["reached"] == rows[3]["reached"] == rows[4]["reached"] == "Semifinals"
+    assert rows[5]["reached"] == "Quarterfinals"
+    body = standings(client, event)
+    assert [r["rank"] for r in body["rows"]] == sorted(r["rank"] for r in body["rows"])
+
+
+def test_a_double_elimination_of_eight_plays_up_to_seven_rounds():
+    event = event_with(humans(8), "double_elim")
+    services.event_start(event=event)
+    event.refresh_from_db()
+    assert event.rounds_planned == 7  # six, and the grand final's reset if it is needed
+    assert event.rounds.count() == 9  # the columns drawn: winners, losers and finals apart
+
+
 def test_an_elimination_bye_counts_in_the_standings(client):
     event = event_with(humans(3), "single_elim")
     services.event_start(event=event)

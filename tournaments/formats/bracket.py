@@ -22,6 +22,7 @@ not yet decided.
 from __future__ import annotations
 
 import enum
+from bisect import bisect_right
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -179,9 +180,23 @@ def resolve(
     ``results`` maps a node's key to its winner, or to None when both players lost.
     ``absent`` players (withdrawn, disqualified) count as byes in every undecided node.
     """
+    return _resolve(bracket, entrants, results, absent)
+
+
+def _resolve(
+    bracket: Bracket,
+    entrants: Sequence[int],
+    results: Mapping[str, int | None],
+    absent: Collection[int],
+    *,
+    play_out: bool = False,
+) -> dict[str, NodeState]:
+    """:func:`resolve`; with ``play_out``, every match still to play is won by its slot a."""
     if len(entrants) != bracket.entrants:
         raise ValueError(f"the bracket is for {bracket.entrants} entrants, not {len(entrants)}")
     states: dict[str, NodeState] = {}
+    if play_out:
+        results = dict(results)
 
     def fed(feed: Feed) -> Slot:
         if feed.kind == "seed":
@@ -190,11 +205,16 @@ def resolve(
         return source.winner if feed.kind == "winner" else source.loser
 
     for key, node in bracket.nodes.items():
-        if node.reset:
-            states[key] = _reset_state(node, states[node.feeds[0].key], results, absent)
-            continue
-        a, b = fed(node.feeds[0]), fed(node.feeds[1])
-        states[key] = _state(key, a, b, results, absent)
+        for _ in range(1 + play_out):
+            if node.reset:
+                state = _reset_state(node, states[node.feeds[0].key], results, absent)
+            else:
+                state = _state(key, fed(node.feeds[0]), fed(node.feeds[1]), results, absent)
+            if state.status != Status.READY or not play_out:
+                break
+            assert isinstance(results, dict) and isinstance(state.a, int)
+            results[key] = state.a  # played out: decide it, and work the node out again
+        states[key] = state
     return states
 
 
@@ -255,25 +275,117 @@ def is_complete(states: Mapping[str, NodeState]) -> bool:
     return all(state.status in SETTLED for state in states.values())
 
 
-def stages(bracket: Bracket, states: Mapping[str, NodeState]) -> dict[int, tuple[int, int]]:
+def stages(
+    bracket: Bracket, states: Mapping[str, NodeState], absent: Collection[int] = frozenset()
+) -> dict[int, tuple[int, int]]:
     """How far each player came: ``(stage, won)`` of the deepest match they reached.
 
-    ``won`` is 1 only for the winner of a match that places its winner (the final, the
-    third-place match, the grand final), so the champion ranks above the runner-up and the
-    winner of the third-place match above its loser. Higher is better; ties are broken by the
-    standings' tiebreaks.
+    A player placed in a match that waits for its other player has reached it (the winner
+    of a semifinal is in the final at once). ``won`` is 1 only for the winner of a match
+    that places its winner (the final, the third-place match, the grand final), so the
+    champion ranks above the runner-up and the winner of the third-place match above its
+    loser. Higher is better; ties are broken by the standings' tiebreaks. ``absent`` players
+    (withdrawn) have not reached a match they will not play.
     """
-    reached: dict[int, tuple[int, int]] = {}
+    return {player: mark for player, (mark, _) in _deepest(bracket, states, absent).items()}
+
+
+def _deepest(
+    bracket: Bracket, states: Mapping[str, NodeState], absent: Collection[int]
+) -> dict[int, tuple[tuple[int, int], str]]:
+    """Each player's deepest match: its ``(stage, won)`` mark and its key."""
+    reached: dict[int, tuple[tuple[int, int], str]] = {}
     for key, node in bracket.nodes.items():
         state = states[key]
-        if state.status in (Status.WAITING, Status.SKIPPED):
+        if state.status == Status.SKIPPED:
             continue
         for player in state.players:
+            if state.status == Status.WAITING and player in absent:
+                continue
             won = int(places_winner(bracket, key) and state.winner == player)
             mark = (node.stage, won)
-            if mark > reached.get(player, (-1, 0)):
-                reached[player] = mark
+            if player not in reached or mark > reached[player][0]:
+                reached[player] = (mark, key)
     return reached
+
+
+def rounds_count(bracket: Bracket) -> int:
+    """The rounds of a bracket as its players live them: the most matches one player can
+    play from the first round to the end.
+
+    A single elimination of 8 has 3 (its third-place match is played beside the final); a
+    double elimination counts the longest road, through the losers bracket to the grand
+    final and its reset (7 for 8 players: 6 without the reset). Not the number of
+    :class:`RoundSpec` columns, which counts the third-place match and each section apart.
+    """
+    depth: dict[str, int] = {}
+    for key, node in bracket.nodes.items():  # in order of play: feeds come first
+        before = [depth[feed.key] for feed in node.feeds if feed.kind != "seed"]
+        depth[key] = 1 + max(before, default=0)
+    return max(depth.values(), default=0)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a player stands in a bracket while it is played, and at its end.
+
+    ``rank`` is shared by the players knocked out at the same stage and never changes once a
+    player is out: it is 1 + the number of players who finish further, whoever they turn
+    out to be. A player still in (``playing``) is ranked by the best place still open to
+    them: 1 + the players already sure to finish further. ``key`` names the deepest match
+    reached ("" for a player who played none, such as one who withdrew before the start).
+    """
+
+    rank: int
+    mark: tuple[int, int]
+    key: str
+    playing: bool
+
+
+def placements(
+    bracket: Bracket,
+    entrants: Sequence[int],
+    results: Mapping[str, int | None],
+    absent: Collection[int] = frozenset(),
+) -> dict[int, Placement]:
+    """Every entrant's :class:`Placement` from the results so far (as :func:`resolve`)."""
+    states = resolve(bracket, entrants, results, absent)
+    now = _deepest(bracket, states, absent)
+    # A player still in: their next match and their slot in it.
+    pending: dict[int, tuple[str, int]] = {}
+    for key, state in states.items():
+        if state.status in (Status.WAITING, Status.READY):
+            for slot, player in enumerate((state.a, state.b)):
+                if isinstance(player, int) and player not in absent:
+                    pending[player] = (key, slot)
+    # How many players finish past each mark does not depend on who wins what is left to
+    # play: play it out with any winners and count.
+    ended = _resolve(bracket, entrants, results, absent, play_out=True)
+    final = sorted(mark for mark, _ in _deepest(bracket, ended, absent).values())
+    current = sorted(mark for mark, _ in now.values())
+    out: dict[int, Placement] = {}
+    for player in entrants:
+        mark, key = now.get(player, ((-1, 0), ""))
+        if player in pending:
+            # Sure to finish further: whoever has already gone past the best still open.
+            best = _best_mark(bracket, *pending[player])
+            ahead = len(current) - bisect_right(current, best)
+        else:
+            ahead = len(final) - bisect_right(final, mark)
+        out[player] = Placement(1 + ahead, mark, key, player in pending)
+    return out
+
+
+def _best_mark(bracket: Bracket, key: str, slot: int) -> tuple[int, int]:
+    """The deepest mark a player still in can reach from their next match (``key``, in
+    ``slot``): winning every match from there. A bracket reset is reached only by the
+    player who came to the grand final in its slot b.
+    """
+    while (target := bracket.nodes[key].winner_to) is not None:
+        if bracket.nodes[target[0]].reset and slot != 1:
+            break
+        key, slot = target
+    return (bracket.nodes[key].stage, int(places_winner(bracket, key)))
 
 
 def places_winner(bracket: Bracket, key: str) -> bool:
@@ -317,6 +429,7 @@ __all__ = [
     "Feed",
     "Node",
     "NodeState",
+    "Placement",
     "RoundSpec",
     "Slot",
     "Status",
@@ -324,9 +437,11 @@ __all__ = [
     "champion",
     "is_complete",
     "link",
+    "placements",
     "places_winner",
     "ready",
     "resolve",
+    "rounds_count",
     "seed_positions",
     "stages",
 ]

@@ -12,6 +12,7 @@ from django.utils import timezone
 from games.engine import bots as engine_bots
 from tournaments import webhooks
 from tournaments.formats import FORMATS_VERSION, round_robin, seeding, swiss
+from tournaments.formats import bracket as brackets
 from tournaments.live import event_changed
 from tournaments.models import Entry, Event, Format, Seeding
 from tournaments.rating_hook import DEFAULT_RATING, ratings_for
@@ -211,7 +212,7 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
         elif event.format == Format.TWO_STAGE:
             event.rounds_planned = two_stage.rounds_planned(event)  # refuses impossible groups
         else:
-            event.rounds_planned = len(bracket_of(event).rounds)
+            event.rounds_planned = brackets.rounds_count(bracket_of(event))
         event.save()
         log_action(event, "start", by, entrants=n, seeding_seed=event.seeding_seed)
         webhooks.emit(

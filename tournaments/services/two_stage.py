@@ -9,6 +9,7 @@ each group their playoff seeds and creates the playoff's bracket.
 
 from __future__ import annotations
 
+from tournaments.formats import bracket as brackets
 from tournaments.formats import two_stage
 from tournaments.models import Entry, Event, Format, Pairing
 from tournaments.selectors import bracket_of
@@ -75,8 +76,8 @@ def stage_rounds(event: Event) -> int:
 
 
 def rounds_planned(event: Event) -> int:
-    """The group rounds, then the playoff's."""
-    return stage_rounds(event) + len(bracket_of(event).rounds)
+    """The group rounds, then the playoff's (its third-place match beside its final)."""
+    return stage_rounds(event) + brackets.rounds_count(bracket_of(event))
 
 
 def groups_deal(event: Event, order: list[Entry]) -> None:
