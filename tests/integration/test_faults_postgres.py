@@ -109,8 +109,23 @@ def test_a_web_processs_pool_serves_again_within_seconds_of_postgresqls_return(d
     client = subprocess.Popen(
         [sys.executable, "-c", CLIENT, "26"], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
     )
+    lines: list[str] = []
+    first_served = threading.Event()
+
+    def read() -> None:
+        assert client.stdout is not None
+        for line in client.stdout:
+            lines.append(line)
+            if json.loads(line)[2]:
+                first_served.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     try:
-        time.sleep(4)  # the pool fills and serves
+        # The pool serves before the outage: wait for its first answer (starting Django takes
+        # seconds on a busy machine), not for a fixed time.
+        assert first_served.wait(60), "the client never reached PostgreSQL through the proxy"
+        time.sleep(1)
         down_at = time.time()
         proxy.down()
         # psycopg's own pauses between attempts double (1, 2, 4, 8 s): its attempt after
@@ -118,11 +133,12 @@ def test_a_web_processs_pool_serves_again_within_seconds_of_postgresqls_return(d
         time.sleep(8)
         proxy.up()
         up_at = time.time()
-        out, _ = client.communicate(timeout=60)
+        client.wait(timeout=60)
+        reader.join(10)
     finally:
         client.kill()
         proxy.down()
-    answers = [json.loads(line) for line in out.splitlines()]
+    answers = [json.loads(line) for line in lines]
 
     assert any(ok for _, ended, ok in answers if ended < down_at)
     assert not any(ok for began, ended, ok in answers if down_at + 0.5 < began < ended < up_at)
