@@ -285,6 +285,19 @@ def test_an_elimination_bracket_prints_its_rounds_and_other_formats_say_they_hav
     assert 'class="bracket-print"' not in none.content.decode()
 
 
+def test_a_bracket_with_a_third_place_match_is_headed_bracket_once(web):
+    event = club_event("single_elim", third_place=True)
+
+    printed = web.get(f"/events/{event.pk}/print/bracket").content.decode()
+    screen = web.get(f"/events/{event.pk}/screen/panels").content.decode()
+
+    for html in (printed, screen):
+        headings = re.findall(r"<h[1-3][^>]*>([^<]*)</h[1-3]>", html)
+        assert headings.count("Bracket") <= 1, headings
+        assert "Finals" in headings  # the third-place match's part keeps its title
+    assert "Third place" in text(web.get(f"/events/{event.pk}/print/bracket"))
+
+
 # --- every page: public, no navigation, nothing hidden ---------------------------------------
 
 

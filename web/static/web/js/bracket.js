@@ -224,7 +224,8 @@ export function renderBracket(container, bracket, live, mine = null) {
   }
   const feeds = feedsOf(bracket);
   const phone = PHONE.matches;
-  const nodes = [...parts].map(([name, rounds]) => partNode(name, rounds, live, feeds, { titled: parts.size > 1, phone, mine }));
+  // The section's own heading says "Bracket": a part of that name needs no title of its own.
+  const nodes = [...parts].map(([name, rounds]) => partNode(name, rounds, live, feeds, { titled: parts.size > 1 && name !== "Bracket", phone, mine }));
   container.replaceChildren(...nodes);
   container.dataset.layout = phone ? "phone" : "wide";
   watch(nodes);

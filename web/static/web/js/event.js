@@ -64,7 +64,8 @@ function renderEvent(event) {
     `${FORMATS[event.format] || event.format} · ${STATUS_TEXT[event.status] || event.status} · ` +
     `best of ${event.best_of} to ${event.target} · ${clock}${event.rated ? " · rated" : ""}`;
   const summary = [`${event.entries_count} player${event.entries_count === 1 ? "" : "s"}`];
-  if (event.rounds_planned) summary.push(`${event.rounds_planned} rounds`);
+  // A double elimination's count includes the grand final's reset, played only if needed.
+  if (event.rounds_planned) summary.push(`${event.format === "double_elim" && event.bracket_reset ? "up to " : ""}${event.rounds_planned} round${event.rounds_planned === 1 ? "" : "s"}`);
   const line = el("span", {}, summary.join(" · "));
   if (event.format === "arena") line.append(...arenaClock(event));
   if (event.champion) {
