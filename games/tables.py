@@ -22,6 +22,7 @@ listeners (:data:`games.signals.table_match_changed`), which keep the audit log.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -406,7 +407,7 @@ def table_concede(*, match: Match, index: int, reason: str, end_reason: str) -> 
 
 
 def _finish(
-    match: Match, engine: EngineMatch, now: datetime, touched: list[Game] = ()
+    match: Match, engine: EngineMatch, now: datetime, touched: Sequence[Game] = ()
 ) -> list[Game]:
     """The confirmed result: finished by the finishing path of every match."""
     match.confirmation = Match.Confirmation.CONFIRMED
@@ -470,7 +471,7 @@ def _games_save(match: Match, engine: EngineMatch, now: datetime) -> list[Game]:
     return touched
 
 
-def _last_game_touched(match: Match, touched: list[Game] = ()) -> list[Game]:
+def _last_game_touched(match: Match, touched: Sequence[Game] = ()) -> list[Game]:
     """The match's last game read again, its change number raised unless this change
     counted it already (it is in ``touched``): a change to the match (a confirmation, a
     dispute, its end) is pushed to that game's sockets."""
