@@ -174,10 +174,27 @@ def test_a_finished_game_shows_the_final_totals_and_offers_a_rematch(
         assert scores["hands_won"] == result["hands_won"]
         for seat, index in (("#seat-bottom", 1), ("#seat-top", 0)):
             hands = scores["hands_won"][index]
+            # Toward the target: the hand points before a shutout doubled them.
+            points = scores["hand_points"][index]
+            if result["shutout"] and result["winner"] == index:
+                points //= 2
             expect(page.locator(f"{seat} .score")).to_contain_text(
-                f"{scores['hand_points'][index]} / 50 points · "
-                f"{hands} hand{'' if hands == 1 else 's'} won"
+                f"{points} / 50 points · {hands} hand{'' if hands == 1 else 's'} won"
             )
+        # The score sheet: Alice's column first, each number beside what it is for.
+        sheet = page.locator("#result .score-sheet")
+        expect(sheet.locator("thead th")).to_have_text(["You", "Bob"])
+        total = sheet.locator("tr.total td")
+        expect(total).to_have_text([str(result["final"][1]), str(result["final"][0])])
+        box = sheet.locator("tr", has_text="Box bonus").locator("td")
+        for cell, index in zip((0, 1), (1, 0), strict=True):
+            won = result["hands_won"][index]
+            text = f"{won} \u00d7 25 = {result['line_bonus'][index]}" if won else "0"
+            expect(box.nth(cell)).to_have_text(text)
+        verb = "win" if result["winner"] == 1 else "lose"
+        expect(page.locator("#result .winner")).to_have_text(
+            f"You {verb} the game {result['final'][1]} to {result['final'][0]}."
+        )
         reveal = page.locator("#reveal")
         if reveal.locator(".spreads").count():
             expect(reveal.locator(".spreads dt").last).to_have_text(re.compile(r", defender$"))
@@ -206,7 +223,10 @@ def test_recent_matches_say_who_won_by_how_much(browser, live, alice, bob, scree
         expect(row.locator(".result")).to_have_text(f"{verb} {mine}{DASH}{theirs}")
         assert "majority" not in row.inner_text()
         page.goto(f"/matches/{match.pk}")
-        expect(page.locator(".match-result")).to_contain_text(f"won {max(mine, theirs)}{DASH}0")
+        # Alice's side first, as on every page ("You lost 0-1"), never the winner's.
+        expect(page.locator(".match-result")).to_have_text(
+            f"You {verb.lower()} {mine}{DASH}{theirs}."
+        )
         page.screenshot(path=str(screenshots / "recent-matches-lobby.png"))
 
 

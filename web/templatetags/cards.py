@@ -94,6 +94,30 @@ def winner_score(match) -> str:
     return f"{high}\u2013{low}"
 
 
+@register.filter
+def match_result(match, viewer=None) -> str:
+    """A finished match's result in the one order every page uses: the viewer's side first
+    for a player ("You won 3-1", "You lost 1-3"), the seats in order for anyone else ("Ada
+    1-3 Bob: Bob won"), with how it ended when not by games ("(no show)"), an end detail
+    that repeats the reason said once (en dashes)."""
+    if match.winner_id is None:
+        return match.get_status_display()
+    how = ""
+    if match.end_reason and match.end_reason != "games":
+        reason = match.get_end_reason_display().lower()
+        detail = (match.end_detail or "").strip()
+        if detail.lower().startswith(reason):
+            how = f" ({detail})"
+        else:
+            how = f" ({reason}: {detail})" if detail else f" ({reason})"
+    viewer_pk = getattr(viewer, "pk", None)
+    if viewer_pk in (match.player_a_id, match.player_b_id):
+        verb = "won" if match.winner_id == viewer_pk else "lost"
+        return f"You {verb} {games_score(match, viewer)}{how}"
+    a, b = match.games_won_a, match.games_won_b
+    return f"{match.player_a} {a}\u2013{b} {match.player_b}: {match.winner} won{how}"
+
+
 #: The tag shown beside a player's name, by kind (people with an account have none).
 KIND_TAGS = {
     "bot": ("bot", ""),

@@ -16,6 +16,8 @@ const root = document.getElementById("table");
 const gameId = root.dataset.game;
 const matchId = root.dataset.match;
 const you = root.dataset.you === "" ? null : Number(root.dataset.you);
+// The match's rule set (every option of the engine's RuleSet), for the score sheet's words.
+const rules = JSON.parse((document.getElementById("table-rules") || { textContent: "{}" }).textContent);
 // A finger, not a mouse pointer: say "Tap".
 const touch = window.matchMedia("(pointer: coarse)").matches || window.matchMedia("(max-width: 40rem)").matches;
 
@@ -492,7 +494,7 @@ function seat(view, index, hands) {
       deal && deal.dealer === index ? el("span", { class: "tag dealer", title: "Dealer" }, "dealer") : null),
     clockNode(view, index),
     el("p", { class: "score" },
-      `${view.scores.hand_points[index]} / ${view.scores.target} points · `,
+      `${handPoints(view, index)} / ${view.scores.target} points · `,
       `${hands[index]} hand${hands[index] === 1 ? "" : "s"} won · `,
       `${view.scores.games_won[index]} game${view.scores.games_won[index] === 1 ? "" : "s"}`),
     toAct ? el("p", { class: "to-act" }, el("span", { "aria-hidden": "true" }, "▶ "), isYou ? "Your turn" : "To play") : null,
@@ -755,6 +757,8 @@ function renderReveal(view) {
   const o = last.outcome;
   const rows = [el("h2", { id: "reveal-title" }, `Deal ${last.number + 1} result`),
     el("p", { class: "outcome", dataset: { termination: o.termination } }, outcomeSentence(view, o))];
+  const working = pointsWorking(o);
+  if (working) rows.push(el("p", { class: "working" }, working));
   if (o.termination !== "draw" && o.knocker !== null && o.knocker !== undefined) {
     const defender = 1 - o.knocker;
     const list = el("dl", { class: "spreads" },
@@ -782,7 +786,8 @@ function renderResult() {
     box.hidden = true;
     return;
   }
-  const result = (view.results || [])[view.results.length - 1];
+  const results = view.results || [];
+  const result = results[results.length - 1];
   const rows = [el("h2", {}, `Game ${view.number + 1} is over`)];
   if (result) {
     if (result.termination === "forfeit") {
@@ -793,28 +798,111 @@ function renderResult() {
         onTime ? el("span", { "aria-hidden": "true" }, "⚑ ") : null,
         `${who(view, loser)} ${forTurn ? "ran out of time for the turn" : onTime ? "ran out of time" : `forfeited (${result.reason})`}.`));
     }
-    rows.push(el("p", { class: "winner" }, `${who(view, result.winner)} ${result.winner === you ? "win" : "wins"} the game ${result.final[result.winner]} to ${result.final[1 - result.winner]}.`));
-    rows.push(el("p", { class: "meta" },
-      `Hand points ${result.hand_points.join("–")}, game bonus ${result.game_bonus.join("–")}, line bonus ${result.line_bonus.join("–")}` +
-      (result.shutout ? ", shutout" : "") + `; margin ${result.margin}.`));
+    rows.push(el("p", { class: "winner" }, resultSentence(view, result.winner, result.final, "game", " to ")));
+    // Hollywood ends three games at once: a sheet for each, in the order they ended.
+    results.forEach((r, i) => rows.push(scoreSheet(view, r, results.length > 1 ? `Hollywood game ${i + 1} to end` : "How the game scored")));
   }
   const match = state.match;
   if (match) {
     const won = match.games_won;
     if (match.status === "finished" && match.winner) {
       const winnerIndex = match.winner.id === match.player_a.id ? 0 : 1;
-      const mine = you === null ? null : winnerIndex === you;
-      rows.push(el("p", { class: "match-result" },
-        mine === null ? `${match.winner.name} wins the match` : mine ? "You win the match" : "You lose the match",
-        ` ${Math.max(...won)}–${Math.min(...won)}${match.end_reason && match.end_reason !== "games" ? ` (${reasonText(match.end_reason)})` : ""}.`));
+      const how = match.end_reason && match.end_reason !== "games" ? ` (${reasonText(match.end_reason)})` : "";
+      rows.push(el("p", { class: "match-result" }, resultSentence(view, winnerIndex, won, "match", "–", how)));
       rows.push(afterMatch(match));
     } else if (match.current_game && String(match.current_game) !== String(gameId)) {
-      rows.push(el("p", {}, `Games ${won[0]}–${won[1]}. `,
+      rows.push(el("p", {}, `Games: ${scoreLine(view, won)}. `,
         el("a", { href: `/games/${match.current_game}`, class: "button primary", id: "next-game", "aria-keyshortcuts": "N" }, `Next game →`)));
     }
   }
   box.replaceChildren(...rows);
   box.hidden = false;
+}
+
+// Two numbers, one per player, in the one order every page uses: the viewer's first for a
+// player ("You 3–1 Bob"), the seats in order for anyone else ("Ada 1–3 Bob").
+function ordered(view) {
+  return you === null ? [0, 1] : [you, 1 - you];
+}
+
+function scoreLine(view, values, dash = "–") {
+  const [first, second] = ordered(view);
+  return `${who(view, first)} ${values[first]}${dash}${values[second]} ${who(view, second)}`;
+}
+
+// "You win the game 386 to 0", "You lose the match 1–3"; a spectator reads the seats in
+// order, then who won: "Ada 1–3 Bob: Bob wins the match".
+function resultSentence(view, winner, values, what, dash, how = "") {
+  if (you !== null) {
+    return `You ${winner === you ? "win" : "lose"} the ${what} ${values[you]}${dash}${values[1 - you]}${how}.`;
+  }
+  return `${scoreLine(view, values, dash === " to " ? " – " : dash)}: ${view.players[winner].name} wins the ${what}${how}.`;
+}
+
+// A finished game's hand points toward the target: before a shutout doubled them (the
+// result's hand points are after it).
+function handPoints(view, index) {
+  const points = view.scores.hand_points[index];
+  const result = view.status === "finished" ? (view.results || [])[view.results.length - 1] : null;
+  if (result && result.shutout && result.winner === index && rules.shutout !== "double_game_bonus") return points / 2;
+  return points;
+}
+
+// The end-of-game score sheet: every number with what it is for, the viewer's column first.
+function scoreSheet(view, result, caption) {
+  const cols = ordered(view);
+  const winner = result.winner;
+  const doubledPoints = result.shutout && rules.shutout !== "double_game_bonus";
+  const base = [0, 1].map((i) => (doubledPoints && i === winner ? result.hand_points[i] / 2 : result.hand_points[i]));
+  const perHand = rules.line_bonus ?? (result.hands_won[winner] ? result.line_bonus[winner] / result.hands_won[winner] : 25);
+  const row = (label, cell, cls = "") => el("tr", { class: cls },
+    el("th", { scope: "row" }, label), ...cols.map((i) => el("td", { class: "num" }, cell(i))));
+  const rowsOut = [
+    row("Hands won", (i) => String(result.hands_won[i])),
+    row("Hand points: the points of the hands won", (i) => String(base[i])),
+  ];
+  if (doubledPoints) {
+    rowsOut.push(row("Shutout: the loser won no hand, the winner's hand points are doubled", (i) => (i === winner ? `+${base[i]}` : "—")));
+  }
+  rowsOut.push(
+    row(result.shutout && !doubledPoints ? "Game bonus for winning the game, doubled for the shutout" : "Game bonus for winning the game",
+      (i) => String(result.game_bonus[i])),
+    row(`Box bonus: ${perHand} for each hand won`, (i) => (result.hands_won[i] ? `${result.hands_won[i]} × ${perHand} = ${result.line_bonus[i]}` : "0")),
+    row("Total", (i) => String(result.final[i]), "total"),
+  );
+  return el("div", { class: "scroll" },
+    el("table", { class: "grid score-sheet" },
+      el("caption", {}, caption),
+      el("thead", {}, el("tr", {}, el("td", {}), ...cols.map((i) => el("th", { scope: "col", class: "num" }, who(view, i))))),
+      el("tbody", {}, ...rowsOut)),
+    el("p", { class: "meta" }, `Margin: ${result.final[winner]} − ${result.final[1 - winner]} = ${result.margin}.`));
+}
+
+// How a deal's points were worked out, from its outcome: "20 − 5 = 15", "gin: 12 + 25 gin
+// bonus = 37", "× 2: the first upcard was a spade".
+function pointsWorking(o) {
+  if (!o || o.termination === "draw" || o.knocker === null || o.knocker === undefined) return "";
+  const multiplier = o.multiplier || 1;
+  const base = o.points / multiplier;
+  let text;
+  switch (o.termination) {
+    case "knock":
+      text = `Deadwood ${o.defender_points} − ${o.knocker_points} = ${base}`;
+      break;
+    case "undercut":
+      text = `Undercut: ${o.knocker_points} − ${o.defender_points} + ${base - (o.knocker_points - o.defender_points)} undercut bonus = ${base}`;
+      break;
+    case "gin":
+      text = `Gin: the defender's deadwood ${o.defender_points} + ${base - o.defender_points} gin bonus = ${base}`;
+      break;
+    case "big_gin":
+      text = `Big gin: the defender's deadwood ${o.defender_points} + ${base - o.defender_points} big gin bonus = ${base}`;
+      break;
+    default:
+      return "";
+  }
+  if (multiplier > 1) text += `, × ${multiplier} (the first upcard was a spade) = ${o.points}`;
+  return `${text} points.`;
 }
 
 // What to do once the match is over: a rematch of a challenge, back to the event of a
