@@ -15,13 +15,23 @@ T = timedelta(seconds=1)
 
 
 def timed_duel(
-    alice, bob, *, base=60, increment=5, turn_limit=None, policy="forfeit", best_of=3, target=50
+    alice,
+    bob,
+    *,
+    seed=None,
+    base=60,
+    increment=5,
+    turn_limit=None,
+    policy="forfeit",
+    best_of=3,
+    target=50,
 ):
     match = services.match_create(
         player_a=alice,
         player_b=bob,
         best_of=best_of,
         target=target,
+        seed=seed,
         time_control=services.TimeControl(base, increment, turn_limit, policy),
     )
     match.refresh_from_db()
@@ -159,8 +169,15 @@ def test_autoplay_moves_for_a_player_out_of_time_and_three_in_a_row_forfeit(alic
 
 
 def _play_turn(match) -> None:
-    """The player to act plays a whole turn one second into it (pass, or draw and discard)."""
+    """The player to act plays a whole turn one second into it (pass, or draw and discard).
+
+    In the pause after a deal (the last turn ended it) both players continue instead.
+    """
     game = active_game(match)
+    if game.paused:
+        for player in (match.player_a, match.player_b):
+            services.game_continue(game_id=game.pk, player=player, now=game.pause_deadline - T)
+        return
     at = game.clock_charged_at + T
     if "pass" in {a["type"] for a in _legal(match)}:
         act(match, "pass", at)
@@ -169,10 +186,24 @@ def _play_turn(match) -> None:
     act(match, "discard", at, card=_any_discard(match))
 
 
+def _until_to_act(match, player: int) -> None:
+    """Turns are played (and a pause between deals continued) until ``player`` is to act.
+
+    A timed-out turn is played by autoplay, which may knock and end the deal; about one
+    shuffle in sixty does so here.
+    """
+    while (game := active_game(match)).paused or game.to_act != player:
+        _play_turn(match)
+
+
 def test_a_move_of_ones_own_starts_the_count_of_timeouts_in_a_row_again(alice, bob):
     """Out of time, a move of their own, out of time twice: two in a row, not three, so the
-    game goes on; the third in a row forfeits it."""
-    match = timed_duel(alice, bob, increment=10, policy=TimeoutPolicy.AUTOPLAY)
+    game goes on; the third in a row forfeits it.
+
+    The deal is fixed: with a random one, an autoplayed knock could end the deal, or the game
+    to 50, in the middle of the count (4 shuffles in 150 did).
+    """
+    match = timed_duel(alice, bob, seed=0, increment=10, policy=TimeoutPolicy.AUTOPLAY)
     sleeper = active_game(match).to_act
 
     def time_out() -> Game:
@@ -181,14 +212,12 @@ def test_a_move_of_ones_own_starts_the_count_of_timeouts_in_a_row_again(alice, b
         assert services.clock_settle(match_id=match.pk, now=game.turn_deadline)
         game = Game.objects.get(pk=game.pk)
         if game.status == Game.Status.ACTIVE:
-            while active_game(match).to_act != sleeper:
-                _play_turn(match)  # the opponent plays at once
+            _until_to_act(match, sleeper)  # the opponent plays at once
         return game
 
     time_out()
     _play_turn(match)  # the sleeper's own move, in time
-    while active_game(match).to_act != sleeper:
-        _play_turn(match)
+    _until_to_act(match, sleeper)
     time_out()
     game = time_out()
     assert game.status == Game.Status.ACTIVE and game.forfeit_by is None
