@@ -35,6 +35,7 @@ urlpatterns = [
     path("games/<int:pk>", views.table, name="table"),
     path("matches/<int:pk>", views.match_detail, name="match"),
     path("matches/<int:pk>/replay", views.replay, name="replay"),
+    path("matches/<int:pk>/pad", views.pad, name="pad"),
     path("events", views.events, name="events"),
     path("events/<int:pk>", views.event_detail, name="event"),
     path("events/<int:pk>/print/pairings", paper_views.print_pairings, name="print_pairings"),

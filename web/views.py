@@ -26,13 +26,17 @@ from rest_framework.throttling import SimpleRateThrottle
 from accounts.models import NAME_MAX_LENGTH, Player
 from accounts.selectors import player_for_user
 from games import selectors as game_selectors
+from games import tables as table_matches
+from games.engine.rules import RuleSet, ScoringStyle
 from games.models import Game, Match
+from games.sheets import sheet_for_match
 from ladders import selectors as ladder_selectors
 from ladders.models import Rating
 from tournaments import selectors as event_selectors
 from tournaments.models import Event, Pairing
 from web import selectors as web_selectors
 from web.forms import SignUpForm
+from web.paper import rules_line
 from web.replay import deal_frames, deal_index, next_deal
 
 #: Sign-in pages send the visitor back to where they were (``?next=``).
@@ -237,9 +241,14 @@ def _visible_match(request: HttpRequest, pk: int) -> Match:
 
 
 def table(request: HttpRequest, pk: int) -> HttpResponse:
-    """The live table: the page is a shell, ``table.js`` polls the game view and plays."""
+    """The live table: the page is a shell, ``table.js`` polls the game view and plays.
+
+    A match played with real cards has no cards to show: its table is its score pad.
+    """
     game = get_object_or_404(Game.objects.select_related("match"), pk=pk)
     match = _visible_match(request, game.match_id)
+    if match.at_table:
+        return redirect("web:pad", pk=match.pk)
     me = _me(request)
     pairing = Pairing.objects.select_related("event").filter(match=match).first()
     context = {
@@ -250,6 +259,39 @@ def table(request: HttpRequest, pk: int) -> HttpResponse:
         "event": None if pairing is None else pairing.event,
     }
     return render(request, "web/table.html", context)
+
+
+def pad(request: HttpRequest, pk: int) -> HttpResponse:
+    """The score pad of a match played at a table (``pad.js``): its players and organisers
+    enter each hand, take back the last, confirm or dispute the result, through the table
+    matches API; anyone else who may see the match reads the sheet, live. 404 for a match
+    played online (its table is ``/games/<id>``) and for one the visitor may not see.
+    """
+    match = _visible_match(request, pk)
+    if not match.at_table:
+        raise Http404("This match is played online: it has a table, not a score pad.")
+    me = _me(request)
+    you = None if me is None else match.index_of(me.pk)
+    organiser = you is None and table_matches.may_organise(request.user)
+    rules = RuleSet.from_dict(match.rules)
+    pairing = Pairing.objects.select_related("event", "round").filter(match=match).first()
+    context = {
+        "match": match,
+        "me": me,
+        "you": you,
+        "may_enter": you is not None or organiser,
+        "organiser": organiser,
+        "pairing": pairing,
+        "event": None if pairing is None else pairing.event,
+        "rules_line": rules_line(rules),
+        "oklahoma": rules.oklahoma,
+        "hollywood": rules.scoring is ScoringStyle.HOLLYWOOD,
+        "sheet": sheet_for_match(match=match),
+        # The tables of its games, whose sockets say when the sheet changed (pad.js).
+        "games": list(match.games.order_by("number").values_list("pk", flat=True)),
+        "ranks": ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"],
+    }
+    return render(request, "web/pad.html", context)
 
 
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -268,6 +310,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "charts": web_selectors.score_charts(match=match, games=games),
         "current": current,
         "pairing": pairing,
+        "playing": me is not None and match.index_of(me.pk) is not None,
         "can_show_up": (
             pairing is not None
             and match.status == Match.Status.SCHEDULED

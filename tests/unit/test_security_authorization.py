@@ -293,6 +293,11 @@ WEB_RULES: dict[str, list[Rule]] = {
         Rule(VS_BOT, reads=frozenset({200, 302, 409})),
         Rule(CHALLENGE, reads=frozenset({404})),
     ],
+    # A score pad is a table match's: an online match or someone else's challenge has none.
+    "web:pad": [
+        Rule(VS_BOT, reads=frozenset({404})),
+        Rule(CHALLENGE, reads=frozenset({404})),
+    ],
     "web:event": [Rule(OPEN, reads=frozenset({200, 302})), Rule(DRAFT, reads=frozenset({404}))],
     "web:player": [Rule(ALICE, reads=frozenset({200, 302}))],
     # The organiser's pages: for staff the organiser API lets act (a player gets 403).

@@ -1,0 +1,653 @@
+// The score pad of a match played with real cards at a table. Its players (and organisers)
+// enter each hand as it ended: the outcome, who knocked, each deadwood on a number pad, the
+// upcard for Oklahoma; the server scores it (POST /api/matches/{id}/hands) and answers with
+// the sheet, which is drawn as the paper pad reads: per game its hands with their points and
+// running totals, the boxes and bonuses, Hollywood's three columns. The last hand can be taken
+// back; the decided result is confirmed or disputed by the other player. A refusal is shown in
+// the API's words next to what caused it.
+//
+// Live: the table sockets of the match's last two games (ws/games/{id}, through live.js) push
+// a view with the whole sheet after every change, so the other phone and every spectator see
+// a hand as soon as it is entered; while no socket is open the sheet is read every few seconds.
+import { api, ApiError, el, flash, signInAgain } from "./api.js";
+import { cardLabel, cardText } from "./cards.js";
+import { connect } from "./live.js";
+
+const POLL_MS = 5000;
+const $ = (id) => document.getElementById(id);
+
+const root = $("pad");
+const matchId = root.dataset.match;
+const you = root.dataset.you === "" ? null : Number(root.dataset.you);
+const mayEnter = root.dataset.mayEnter === "true";
+const organiser = root.dataset.organiser === "true";
+const oklahoma = root.dataset.oklahoma === "true";
+const flashBox = $("flash");
+
+const state = {
+  sheet: JSON.parse($("pad-sheet").textContent),
+  games: JSON.parse($("pad-games").textContent), // the match's game ids, by number
+  seqs: new Map(), // game id -> the last view's seq from its socket
+  sockets: new Map(), // game id -> its socket
+  form: blankForm(),
+  formHand: null, // the hand number the form is for
+  busy: false,
+  asking: false, // "take back hand N?" is shown
+  pollTimer: null,
+  reads: 0, // sheet reads started: only the latest one's answer is shown
+};
+
+function blankForm() {
+  return { kind: null, knocker: null, counts: ["", ""], side: null, rank: null, suit: null };
+}
+
+// --- words -----------------------------------------------------------------------------------
+
+function name(index) {
+  return state.sheet.players[index].name;
+}
+
+function who(index) {
+  return index === you ? "You" : name(index);
+}
+
+// A short name for the narrow columns of the sheet: the first word, unless both share it.
+function short(index) {
+  const first = (i) => name(i).split(/\s+/)[0];
+  return first(0) === first(1) ? name(index) : first(index);
+}
+
+const KIND_WORDS = { knock: "knock", gin: "gin", big_gin: "big gin", drawn: "drawn" };
+
+function describe(row) {
+  const k = row.knocker === null ? null : row.knocker;
+  const dw = row.deadwood;
+  let text;
+  switch (row.termination) {
+    case "knock":
+      text = `${short(k)} knocked ${dw[k]} v ${dw[1 - k]}`;
+      break;
+    case "undercut":
+      text = `${short(k)} knocked ${dw[k]}, ${short(1 - k)} undercut ${dw[1 - k]}`;
+      break;
+    case "gin":
+      text = `${short(k)} gin, ${short(1 - k)} ${dw[1 - k]}`;
+      break;
+    case "big_gin":
+      text = `${short(k)} big gin, ${short(1 - k)} ${dw[1 - k]}`;
+      break;
+    default:
+      text = "Drawn: nobody scores";
+  }
+  const extra = [];
+  if (row.upcard) extra.push(`upcard ${cardText(row.upcard)}`);
+  if (row.multiplier > 1) extra.push(`×${row.multiplier}`);
+  return extra.length ? `${text} (${extra.join(", ")})` : text;
+}
+
+function gamesWon(sheet) {
+  return `${sheet.games_won[0]}–${sheet.games_won[1]}`;
+}
+
+function lastHand() {
+  const hands = state.sheet.hands;
+  return hands.length ? hands[hands.length - 1] : null;
+}
+
+// Whether the hands entered so far decide the match, and it waits for a confirmation.
+function deciding(sheet) {
+  return sheet.status === "active" && (sheet.confirmation === "awaiting" || sheet.confirmation === "disputed");
+}
+
+function open(sheet) {
+  return sheet.status === "active" && !sheet.decided;
+}
+
+// The player who confirms or disputes: the opponent of whoever entered the deciding hand
+// (either player when an organiser entered it).
+function mayConfirm(sheet) {
+  if (!deciding(sheet)) return false;
+  if (organiser) return true;
+  if (you === null) return false;
+  return sheet.reported_by !== state.sheet.players[you].id;
+}
+
+function statusText(sheet) {
+  const winner = sheet.winner;
+  if (sheet.status === "finished") {
+    const won = winner === null ? "The match is over" : `${who(winner)} ${winner === you ? "win" : "wins"} the match ${Math.max(...sheet.games_won)}–${Math.min(...sheet.games_won)}`;
+    return `${won}${sheet.confirmation === "confirmed" ? ": the result is confirmed." : "."}`;
+  }
+  if (sheet.status !== "active") return `The match is ${sheet.status}.`;
+  if (sheet.confirmation === "disputed") {
+    return `Disputed: “${sheet.dispute_reason}”. An organiser decides; the hands can still be corrected.`;
+  }
+  if (sheet.decided) {
+    const won = `${who(winner)} ${winner === you ? "win" : "wins"} the match ${Math.max(...sheet.games_won)}–${Math.min(...sheet.games_won)}`;
+    const reporter = sheet.players.findIndex((p) => p.id === sheet.reported_by);
+    if (reporter === -1) return `${won}. Waiting for a player to confirm it.`;
+    if (reporter === you) return `${won}. Waiting for ${name(1 - you)} to confirm it.`;
+    if (you !== null) return `${won}. Confirm the result, or dispute it.`;
+    return `${won}. Waiting for ${name(1 - reporter)} to confirm it.`;
+  }
+  const dealer = sheet.next_dealer === null ? "" : `: ${sheet.next_dealer === you ? "you deal" : `${name(sheet.next_dealer)} deals`}`;
+  return `Hand ${sheet.next_hand + 1}${dealer}. Games ${gamesWon(sheet)}.`;
+}
+
+// --- drawing -------------------------------------------------------------------------------
+
+function render() {
+  const sheet = state.sheet;
+  root.dataset.status = sheet.status;
+  root.dataset.hands = String(sheet.hands.length);
+  root.dataset.confirmation = sheet.confirmation;
+  root.dataset.decided = String(sheet.decided);
+  $("pad-status").textContent = statusText(sheet);
+  renderSheet(sheet);
+  if (!mayEnter) return;
+  renderEntry(sheet);
+  renderResult(sheet);
+  renderUndo(sheet);
+}
+
+function renderEntry(sheet) {
+  const box = $("entry");
+  box.hidden = !open(sheet);
+  if (box.hidden) return;
+  const form = state.form;
+  $("entry-number").textContent = String(sheet.next_hand + 1);
+  $("entry-dealer").textContent = sheet.next_dealer === null ? "" : `${name(sheet.next_dealer)} dealt`;
+  const straight = sheet.rules.straight;
+  for (const button of box.querySelectorAll("[data-kind]")) {
+    const kind = button.dataset.kind;
+    button.hidden = kind === "knock" && straight; // no knocking in straight gin
+    button.setAttribute("aria-pressed", String(form.kind === kind));
+  }
+  const scored = form.kind !== null && form.kind !== "drawn";
+  $("step-knocker").hidden = !scored;
+  $("knocker-legend").textContent = form.kind === "knock" ? "Who knocked?" : form.kind === "big_gin" ? "Who went big gin?" : "Who went gin?";
+  for (const button of box.querySelectorAll("[data-knocker]")) {
+    button.setAttribute("aria-pressed", String(form.knocker === Number(button.dataset.knocker)));
+  }
+  $("step-deadwood").hidden = !scored || form.knocker === null;
+  for (const button of box.querySelectorAll("[data-side]")) {
+    const side = Number(button.dataset.side);
+    const gin = form.kind !== "knock" && side === form.knocker;
+    button.disabled = gin;
+    button.setAttribute("aria-pressed", String(form.side === side));
+    const value = gin ? "0" : form.counts[side] === "" ? "–" : form.counts[side];
+    $(`count-${side}`).textContent = value;
+    button.setAttribute("aria-label", `${name(side)}'s deadwood: ${gin ? "0, gin" : form.counts[side] === "" ? "not entered" : form.counts[side]}`);
+  }
+  if (oklahoma) {
+    $("step-upcard").hidden = !scored;
+    for (const button of box.querySelectorAll("[data-rank]")) button.setAttribute("aria-pressed", String(form.rank === button.dataset.rank));
+    for (const button of box.querySelectorAll("[data-suit]")) button.setAttribute("aria-pressed", String(form.suit === button.dataset.suit));
+    const card = upcard();
+    const chosen = $("upcard-chosen");
+    chosen.textContent = card ? cardText(card) : form.rank ? `${form.rank === "T" ? "10" : form.rank}, and its suit?` : "none yet";
+    chosen.className = `pad-card${card ? ` suit-${card[1].toLowerCase()}` : ""}`;
+    chosen.setAttribute("aria-label", card ? cardLabel(card) : chosen.textContent);
+  }
+  const missing = missingParts(sheet);
+  const submit = $("enter-hand");
+  submit.disabled = state.busy || missing.length > 0;
+  submit.textContent = state.busy ? "Entering…" : `Enter hand ${sheet.next_hand + 1}`;
+  $("entry-summary").textContent = missing.length ? `Still to enter: ${missing.join(", ")}.` : `${summary()}. Check it, then enter it.`;
+}
+
+function upcard() {
+  const form = state.form;
+  return form.rank && form.suit ? form.rank + form.suit : null;
+}
+
+function missingParts(sheet) {
+  const form = state.form;
+  if (form.kind === null) return ["how the hand ended"];
+  if (form.kind === "drawn") return [];
+  const parts = [];
+  if (form.knocker === null) return [form.kind === "knock" ? "who knocked" : "who went gin"];
+  for (const side of [form.knocker, 1 - form.knocker]) {
+    if (form.kind !== "knock" && side === form.knocker) continue;
+    if (form.counts[side] === "") parts.push(`${name(side)}'s deadwood`);
+  }
+  if (oklahoma && !upcard()) parts.push("the upcard");
+  return parts;
+}
+
+function summary() {
+  const form = state.form;
+  if (form.kind === "drawn") return "A drawn hand: nobody scores";
+  const k = form.knocker;
+  const card = upcard();
+  const up = card ? `, upcard ${cardText(card)}` : "";
+  if (form.kind === "knock") return `${name(k)} knocked with ${form.counts[k]} against ${form.counts[1 - k]}${up}`;
+  return `${name(k)} went ${KIND_WORDS[form.kind]}, ${name(1 - k)} holds ${form.counts[1 - k]}${up}`;
+}
+
+function renderResult(sheet) {
+  const box = $("result-box");
+  box.hidden = !deciding(sheet); // once finished, the status line says how it ended
+  if (box.hidden) return;
+  $("result-text").textContent = statusText(sheet);
+  const actions = $("confirm-actions");
+  actions.hidden = !mayConfirm(sheet);
+  $("confirm").disabled = state.busy;
+  // A player disputes; an organiser corrects the hands or confirms instead.
+  $("dispute-open").hidden = organiser || sheet.confirmation === "disputed";
+  if (actions.hidden || sheet.confirmation === "disputed") $("dispute-form").hidden = true;
+}
+
+function renderUndo(sheet) {
+  const box = $("undo");
+  const last = lastHand();
+  box.hidden = !last || sheet.status !== "active";
+  if (box.hidden) {
+    state.asking = false;
+    return;
+  }
+  const button = $("take-back");
+  button.textContent = `Take back hand ${last.number + 1}`;
+  button.disabled = state.busy;
+  button.hidden = state.asking;
+  $("undo-ask").hidden = !state.asking;
+  $("undo-question").textContent = `Take back hand ${last.number + 1} (${describe(last)})? It is removed from the sheet.`;
+  $("undo-yes").disabled = state.busy;
+}
+
+// The sheet: one table per game, its hands with the points won and each player's running
+// total under the hand's winner, as a paper pad is kept; Hollywood's three games side by side.
+function renderSheet(sheet) {
+  const rules = sheet.rules;
+  $("sheet-summary").textContent = `Games won ${short(0)} ${sheet.games_won[0]} – ${sheet.games_won[1]} ${short(1)} · best of ${rules.best_of} to ${rules.target}${rules.hollywood ? " · Hollywood" : ""}`;
+  const nodes = sheet.games.map((game) => gameTable(sheet, game));
+  if (!nodes.length) nodes.push(el("p", { class: "meta" }, "No hand entered yet."));
+  $("sheet-games").replaceChildren(...nodes);
+}
+
+function gameTable(sheet, game) {
+  const columns = game.columns.length;
+  const rows = sheet.hands.filter((h) => h.game === game.number);
+  const wide = columns > 1;
+  const head = [];
+  if (wide) {
+    head.push(el("tr", {},
+      el("th", { scope: "col", rowspan: "2", class: "n" }, "#"),
+      el("th", { scope: "col", rowspan: "2" }, "Hand"),
+      ...game.columns.map((_, c) => el("th", { scope: "colgroup", colspan: "2", class: "col-start" }, `Game ${c + 1}`))));
+    head.push(el("tr", {}, ...game.columns.flatMap((_, c) => [
+      el("th", { scope: "col", class: "num col-start", title: name(0) }, short(0)),
+      el("th", { scope: "col", class: "num", title: name(1) }, short(1))])));
+  } else {
+    head.push(el("tr", {},
+      el("th", { scope: "col", class: "n" }, "#"),
+      el("th", { scope: "col" }, "Hand"),
+      el("th", { scope: "col", class: "num", title: name(0) }, short(0)),
+      el("th", { scope: "col", class: "num", title: name(1) }, short(1))));
+  }
+  let before = game.columns.map(() => [0, 0]);
+  const body = rows.map((row) => {
+    const cells = [el("td", { class: "n" }, String(row.number + 1)),
+      el("td", { class: "what" }, describe(row),
+        el("span", { class: "dealer" }, ` · ${short(row.dealer)} dealt`))];
+    row.columns.forEach((scores, c) => {
+      for (const side of [0, 1]) {
+        const gained = scores[side] - before[c][side];
+        const cls = `num${side === 0 ? " col-start" : ""}`;
+        cells.push(gained > 0
+          ? el("td", { class: `${cls} scored` }, el("span", { class: "plus" }, `+${gained}`), " ", el("span", { class: "total" }, String(scores[side])))
+          : el("td", { class: cls }, ""));
+      }
+    });
+    before = row.columns;
+    return el("tr", { dataset: { hand: String(row.number) } }, ...cells);
+  });
+  const foot = [];
+  const line = (label, value, cls = "") => el("tr", { class: cls },
+    el("th", { scope: "row", colspan: "2" }, label),
+    ...game.columns.flatMap((column, c) => [0, 1].map((side) =>
+      el("td", { class: `num${side === 0 ? " col-start" : ""}` }, value(column, side, c)))));
+  foot.push(line("Boxes (hands won)", (column, side) => String(column.hands_won[side])));
+  const done = game.columns.some((column) => column.result);
+  if (done) {
+    const result = (column) => column.result;
+    foot.push(line("Hand points", (column, side) => (result(column) ? String(result(column).hand_points[side]) : "")));
+    foot.push(line("Game bonus", (column, side) => (result(column) ? String(result(column).game_bonus[side]) : "")));
+    foot.push(line("Box bonus", (column, side) => (result(column) ? String(result(column).line_bonus[side]) : "")));
+    if (game.columns.some((column) => column.result && column.result.shutout)) {
+      foot.push(line("Shutout", (column, side) => (result(column) && result(column).shutout && result(column).winner === side ? "yes" : "")));
+    }
+  }
+  foot.push(line(done ? "Total" : "Total so far", (column, side) => String(column.result ? column.result.final[side] : column.scores[side]), "total-row"));
+  // Hollywood's three games are scored at once on one sheet: its columns are the games.
+  const caption = [wide ? `Sheet ${game.number + 1}, Hollywood` : `Game ${game.number + 1}`];
+  const firstDealer = `${short(game.first_dealer)} dealt first`;
+  const results = game.columns.map((column) => column.result).filter(Boolean);
+  if (!wide && results.length) caption.push(`${name(results[0].winner)} wins ${results[0].final[results[0].winner]} to ${results[0].final[1 - results[0].winner]}`);
+  else if (game.status === "in_play") caption.push("in play");
+  else caption.push("over");
+  caption.push(firstDealer);
+  return el("div", { class: `pad-game${wide ? " hollywood" : ""}`, dataset: { game: String(game.number) } },
+    el("table", { class: "grid pad-hands" },
+      el("caption", {}, caption.join(" · ")),
+      el("thead", {}, ...head),
+      el("tbody", {}, ...(body.length ? body : [el("tr", {}, el("td", { colspan: String(2 + columns * 2), class: "meta" }, "No hand yet."))])),
+      el("tfoot", {}, ...foot)));
+}
+
+// --- entering a hand -------------------------------------------------------------------------
+
+const ERROR_FIELDS = {
+  knock_limit: "deadwood",
+  deadwood_range: "deadwood",
+  deadwood_missing: "deadwood",
+  gin_with_deadwood: "deadwood",
+  upcard_required: "upcard",
+  invalid_card: "upcard",
+  knocker_required: "knocker",
+  not_in_match: "knocker",
+  straight_gin_no_knock: "kind",
+  drawn_hand_no_score: "kind",
+  invalid_entry: "kind",
+  reason_required: "reason",
+};
+const BODY_FIELDS = { kind: "kind", knocker: "knocker", deadwood: "deadwood", upcard: "upcard", reason: "reason" };
+
+function showError(where, text) {
+  const node = $(`error-${where}`) || $("error-enter");
+  node.textContent = text;
+  node.hidden = !text;
+  const step = $(`step-${where}`);
+  if (step) step.classList.toggle("invalid", Boolean(text));
+}
+
+function clearErrors(...where) {
+  for (const w of where.length ? where : ["kind", "knocker", "deadwood", "upcard", "reason", "enter", "result", "dispute", "undo"]) {
+    if ($(`error-${w}`)) showError(w, "");
+  }
+}
+
+// A refusal next to what caused it: the field its code names, else beside the button pressed.
+function showRefusal(error, near) {
+  if (!(error instanceof ApiError)) {
+    showError(near, "The connection failed: nothing was changed. Try again.");
+    return;
+  }
+  const fields = error.body.errors || {};
+  const named = Object.keys(fields);
+  if (error.code === "invalid" && named.length) {
+    for (const key of named) {
+      const where = BODY_FIELDS[key.split(".")[0]] || near;
+      showError(where === "reason" && !organiser ? near : where, fields[key].join(" "));
+    }
+    return;
+  }
+  let where = ERROR_FIELDS[error.code] || near;
+  if (where === "reason" && !$("error-reason")) where = near;
+  if (error.code === "reason_required" && near === "dispute") where = "dispute";
+  showError(where, error.message);
+}
+
+function reason() {
+  const input = $("pad-reason");
+  return input ? input.value.trim() : "";
+}
+
+async function enterHand() {
+  const sheet = state.sheet;
+  if (state.busy || missingParts(sheet).length) return;
+  const form = state.form;
+  const body = { number: sheet.next_hand, kind: form.kind };
+  if (form.kind !== "drawn") {
+    const players = sheet.players;
+    body.knocker = players[form.knocker].id;
+    body.deadwood = {};
+    for (const side of [0, 1]) {
+      if (form.kind !== "knock" && side === form.knocker) continue;
+      body.deadwood[players[side].id] = Number(form.counts[side]);
+    }
+    if (oklahoma) body.upcard = upcard();
+  }
+  if (organiser) body.reason = reason();
+  clearErrors();
+  await write("enter", () => api(`/api/matches/${matchId}/hands`, { method: "POST", body }));
+}
+
+// One write at a time: the buttons are disabled while it is on its way; its answer is the
+// sheet as it now stands. A stale hand number (the other phone was first) reads the sheet.
+async function write(near, call) {
+  state.busy = true;
+  render();
+  try {
+    const { data } = await call();
+    accept(data, { own: true });
+    state.busy = false;
+    render();
+    return true;
+  } catch (error) {
+    state.busy = false;
+    if (error instanceof ApiError && error.status === 401) signInAgain();
+    if (error instanceof ApiError && error.status === 409) await read(); // the sheet moved on
+    showRefusal(error, near);
+    render();
+    return false;
+  }
+}
+
+function pick(kind, value) {
+  const form = state.form;
+  if (kind === "kind") {
+    form.kind = value;
+    if (value === "drawn") form.knocker = null;
+    clearErrors("kind", "enter");
+  } else if (kind === "knocker") {
+    form.knocker = value;
+    clearErrors("knocker", "enter");
+  }
+  if (form.kind && form.kind !== "drawn" && form.knocker !== null) {
+    // The count to type first: the knocker's for a knock, the defender's for gin.
+    const needed = form.kind === "knock" ? [form.knocker, 1 - form.knocker] : [1 - form.knocker];
+    if (form.side === null || !needed.includes(form.side)) form.side = needed.find((s) => form.counts[s] === "") ?? needed[0];
+    if (form.kind !== "knock") form.counts[form.knocker] = "";
+  }
+  render();
+}
+
+function type(key) {
+  const form = state.form;
+  if (form.side === null) return;
+  let value = form.counts[form.side];
+  if (key === "clear") value = "";
+  else if (key === "back") value = value.slice(0, -1);
+  else if (value.length < 2) value = value === "0" ? key : value + key;
+  else return;
+  form.counts[form.side] = value;
+  clearErrors("deadwood", "enter");
+  // Two digits typed: on to the other count if it is still empty.
+  const other = 1 - form.side;
+  if (value.length === 2 && form.kind === "knock" && form.counts[other] === "") form.side = other;
+  render();
+}
+
+function bindEntry() {
+  const box = $("entry");
+  box.addEventListener("click", (event) => {
+    const button = event.target.closest("button");
+    if (!button || button.disabled || !box.contains(button)) return;
+    const data = button.dataset;
+    if (data.kind) pick("kind", data.kind);
+    else if (data.knocker !== undefined) pick("knocker", Number(data.knocker));
+    else if (data.side !== undefined) {
+      state.form.side = Number(data.side);
+      render();
+    } else if (data.digit !== undefined) type(data.digit);
+    else if (data.key) type(data.key);
+    else if (data.rank) {
+      state.form.rank = data.rank;
+      clearErrors("upcard", "enter");
+      render();
+    } else if (data.suit) {
+      state.form.suit = data.suit;
+      clearErrors("upcard", "enter");
+      render();
+    } else if (button.id === "enter-hand") enterHand();
+  });
+  // A keyboard types into the chosen count; Enter enters the hand.
+  document.addEventListener("keydown", (event) => {
+    if (box.hidden || event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    if (target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName))) return;
+    if (/^[0-9]$/.test(event.key)) type(event.key);
+    else if (event.key === "Backspace") type("back");
+    else if (event.key === "Enter" && target === document.body) enterHand();
+    else return;
+    event.preventDefault();
+  });
+}
+
+function bindResult() {
+  $("confirm").addEventListener("click", () => {
+    clearErrors();
+    write("result", () => api(`/api/matches/${matchId}/confirm`, { method: "POST", body: organiser ? { reason: reason() } : {} }));
+  });
+  $("dispute-open").addEventListener("click", () => {
+    const form = $("dispute-form");
+    form.hidden = !form.hidden;
+    $("dispute-open").setAttribute("aria-expanded", String(!form.hidden));
+    if (!form.hidden) $("dispute-reason").focus();
+  });
+  $("dispute-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearErrors();
+    const done = await write("dispute", () => api(`/api/matches/${matchId}/dispute`, { method: "POST", body: { reason: $("dispute-reason").value.trim() } }));
+    if (done) {
+      $("dispute-form").hidden = true;
+      flash(flashBox, "Your dispute is sent: an organiser will look at the match.", { kind: "info" });
+    }
+  });
+  $("take-back").addEventListener("click", () => {
+    clearErrors("undo");
+    state.asking = true;
+    render();
+    $("undo-yes").focus();
+  });
+  $("undo-no").addEventListener("click", () => {
+    state.asking = false;
+    render();
+  });
+  $("undo-yes").addEventListener("click", async () => {
+    const last = lastHand();
+    if (!last) return;
+    let path = `/api/matches/${matchId}/hands/last?number=${last.number}`;
+    if (organiser) path += `&reason=${encodeURIComponent(reason())}`;
+    state.asking = false;
+    clearErrors();
+    await write("undo", () => api(path, { method: "DELETE" }));
+  });
+}
+
+// --- the sheet as it changes -----------------------------------------------------------------
+
+// A new sheet: the form is kept while it is still for the next hand; a hand entered from the
+// other phone meanwhile empties it, saying so.
+function accept(sheet, { own = false } = {}) {
+  const before = state.sheet;
+  state.sheet = sheet;
+  if (state.formHand !== sheet.next_hand) {
+    const typed = state.form.kind !== null;
+    const row = sheet.hands[state.formHand];
+    const by = row && row.entered_by ? sheet.players.find((p) => p.id === row.entered_by) : null;
+    // Not this phone's own hand, whose push may come before the answer to its request.
+    const mine = own || state.busy || (by && you !== null && by.id === sheet.players[you].id);
+    if (typed && !mine && state.formHand !== null && sheet.next_hand > state.formHand) {
+      flash(flashBox, `Hand ${state.formHand + 1} was entered ${by ? `by ${by.name} ` : ""}meanwhile: check it on the sheet, then enter the next.`, { kind: "warning" });
+    }
+    state.form = blankForm();
+    state.formHand = sheet.next_hand;
+    clearErrors("kind", "knocker", "deadwood", "upcard", "enter");
+  }
+  if (before.hands.length !== sheet.hands.length) state.asking = false;
+}
+
+async function read() {
+  const ticket = ++state.reads;
+  try {
+    const { data } = await api(`/api/matches/${matchId}/sheet`);
+    if (ticket === state.reads) {
+      accept(data);
+      render();
+    }
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) flash(flashBox, "This match is not to be seen any more.");
+  }
+}
+
+// A view from a table socket: it holds the whole sheet, rendered when that game was pushed.
+// Only the view of the match's last game at that moment is the newest sheet (an earlier
+// game's socket may hold an older render); an earlier game in play again means a take-back
+// removed the games after it.
+function onView(gameId, message) {
+  const view = message.view;
+  if (!view || !view.sheet) return;
+  if (message.seq <= (state.seqs.get(gameId) ?? -1)) return;
+  state.seqs.set(gameId, message.seq);
+  state.games[view.number] = view.id;
+  if (view.next_game) state.games[view.number + 1] = view.next_game;
+  const latest = view.number === view.sheet.games.length - 1;
+  if (latest) {
+    state.games.length = Math.min(state.games.length, view.sheet.games.length);
+    accept(view.sheet);
+    render();
+  }
+  follow();
+}
+
+// Sockets to the match's last two games: the last for every change; the one before it hears
+// a take-back that undoes the last game.
+function follow() {
+  if (!("WebSocket" in window)) return;
+  const want = new Set(state.games.slice(-2).filter(Boolean));
+  for (const [id, socket] of state.sockets) {
+    if (!want.has(id)) {
+      socket.close();
+      state.sockets.delete(id);
+    }
+  }
+  for (const id of want) {
+    if (state.sockets.has(id)) continue;
+    const socket = connect(`/ws/games/${id}`);
+    socket.on("view", (message) => onView(id, message));
+    socket.on("open", livePolling);
+    socket.on("close", () => {
+      state.seqs.delete(id); // the next connection sends its view afresh
+      livePolling();
+    });
+    state.sockets.set(id, socket);
+  }
+  livePolling();
+}
+
+function livePolling() {
+  const live = [...state.sockets.values()].some((socket) => socket.isOpen);
+  root.dataset.live = live ? "socket" : "polling";
+  clearTimeout(state.pollTimer);
+  state.pollTimer = null;
+  if (!live && state.sheet.status === "active") {
+    state.pollTimer = setTimeout(async () => {
+      await read();
+      livePolling();
+    }, POLL_MS);
+  }
+}
+
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden && root.dataset.live !== "socket") read();
+});
+
+if (mayEnter) {
+  bindEntry();
+  bindResult();
+}
+state.formHand = state.sheet.next_hand;
+render();
+follow();
