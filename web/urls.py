@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from web import account_views, paper_views, views
+from web import account_views, help_views, paper_views, views
 
 app_name = "web"
 
@@ -32,6 +32,7 @@ urlpatterns = [
         name="password_reset_done",
     ),
     path("lobby", views.lobby, name="lobby"),
+    path("how-to-play", help_views.how_to_play, name="how_to_play"),
     path("games/<int:pk>", views.table, name="table"),
     path("matches/<int:pk>", views.match_detail, name="match"),
     path("matches/<int:pk>/replay", views.replay, name="replay"),
