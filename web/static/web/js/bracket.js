@@ -71,7 +71,12 @@ export function pairingNode(pairing, live, feeds = new Map(), mine = null) {
     } else if (pairing.status === "finished" && pairing.result !== "played") {
       text = pairing.result.replace("_", " ");
     }
-    foot.append(el("a", { href: isLive && live && live.current_game ? `/games/${live.current_game}` : `/matches/${pairing.match}` },
+    // A match at a table: its score pad, where its hands are entered and read.
+    const href = pairing.match_venue === "table" ? `/matches/${pairing.match}/pad`
+      : isLive && live && live.current_game ? `/games/${live.current_game}` : `/matches/${pairing.match}`;
+    if (isLive && pairing.match_confirmation === "awaiting") text = "to confirm";
+    else if (isLive && pairing.match_confirmation === "disputed") text = "disputed";
+    foot.append(el("a", { href },
       isLive ? el("span", { class: "live" }, "● ") : null, text));
   } else if (pairing.status === "skipped") {
     foot.append(el("span", { class: "meta" }, "not needed"));

@@ -134,21 +134,34 @@ function renderBracket(bracket, live, mine) {
   drawBracket(document.getElementById("bracket"), bracket, live, mine);
 }
 
+// A match at a table: its score pad (the sheet, read only for anyone but its players).
+function atTable(p) {
+  return p.match_venue === "table";
+}
+
+// What a table match waits for once its hands decide it.
+const CONFIRMATION_TEXT = { awaiting: "to confirm", disputed: "disputed" };
+
 function renderRounds(bracket, live, mine) {
   const nodes = [];
   for (const round of [...bracket.rounds].reverse()) {
     const rows = round.pairings.map((p) => {
       const l = live.get(p.match);
       let score = p.status === "finished" ? `${p.games[0]}–${p.games[1]}` : "";
-      if (!score && l) score = [`${l.games_won[0]}–${l.games_won[1]}`, el("span", { class: "live-tag" }, " (live)")];
+      const waiting = p.match_status === "active" && CONFIRMATION_TEXT[p.match_confirmation];
+      if (!score && waiting) score = [`${l ? `${l.games_won[0]}–${l.games_won[1]}` : ""}`, el("span", { class: "live-tag" }, ` (${waiting})`)];
+      else if (!score && l) score = [`${l.games_won[0]}–${l.games_won[1]}`, el("span", { class: "live-tag" }, " (live)")];
       const name = (side, index) => {
         if (!side) return el("td", { class: "player meta" }, p.b === null && index === 1 ? "bye" : "—");
         const won = p.winner !== null && p.winner === side.entry;
         return el("td", { class: `player${won ? " winner" : ""}` }, won ? "✔ " : "", el("a", { href: `/players/${side.player.id}` }, side.player.name), kindTag(side.player));
       };
       const yours = mine !== null && [p.a, p.b].some((side) => side && side.entry === mine);
-      return el("tr", { class: yours ? "yours" : null, dataset: { key: p.key } }, el("td", { class: "num" }, String(p.table)), name(p.a, 0), el("td", { class: "num" }, score), name(p.b, 1),
-        el("td", {}, p.match ? el("a", { href: l && l.current_game ? `/games/${l.current_game}` : `/matches/${p.match}` }, p.match_status === "active" ? "watch" : "match") : ""));
+      const link = !p.match ? ""
+        : atTable(p) ? el("a", { href: `/matches/${p.match}/pad` }, p.match_status === "active" ? "score pad" : "sheet")
+          : el("a", { href: l && l.current_game ? `/games/${l.current_game}` : `/matches/${p.match}` }, p.match_status === "active" ? "watch" : "match");
+      return el("tr", { class: yours ? "yours" : null, dataset: { key: p.key } }, el("td", { class: "num" }, String(atTable(p) && p.match_table ? p.match_table : p.table)), name(p.a, 0), el("td", { class: "num" }, score), name(p.b, 1),
+        el("td", {}, link));
     });
     nodes.push(el("table", { class: "grid pairings" },
       el("caption", {}, `${round.name} · ${round.status}`),
@@ -203,6 +216,13 @@ function renderYourMatch(event, bracket, live) {
         state.append(" Show up within ", el("span", { class: "countdown", dataset: { deadline: p.start_deadline } }, ""), " or forfeit.");
       }
       lines.push(state, el("p", {}, el("a", { class: "button primary", href: `/matches/${p.match}` }, "Go to your match")));
+    } else if (p.match_status === "active" && atTable(p)) {
+      // Played with real cards: the hands are entered on the score pad, which says whose turn
+      // it is to confirm once they decide the match.
+      const state = p.match_confirmation === "awaiting" ? "Decided: waiting for the result to be confirmed."
+        : p.match_confirmation === "disputed" ? "Disputed: an organiser decides." : "In play.";
+      lines.push(el("p", {}, el("span", { class: "state" }, state), p.match_table ? ` At table ${p.match_table}.` : ""),
+        el("p", {}, el("a", { class: "button primary", href: `/matches/${p.match}/pad` }, "Open the score pad")));
     } else if (p.match_status === "active") {
       const game = l && l.games ? l.games.find((g) => g.status === "active") : null;
       const index = p.a && p.a.entry === entry.id ? 0 : 1;

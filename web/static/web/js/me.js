@@ -64,6 +64,17 @@ async function showUp(link) {
   }
 }
 
+// Whether this page is the table of that match: its game, or the score pad of a match played
+// with real cards (whose games all open the pad).
+function isHere(match, game) {
+  return (game && here === `/games/${game}`) || here === `/matches/${match}/pad`;
+}
+
+function tableLink(message) {
+  if (message.venue === "table") return `/matches/${message.match}/pad`;
+  return message.game ? `/games/${message.game}` : `/matches/${message.match}`;
+}
+
 function renderBanner(message) {
   clearInterval(countdown);
   ready = message;
@@ -78,13 +89,14 @@ function renderBanner(message) {
       window.location.assign(`/games/${message.game}`);
       return;
     }
-    if (message.game && here === `/games/${message.game}`) {
+    if (isHere(message.match, message.game)) {
       banner.hidden = true;
       return;
     }
+    const table = message.venue === "table";
     banner.replaceChildren(
-      el("strong", {}, "Your tournament match has started. "), ...where, ` v ${message.opponent.name}. `,
-      el("a", { class: "button primary", href: message.game ? `/games/${message.game}` : `/matches/${message.match}` }, "Go to the table"));
+      el("strong", {}, "Your tournament match has started. "), ...where, ` v ${message.opponent.name}${table && message.table ? ` at table ${message.table}` : ""}. `,
+      el("a", { class: "button primary", href: tableLink(message) }, table ? "Open the score pad" : "Go to the table"));
     banner.hidden = false;
     return;
   }
@@ -142,7 +154,7 @@ function summary(message) {
     unnotice("challenges");
   }
   const active = message.active;
-  if (active && here !== `/games/${active.game}` && !message.match_ready) {
+  if (active && !isHere(active.match, active.game) && !message.match_ready) {
     notice("active", `Your match v ${active.opponent.name} is in play. `, el("a", { href: `/games/${active.game}` }, "Return to the table"));
   } else {
     unnotice("active");
