@@ -137,8 +137,13 @@ class _Feed:
                 self.rendered = max(seq, target)
                 self.cache = (seq, data)
                 for socket in list(self.sockets):
+                    entry = entries.get(socket.player_id)
+                    if socket.player_id is not None and socket.player_id not in viewers:
+                        # It opened while this render was made, after its viewers were
+                        # read: its entry was not, and None would read "not entered".
+                        entry = await socket_db(_entry_of)(self.event_id, socket.player_id)
                     try:
-                        await socket.send_event(seq, data, entries.get(socket.player_id))
+                        await socket.send_event(seq, data, entry)
                     except Exception:  # a socket closing now: the others still get it
                         logger.debug("event %s: a send failed", self.event_id, exc_info=True)
         finally:

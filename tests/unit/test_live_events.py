@@ -127,6 +127,39 @@ def test_a_viewer_gets_their_own_entry_and_nobody_elses(alice, bob):
     run(scenario)
 
 
+def test_a_socket_opened_while_the_event_renders_gets_its_own_entry_with_it(
+    alice, bob, monkeypatch
+):
+    event = event_with([alice, bob], "swiss")
+    sent: dict[int, int | None] = {}
+
+    class Viewer:
+        def __init__(self, player) -> None:
+            self.player_id = player.pk
+
+        async def send_event(self, seq, data, entry) -> None:
+            sent[self.player_id] = entry and entry["player"]["id"]
+
+    watching, opening = Viewer(alice), Viewer(bob)
+    feeds = {}
+    render = consumers.event_render
+
+    def render_while_bob_opens(event_id, player_ids):
+        feeds["feed"].sockets.add(opening)  # after the viewers were read for this render
+        return render(event_id, player_ids)
+
+    monkeypatch.setattr(consumers, "event_render", render_while_bob_opens)
+
+    async def scenario():
+        feed = feeds["feed"] = consumers._feed(event.pk)
+        feed.sockets.add(watching)
+        feed.changed((await db(Event.objects.get)(pk=event.pk)).seq)
+        await feed.task
+
+    run(scenario)
+    assert sent == {alice.pk: alice.pk, bob.pk: bob.pk}
+
+
 def test_one_transaction_counts_one_change_and_a_burst_is_rendered_once(monkeypatch):
     event = event_with(humans(8), "swiss", late_registration=True, swiss_rounds=5)
     seq = Event.objects.get(pk=event.pk).seq
