@@ -112,10 +112,18 @@ function mayConfirm(sheet) {
   return sheet.reported_by !== state.sheet.players[you].id;
 }
 
+// The match's result in the order every page reads scores: a player's own games first ("You
+// lose the match 1–2"), anyone else the seats in order ("Ada 2–1 Ben: Ada wins the match").
+function matchResult(sheet, winner) {
+  const games = sheet.games_won;
+  if (you !== null) return `You ${winner === you ? "win" : "lose"} the match ${games[you]}–${games[1 - you]}`;
+  return `${name(0)} ${games[0]}–${games[1]} ${name(1)}: ${name(winner)} wins the match`;
+}
+
 function statusText(sheet) {
   const winner = sheet.winner;
   if (sheet.status === "finished") {
-    const won = winner === null ? "The match is over" : `${who(winner)} ${winner === you ? "win" : "wins"} the match ${Math.max(...sheet.games_won)}–${Math.min(...sheet.games_won)}`;
+    const won = winner === null ? "The match is over" : matchResult(sheet, winner);
     return `${won}${sheet.confirmation === "confirmed" ? ": the result is confirmed." : "."}`;
   }
   if (sheet.status !== "active") return `The match is ${sheet.status}.`;
@@ -123,7 +131,7 @@ function statusText(sheet) {
     return `Disputed: “${sheet.dispute_reason}”. An organiser decides; the hands can still be corrected.`;
   }
   if (sheet.decided) {
-    const won = `${who(winner)} ${winner === you ? "win" : "wins"} the match ${Math.max(...sheet.games_won)}–${Math.min(...sheet.games_won)}`;
+    const won = matchResult(sheet, winner);
     const reporter = sheet.players.findIndex((p) => p.id === sheet.reported_by);
     if (reporter === -1) return `${won}. Waiting for a player to confirm it.`;
     if (reporter === you) return `${won}. Waiting for ${name(1 - you)} to confirm it.`;
@@ -323,7 +331,8 @@ function gameTable(sheet, game) {
   const caption = [wide ? `Sheet ${game.number + 1}, Hollywood` : `Game ${game.number + 1}`];
   const firstDealer = `${short(game.first_dealer)} dealt first`;
   const results = game.columns.map((column) => column.result).filter(Boolean);
-  if (!wide && results.length) caption.push(`${name(results[0].winner)} wins ${results[0].final[results[0].winner]} to ${results[0].final[1 - results[0].winner]}`);
+  // The final score in the sheet's own column order, then who won it.
+  if (!wide && results.length) caption.push(`${results[0].final[0]} – ${results[0].final[1]}, ${name(results[0].winner)} wins`);
   else if (game.status === "in_play") caption.push("in play");
   else caption.push("over");
   caption.push(firstDealer);
