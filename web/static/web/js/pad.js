@@ -134,6 +134,8 @@ function statusText(sheet) {
     const won = matchResult(sheet, winner);
     const reporter = sheet.players.findIndex((p) => p.id === sheet.reported_by);
     if (reporter === -1) return `${won}. Waiting for a player to confirm it.`;
+    // A guest has no account to confirm with: an organiser confirms for them.
+    if (sheet.players[1 - reporter].kind === "guest") return `${won}. Waiting for an organiser to confirm it (${name(1 - reporter)} plays as a guest).`;
     if (reporter === you) return `${won}. Waiting for ${name(1 - you)} to confirm it.`;
     if (you !== null) return `${won}. Confirm the result, or dispute it.`;
     return `${won}. Waiting for ${name(1 - reporter)} to confirm it.`;
