@@ -132,6 +132,7 @@ ENTER_CONFLICTS = [
     "event_full",
     "event_over",
     "registration_closed",
+    "guests_and_bots",
 ]
 
 #: The codes of each operation's own refusals (its service's), by status, beside the common
@@ -301,6 +302,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
             "cannot_reinstate",
             "event_full",
             "guests_need_tables",
+            "guests_and_bots",
         ],
     },
     "POST /api/events/{id}/entries/{entry_id}/check-in": {

@@ -17,11 +17,12 @@ from rest_framework.test import APIClient
 
 from accounts import invitations, services
 from accounts.models import Player
+from games.models import Match
 from ladders import services as ladders
 from ladders.models import QueueEntry
 from tests.factories import PlayerFactory
 from tournaments import services as events
-from tournaments.models import Entry, EventLog
+from tournaments.models import Entry, EventLog, Pairing
 
 pytestmark = pytest.mark.django_db
 
@@ -111,6 +112,41 @@ def test_an_organiser_enters_a_walk_in_by_name(olga):
 
 def test_a_mixed_event_takes_guests_too(olga):
     assert enter_guest(olga, club_night("mixed")).status_code == 201
+
+
+def test_a_guest_is_always_seated_at_a_table_in_a_mixed_event(olga):
+    event = club_night("mixed")
+    for name in ("Dora", "Eve"):
+        assert enter_guest(olga, event, name=name).status_code == 201
+    for name in ("pat", "quinn"):
+        events.entry_add(event=event, player=PlayerFactory(user__username=name))
+
+    events.event_start(event=event)
+
+    matches = [p.match for p in Pairing.objects.filter(event=event).select_related("match")]
+    with_guest = [m for m in matches if m.player_a.is_guest or m.player_b.is_guest]
+    assert with_guest
+    assert all(m.venue == Match.Venue.TABLE and m.start_deadline is None for m in with_guest)
+    people = [m for m in matches if m not in with_guest]
+    assert all(m.venue == Match.Venue.ONLINE for m in people)  # the organiser's choice
+
+
+@pytest.mark.parametrize("first", ["guest", "bot"])
+def test_guests_and_bots_are_not_entered_in_one_event(olga, first):
+    """A bot plays only on the site and a guest only at a table: they could never be paired."""
+    event = club_night("mixed")
+    add_guest = lambda: enter_guest(olga, event)  # noqa: E731
+    add_bot = lambda: olga.post(  # noqa: E731
+        f"/api/events/{event.pk}/bots", {"strategy": "expert", "count": 1}, format="json"
+    )
+    first_add, second_add = (add_guest, add_bot) if first == "guest" else (add_bot, add_guest)
+    assert first_add().status_code == 201
+
+    refused = second_add()
+
+    assert refused.status_code == 409 and refused.json()["code"] == "guests_and_bots"
+    assert event.entries.count() == 1
+    assert Player.objects.filter(kind=Player.Kind.GUEST).count() == (first == "guest")
 
 
 def test_a_name_in_use_is_refused_whatever_its_case(olga, pat):

@@ -263,8 +263,10 @@ def _pairing_start(
     player_a, player_b = found[ids[0]], found[ids[1]]
     bots = player_a.is_bot and player_b.is_bot
     people = not player_a.is_bot and not player_b.is_bot
-    if people and event.venue == Venue.TABLES:
+    guest = player_a.is_guest or player_b.is_guest
+    if people and (event.venue == Venue.TABLES or (event.venue == Venue.MIXED and guest)):
         # At a numbered table: in play at once, no clock, nobody has to show up on the site.
+        # A guest, who has no account to play online with, is always seated at a table.
         pairing.match = tables.table_match_create(
             player_a=player_a,
             player_b=player_b,

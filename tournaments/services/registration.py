@@ -100,13 +100,28 @@ def _admissible(event: Event, player: Player) -> None:
     """Refuse a player this event cannot seat (entering and reinstating alike): a house bot
     of an unknown strategy, a person in an event for bots only, anyone but a house bot in an
     event of duplicate deals, a guest in an online event (a guest has no account to play
-    online with: 409 ``guests_need_tables``)."""
+    online with: 409 ``guests_need_tables``), a guest beside bots or a bot beside guests
+    (409 ``guests_and_bots``)."""
     if player.is_guest and event.venue == Venue.ONLINE:
         raise Conflict(
             f"{player.name} is a guest, who cannot play online: a guest plays in an event at "
             "tables (or mixed), or takes over an account from an invitation link first",
             code="guests_need_tables",
         )
+    if player.is_guest or player.is_any_bot:
+        # A bot plays on the site and a guest only at a table: the two could never meet.
+        other = (
+            Q(player__kind__in=(Player.Kind.BOT, Player.Kind.EXTERNAL))
+            if player.is_guest
+            else Q(player__kind=Player.Kind.GUEST)
+        )
+        if event.entries.filter(other, status__in=Entry.ACTIVE).exists():
+            raise Conflict(
+                f"{event.name} has {'bots' if player.is_guest else 'guests'} entered: a guest "
+                "plays only at a table and a bot only on the site, so the two cannot be paired; "
+                "enter guests or bots, not both",
+                code="guests_and_bots",
+            )
     if player.is_bot and player.bot_strategy not in engine_bots.BOTS:
         raise TournamentError(
             f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
