@@ -64,9 +64,10 @@ def id_routes(kind: str) -> dict[str, str]:
         if kind == "admin" and route.startswith("admin/"):
             found[name or route] = route
         elif (kind == "api" and route.startswith("api/")) or (
-            kind == "web" and name.startswith("web:")
+            kind == "web" and name.startswith(("web:", "organise:"))
         ):
-            found[name] = route
+            # The organiser's pages are included in the web namespace: web:organise:<page>.
+            found[name if kind == "api" or name.startswith("web:") else f"web:{name}"] = route
     return found
 
 
@@ -251,6 +252,7 @@ API_RULES: dict[str, list[Rule]] = {
             "event-open-registration",
             "event-close-registration",
             "event-players",
+            "event-guests",
             "event-bots",
             "event-import",
             "event-seed",
@@ -280,6 +282,8 @@ API_RULES: dict[str, list[Rule]] = {
         Rule(lambda w: {"pk": w["cup"].pk, "webhook_id": 1, "delivery_id": 1})
     ],
     **{name: [Rule(LADDER)] for name in ("ladder-open", "ladder-close", "ladder-queue-bots")},
+    # A guest's invitation link: organisers only (403 before any lookup).
+    "player-invitation": [Rule(ALICE)],
 }
 
 #: Pages: public to read, never with a hidden card (they are shells fed by the API).
@@ -300,6 +304,20 @@ WEB_RULES: dict[str, list[Rule]] = {
     ],
     "web:event": [Rule(OPEN, reads=frozenset({200, 302})), Rule(DRAFT, reads=frozenset({404}))],
     "web:player": [Rule(ALICE, reads=frozenset({200, 302}))],
+    # Printed pages and the projector's screen: an event's public pages, a draft hidden.
+    **{
+        f"web:{page}": [Rule(OPEN), Rule(DRAFT, reads=frozenset({404}))]
+        for page in (
+            "print_pairings",
+            "print_sheets",
+            "print_standings",
+            "print_bracket",
+            "screen",
+            "screen_panels",
+        )
+    },
+    # An invitation link that is not one: a page that says so, nothing else.
+    "web:guest_claim": [Rule(lambda w: {"token": "not-a-token"}, reads=frozenset({404}))],
     # The organiser's pages: for staff the organiser API lets act (a player gets 403).
     **{
         f"web:organise:{page}": [

@@ -52,6 +52,8 @@ STAFF_OPERATIONS = {
     ("POST", "/api/events/{id}/open-registration"): "tournaments.change_event",
     ("POST", "/api/events/{id}/close-registration"): "tournaments.change_event",
     ("POST", "/api/events/{id}/players"): "tournaments.change_event",
+    ("POST", "/api/events/{id}/guests"): "tournaments.change_event",
+    ("POST", "/api/players/{id}/invitation"): "tournaments.change_event",
     ("POST", "/api/events/{id}/bots"): "tournaments.change_event",
     ("POST", "/api/events/{id}/import"): "tournaments.change_event",
     ("POST", "/api/events/{id}/seed"): "tournaments.change_event",
