@@ -13,7 +13,12 @@ from __future__ import annotations
 from django.http import Http404
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import exceptions, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,6 +31,20 @@ from games import selectors, services, sheets, tables
 from games.models import Match, TableHand
 
 # --- serializers -------------------------------------------------------------------------------
+
+
+@extend_schema_field(
+    {"type": "object", "maxProperties": 2, "additionalProperties": {"type": "integer"}}
+)
+class DeadwoodField(serializers.DictField):
+    """Each of the two players' deadwood by player id: at most two entries."""
+
+    default_error_messages = {"too_many": "Give the deadwood of at most the two players."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and len(data) > 2:
+            self.fail("too_many")
+        return super().to_internal_value(data)
 
 
 class HandSerializer(serializers.Serializer):
@@ -46,7 +65,7 @@ class HandSerializer(serializers.Serializer):
         allow_null=True,
         help_text="The player id of who knocked or went gin (not for a drawn hand).",
     )
-    deadwood = serializers.DictField(
+    deadwood = DeadwoodField(
         child=StrictIntegerField(),
         required=False,
         help_text='Each player\'s deadwood after lay-offs, by player id: {"12": 7, "15": 31}. '

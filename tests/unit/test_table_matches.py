@@ -289,6 +289,16 @@ def test_a_knocker_or_a_count_of_someone_else_is_not_in_the_match(cast, table):
     assert hands(match) == 0
 
 
+def test_deadwood_of_more_than_two_players_is_refused(cast, table):
+    match, alice = table["match"], table["alice"]
+    body = knock(match, cast["alice"], 5, 30)
+    body["deadwood"] = {**body["deadwood"], str(cast["carol"].pk): 9}
+    response = enter(alice, match, body)
+    assert response.status_code == 400 and response.json()["code"] == "invalid"
+    assert "two players" in response.content.decode()
+    assert hands(match) == 0
+
+
 def test_oklahoma_needs_the_upcard_and_its_knock_limit(cast):
     people = [cast[n] for n in ("alice", "bob", "carol", "dave")]
     event = table_event(people, rules={"preset": "oklahoma"})
