@@ -257,47 +257,39 @@ class LastHandView(_TableCommand):
         return _sheet(match.pk)
 
 
-class ConfirmView(_TableCommand):
+class _ResultCommand(_TableCommand):
+    """Confirm or dispute: a reason in the body, the subclass's service, the sheet back."""
+
+    @extend_schema(request=TableReasonSerializer, responses={200: SheetSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        match = self.match(request, pk)
+        body = TableReasonSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            self.service(
+                match_id=match.pk,
+                player=player_for_user(user=request.user),
+                user=request.user,
+                reason=body.validated_data.get("reason", ""),
+            )
+        except services.PlayError as error:
+            return refusal(error)
+        return _sheet(match.pk)
+
+
+class ConfirmView(_ResultCommand):
     """Confirm the result the hands decided: the opponent of whoever entered the deciding hand
     (or an organiser, with a reason). The match is then finished: the event advances, it is
     rated, its webhooks are sent."""
 
-    @extend_schema(request=TableReasonSerializer, responses={200: SheetSerializer})
-    def post(self, request: Request, pk: int) -> Response:
-        match = self.match(request, pk)
-        body = TableReasonSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        try:
-            tables.result_confirm(
-                match_id=match.pk,
-                player=player_for_user(user=request.user),
-                user=request.user,
-                reason=body.validated_data.get("reason", ""),
-            )
-        except services.PlayError as error:
-            return refusal(error)
-        return _sheet(match.pk)
+    service = staticmethod(tables.result_confirm)
 
 
-class DisputeView(_TableCommand):
+class DisputeView(_ResultCommand):
     """Dispute the result the hands decided, saying why (``{reason}``): the match waits for an
     organiser, who corrects the hands and confirms, or decides."""
 
-    @extend_schema(request=TableReasonSerializer, responses={200: SheetSerializer})
-    def post(self, request: Request, pk: int) -> Response:
-        match = self.match(request, pk)
-        body = TableReasonSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        try:
-            tables.result_dispute(
-                match_id=match.pk,
-                player=player_for_user(user=request.user),
-                user=request.user,
-                reason=body.validated_data.get("reason", ""),
-            )
-        except services.PlayError as error:
-            return refusal(error)
-        return _sheet(match.pk)
+    service = staticmethod(tables.result_dispute)
 
 
 urlpatterns = [
