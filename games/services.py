@@ -867,7 +867,7 @@ def _save(match: Match, game: Game, engine: EngineMatch, now: datetime) -> None:
     game.save()
     match.state = engine.snapshot()
     if engine.is_over:
-        _match_end(match, engine, now)
+        match_finish(match=match, engine=engine, now=now)
     match.save()
     # The views pushed on this change decode this state: hand them the engine instead.
     match.__dict__["_saved_engine"] = (match.state, engine)
@@ -883,10 +883,6 @@ def match_finish(
     ends otherwise than its engine says (a table match decided by an organiser, conceded);
     ``match.end_reason`` then says how.
     """
-    _match_end(match, engine, now, winner)
-
-
-def _match_end(match: Match, engine: EngineMatch, now: datetime, winner: int | None = None) -> None:
     winner = engine.winner if winner is None else winner
     assert winner is not None
     match.status = Match.Status.FINISHED
@@ -1350,7 +1346,7 @@ def match_play_bots(*, match_id: int) -> bool:
             match.end_detail = failure.reason[:300]
         match.ply = sum(len(r.actions) for g in engine.games for r in g.deals)
         match.state = engine.snapshot()
-        _match_end(match, engine, now)
+        match_finish(match=match, engine=engine, now=now)
     return True
 
 
