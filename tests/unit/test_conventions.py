@@ -71,3 +71,20 @@ def test_openapi_schema_generates_without_warnings(tmp_path):
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "s.yml"))
 
     assert "/api/players" in (tmp_path / "s.yml").read_text()
+
+
+def test_pages_leave_for_another_page_through_one_function():
+    """The socket, a poll and a button's answer can all learn of the same new table at once;
+    each going there itself would start a second load that cancels the first (a page that
+    flickers, and a navigation reported as aborted). Only api.js's goTo assigns a location."""
+    from pathlib import Path
+
+    scripts = Path(__file__).resolve().parents[2] / "web" / "static" / "web" / "js"
+    offenders = [
+        f"{path.name}:{number}"
+        for path in sorted(scripts.glob("*.js"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if "location.assign(" in line
+        and (path.name, line.strip()) != ("api.js", "window.location.assign(url);")
+    ]
+    assert offenders == []

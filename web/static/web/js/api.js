@@ -20,10 +20,19 @@ function csrfToken() {
   return meta ? meta.content : "";
 }
 
+// Leave this page for another, once: the socket, a poll and a button's answer may all learn
+// of the same new table at once, and a second assign would cancel the first load.
+let leaving = null;
+export function goTo(url) {
+  if (leaving) return;
+  leaving = url;
+  window.location.assign(url);
+}
+
 export function signInAgain() {
   const login = document.body.dataset.loginUrl || "/login";
   const here = window.location.pathname + window.location.search;
-  window.location.assign(`${login}?next=${encodeURIComponent(here)}&expired=1`);
+  goTo(`${login}?next=${encodeURIComponent(here)}&expired=1`);
 }
 
 function sessionLost(status, body) {

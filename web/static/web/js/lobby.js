@@ -2,7 +2,7 @@
 // join or leave a ladder queue, watching the wait until the matchmaker pairs us. The player's
 // own socket (me.js, "rummy:me" events) shows a new challenge and a pairing at once; the
 // queue is polled as well, slowly while that socket is open.
-import { api, ApiError, el, flash } from "./api.js";
+import { api, ApiError, el, flash, goTo } from "./api.js";
 
 const flashBox = document.getElementById("lobby-flash");
 const QUEUE_POLL_MS = 2000;
@@ -86,7 +86,7 @@ if (form) {
     try {
       const { data: match } = await api("/api/matches", { method: "POST", body });
       rememberSettings(data);
-      window.location.assign(match.current_game ? `/games/${match.current_game}` : `/matches/${match.id}`);
+      goTo(match.current_game ? `/games/${match.current_game}` : `/matches/${match.id}`);
     } catch (error) {
       flash(flashBox, problem(error, "The challenge failed"));
       submit.disabled = false;
@@ -104,7 +104,7 @@ function commandButton(button) {
     const { command, match } = button.dataset;
     try {
       const { data } = await api(`/api/matches/${match}/${command}`, { method: "POST" });
-      if (command === "accept" && data.current_game) window.location.assign(`/games/${data.current_game}`);
+      if (command === "accept" && data.current_game) goTo(`/games/${data.current_game}`);
       else window.location.reload();
     } catch (error) {
       flash(flashBox, problem(error, "That did not work"));
@@ -142,14 +142,14 @@ window.addEventListener("rummy:me", ({ detail: message }) => {
     for (const c of message.challenges) addIncoming(c);
   } else if (message.type === "challenge") {
     if (message.status === "challenged") addIncoming(message);
-    else if (message.status === "accepted" && message.game) window.location.assign(`/games/${message.game}`);
+    else if (message.status === "accepted" && message.game) goTo(`/games/${message.game}`);
     else {
       const item = document.querySelector(`li[data-match="${message.match}"]`);
       if (item) item.remove();
       if (message.status === "declined") flash(flashBox, `${message.opponent.name} declined your challenge.`, { kind: "warning" });
     }
   } else if (message.type === "pairing" && message.game) {
-    window.location.assign(`/games/${message.game}`);
+    goTo(`/games/${message.game}`);
   }
 });
 
@@ -192,7 +192,7 @@ class QueueWidget {
     }
     if (this.status && this.status.status === "paired" && this.status.match && this.status.match.current_game
         && this.wasWaiting) {
-      window.location.assign(`/games/${this.status.match.current_game}`);
+      goTo(`/games/${this.status.match.current_game}`);
     }
     this.wasWaiting = this.status && this.status.status === "waiting";
   }

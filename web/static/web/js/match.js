@@ -1,7 +1,7 @@
 // A match page: "I am here" tells a tournament that this player showed up (the time left to
 // do so counts down beside it); a challenger waits here for the challenged player's answer
 // and goes to the table once they accept.
-import { api, ApiError, flash } from "./api.js";
+import { api, ApiError, flash, goTo } from "./api.js";
 import { startCountdowns } from "./countdown.js";
 
 const button = document.getElementById("show-up");
@@ -10,7 +10,7 @@ const box = document.getElementById("match-flash");
 async function wait(url) {
   // Both must show up: look again until the match has started.
   const { data } = await api(url.replace(/\/events\/\d+\/matches\/(\d+)\/ready$/, "/matches/$1"));
-  if (data.current_game) window.location.assign(`/games/${data.current_game}`);
+  if (data.current_game) goTo(`/games/${data.current_game}`);
   else setTimeout(() => wait(url), 2000);
 }
 
@@ -35,7 +35,7 @@ if (awaiting) {
   const poll = async () => {
     try {
       const { data } = await api(`/api/matches/${awaiting.dataset.match}`);
-      if (data.current_game) return window.location.assign(`/games/${data.current_game}`);
+      if (data.current_game) return goTo(`/games/${data.current_game}`);
       if (data.status !== "challenged") return window.location.reload(); // declined or withdrawn
     } catch {
       // a dropped connection: ask again

@@ -3,7 +3,7 @@
 // a link when a challenge arrives or is answered or the ladder pairs them. Each message is
 // also dispatched on window as a "rummy:me" event (detail: the message), and the socket's
 // state as "rummy:me-open" / "rummy:me-close", for the page's own script (the lobby).
-import { api, ApiError, el } from "./api.js";
+import { api, ApiError, el, goTo } from "./api.js";
 import { connect } from "./live.js";
 
 const main = document.getElementById("content");
@@ -51,7 +51,7 @@ async function showUp(link) {
     if (data.status === "active") {
       const { data: match } = await api(`/api/matches/${ready.match}`);
       if (match.current_game) {
-        window.location.assign(`/games/${match.current_game}`);
+        goTo(`/games/${match.current_game}`);
         return;
       }
     }
@@ -86,7 +86,7 @@ function renderBanner(message) {
   const where = [el("a", { href: `/events/${message.event.id}` }, message.event.name), ` (${message.round})`];
   if (message.status === "active") {
     if (showingUp && message.game) {
-      window.location.assign(`/games/${message.game}`);
+      goTo(`/games/${message.game}`);
       return;
     }
     if (isHere(message.match, message.game)) {

@@ -5,7 +5,7 @@
 // /api/games/{id}/actions, and it reconnects with a growing delay. Both clocks count down
 // locally between views. The server is the only judge: a refused move shows why and the
 // table is fetched afresh.
-import { api, ApiError, el, flash, kindTag, signInAgain } from "./api.js";
+import { api, ApiError, el, flash, kindTag, signInAgain, goTo } from "./api.js";
 import { cardBack, cardFace, cardLabel, cardList, cardText, cardsText } from "./cards.js";
 
 const POLL_MS = 800; // the opponent's move shows within a second
@@ -933,7 +933,7 @@ async function rematch(match, button) {
       body: { opponent: opponent.id, rules: match.rules, best_of: match.best_of, target: match.target, time_control: match.time_control },
     });
     if (data.current_game) {
-      window.location.assign(`/games/${data.current_game}`);
+      goTo(`/games/${data.current_game}`);
       return;
     }
     flash(flashBox, `Rematch offered: ${opponent.name} can accept it in the lobby.`, { kind: "info", ms: 12000 });
