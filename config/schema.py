@@ -171,6 +171,11 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
         "403": ["not_a_player"],
         "409": ["stale_hand", "not_at_table", *HAND_STATES],
     },
+    "PUT /api/matches/{id}/hands/{number}": {
+        "400": ["reason_required", "not_in_match", *HAND_RULES],
+        "403": ["not_a_player", "organisers_only"],
+        "409": ["no_such_hand", "later_hand_refused", "not_at_table", *HAND_STATES],
+    },
     "DELETE /api/matches/{id}/hands/last": {
         "400": ["reason_required"],
         "403": ["not_a_player"],

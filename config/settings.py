@@ -525,6 +525,7 @@ SPECTACULAR_SETTINGS = {
         "LadderKindEnum": "ladders.models.Ladder.Kind",
         "MatchVenueEnum": "games.models.Match.Venue",
         "EventVenueEnum": "tournaments.models.Venue",
+        "TableHandKindEnum": "games.models.TableHand.Kind",
     },
 }
 

@@ -257,6 +257,50 @@ class LastHandView(_TableCommand):
         return _sheet(match.pk)
 
 
+class CorrectedHandSerializer(HandSerializer):
+    """An earlier hand as it should read, with the organiser's reason."""
+
+    number = None  # the hand is the one in the path
+
+
+class HandView(_TableCommand):
+    """An organiser corrects an earlier hand (``{kind, knocker, deadwood, upcard, reason}``)
+    until the result is confirmed: the later hands are scored again after it. A player takes
+    back the last hand instead (403 ``organisers_only``); 409 ``no_such_hand``,
+    ``later_hand_refused`` (a later hand no longer fits: take it back first)."""
+
+    @extend_schema(request=CorrectedHandSerializer, responses={200: SheetSerializer})
+    def put(self, request: Request, pk: int, number: int) -> Response:
+        match = self.match(request, pk)
+        if not tables.may_organise(request.user):
+            raise _OrganisersOnly()
+        body = CorrectedHandSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        try:
+            tables.hand_correct(
+                match_id=match.pk,
+                user=request.user,
+                number=number,
+                kind=data["kind"],
+                knocker=data.get("knocker"),
+                deadwood=data.get("deadwood"),
+                upcard=data.get("upcard"),
+                reason=data.get("reason", ""),
+            )
+        except services.PlayError as error:
+            return refusal(error)
+        return _sheet(match.pk)
+
+
+class _OrganisersOnly(exceptions.PermissionDenied):
+    default_detail = (
+        "Only an organiser corrects an earlier hand: take back the last hand, or dispute the "
+        "result."
+    )
+    default_code = "organisers_only"
+
+
 class _ResultCommand(_TableCommand):
     """Confirm or dispute: a reason in the body, the subclass's service, the sheet back."""
 
@@ -296,6 +340,7 @@ urlpatterns = [
     path("matches/<int:pk>/sheet", SheetView.as_view(), name="match-sheet"),
     path("matches/<int:pk>/hands", HandsView.as_view(), name="match-hands"),
     path("matches/<int:pk>/hands/last", LastHandView.as_view(), name="match-hands-last"),
+    path("matches/<int:pk>/hands/<int:number>", HandView.as_view(), name="match-hand"),
     path("matches/<int:pk>/confirm", ConfirmView.as_view(), name="match-confirm"),
     path("matches/<int:pk>/dispute", DisputeView.as_view(), name="match-dispute"),
 ]

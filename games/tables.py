@@ -40,7 +40,7 @@ from games.engine.table import EnteredHand
 from games.live import game_changed
 from games.models import Game, Match, TableHand
 from games.services import Conflict, NotAPlayer, PlayError
-from games.sheets import table_engine, table_hands
+from games.sheets import entered_hand, table_engine, table_hands
 from games.signals import table_match_changed
 
 #: The permission that makes a staff user an organiser of table matches.
@@ -314,6 +314,73 @@ def hand_take_back(
         _changed(match, "hand_taken_back", actor, hand=last.number, entered=entry)
         _publish(match, touched)
     return last.number
+
+
+def hand_correct(
+    *,
+    match_id: int,
+    user: Any,
+    number: int,
+    kind: str,
+    knocker: int | None = None,
+    deadwood: dict[int, int] | None = None,
+    upcard: str | None = None,
+    reason: str = "",
+) -> TableHand:
+    """An organiser corrects hand ``number`` of a table match (until its result is
+    confirmed): the hand is replaced, and every later hand is scored again after it.
+
+    Only an organiser (with a reason) corrects an earlier hand; a player takes back the last
+    one. Refusals write nothing: 403 ``not_a_player`` for anyone else, 400 as for entering
+    (the corrected hand breaks a rule), 409 ``no_such_hand`` (not entered yet),
+    ``later_hand_refused`` (a later hand no longer fits, e.g. the correction ends the game
+    or the match before it: take the later hands back first), ``match_over``.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        match = _locked(match_id)
+        actor = _actor(match, None, user, reason)
+        _check_open(match)
+        hands = table_hands(match=match)
+        if not 0 <= number < len(hands):
+            raise Conflict(
+                f"there is no hand {number}: the sheet has hands 0 to {len(hands) - 1}"
+                if hands
+                else "no hand is entered yet",
+                code="no_such_hand",
+                hand=len(hands),
+            )
+        hand = _entered(match, kind, knocker, deadwood or {}, upcard)
+        engine = table_engine(match=match, hands=hands[:number])
+        try:
+            engine.enter(hand)
+        except EntryError as error:
+            raise _refusal(error, number) from None
+        for later in hands[number + 1 :]:
+            try:
+                engine.enter(entered_hand(later))
+            except EntryError as error:
+                raise Conflict(
+                    f"with hand {number} corrected, hand {later.number} no longer fits "
+                    f"({error}): take the later hands back first",
+                    code="later_hand_refused",
+                    hand=later.number,
+                ) from None
+        row = hands[number]
+        before = _stored_json(row)
+        row.kind = hand.kind.value
+        row.knocker = hand.knocker
+        row.deadwood_a, row.deadwood_b = hand.deadwood
+        row.upcard = "" if hand.upcard is None else card_name(hand.upcard)
+        row.entered_by = None
+        row.entered_by_user = actor.user
+        row.save()
+        touched = _after_change(match, engine, len(hands), now, reporter=actor)
+        _changed(match, "hand_corrected", actor, hand=number, was=before, entered=hand.to_json())
+        if engine.is_over and not match.confirm_result:
+            touched += _finish(match, engine, now, touched)
+        _publish(match, touched)
+    return row
 
 
 def _stored_json(row: TableHand) -> dict[str, Any]:

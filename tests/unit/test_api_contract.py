@@ -123,6 +123,7 @@ def url_for(path: str, world: dict) -> str:
         .replace("{match_id}", str(world["match"].pk))
         .replace("{player_id}", str(world["bob"].pk))
         .replace("{entry_id}", str(world["entry"].pk))
+        .replace("{number}", "0")
     )
 
 

@@ -413,6 +413,77 @@ def test_a_dispute_waits_for_the_organiser_who_corrects_and_confirms(cast, table
     ]
 
 
+def correct(client: APIClient, match: Match, number: int, body: dict):
+    return client.put(f"/api/matches/{match.pk}/hands/{number}", body, format="json")
+
+
+def test_an_organiser_corrects_an_earlier_hand_and_the_later_ones_are_scored_again(cast, table):
+    event, match = table["event"], table["match"]
+    alice, bob, olga = table["alice"], table["bob"], table["olga"]
+    a = match.index_of(cast["alice"].pk)
+    for body in (knock(match, cast["alice"], 5, 10), knock(match, cast["bob"], 9, 3)):
+        assert enter(alice, match, body).status_code == 201
+    before = bob.get(f"/api/matches/{match.pk}/sheet").json()
+    assert [h["points"] for h in before["hands"]] == [5, 6]
+    assert before["hands"][1]["columns"][0][a] == 5
+
+    # Hand 0 was 5 against 20, not 10: the knock is worth 15, and hand 1 follows on from it.
+    fixed = {**knock(match, cast["alice"], 5, 20), "reason": "bob recounted his deadwood"}
+    answer = correct(olga, match, 0, fixed)
+    assert answer.status_code == 200, answer.content
+    sheet = answer.json()
+    assert [h["points"] for h in sheet["hands"]] == [15, 6] and sheet["next_hand"] == 2
+    assert sheet["hands"][1]["columns"][0][a] == 15
+    assert sheet["hands"][1]["columns"][0][1 - a] == 6
+    game = Game.objects.get(match=match, number=0)
+    assert (game.score_a, game.score_b) == ((15, 6) if a == 0 else (6, 15))
+    row = TableHand.objects.get(match=match, number=0)
+    assert row.deadwood[1 - a] == 20 and row.entered_by is None
+    assert row.entered_by_user == cast["olga"]
+    (line,) = EventLog.objects.filter(event=event, action="table_hand_corrected")
+    assert (line.actor, line.reason) == (cast["olga"], "bob recounted his deadwood")
+
+
+def test_only_an_organiser_with_a_reason_corrects_a_hand_that_exists(cast, table):
+    match, alice, eve, olga = table["match"], table["alice"], table["eve"], table["olga"]
+    enter(alice, match, knock(match, cast["alice"], 5, 10))
+    body = knock(match, cast["alice"], 5, 20)
+
+    mine = correct(alice, match, 0, body)
+    assert mine.status_code == 403 and mine.json()["code"] == "organisers_only"
+    theirs = correct(eve, match, 0, body)
+    assert theirs.status_code == 403 and theirs.json()["code"] == "not_a_player"
+    unexplained = correct(olga, match, 0, body)
+    assert unexplained.status_code == 400 and unexplained.json()["code"] == "reason_required"
+    missing = correct(olga, match, 1, {**body, "reason": "x"})
+    assert missing.status_code == 409 and missing.json()["code"] == "no_such_hand"
+    assert missing.json()["hand"] == 1
+    over_limit = correct(olga, match, 0, {**knock(match, cast["alice"], 11, 20), "reason": "x"})
+    assert over_limit.status_code == 400 and over_limit.json()["code"] == "knock_limit"
+    row = TableHand.objects.get(match=match, number=0)
+    assert sorted(row.deadwood) == [5, 10]  # nothing refused was written
+
+
+def test_a_correction_that_a_later_hand_no_longer_fits_is_refused(cast, table):
+    match, alice, olga = table["match"], table["alice"], table["olga"]
+    enter(alice, match, knock(match, cast["alice"], 5, 10))
+    enter(alice, match, knock(match, cast["alice"], 5, 10))
+    # A gin worth 25 + 40 as hand 0 ends the one game to 50, and with it the match: hand 1
+    # would follow a match already decided.
+    refused = correct(olga, match, 0, {**gin(match, cast["alice"], 40), "reason": "it was gin"})
+    assert refused.status_code == 409 and refused.json()["code"] == "later_hand_refused"
+    assert refused.json()["hand"] == 1
+    assert [r.kind for r in TableHand.objects.filter(match=match)] == ["knock", "knock"]
+    match.refresh_from_db()
+    assert match.confirmation == Match.Confirmation.NONE
+
+    # Taking the later hand back first, the correction decides the match.
+    assert olga.delete(f"/api/matches/{match.pk}/hands/last?reason=entered twice").status_code == 200
+    decided = correct(olga, match, 0, {**gin(match, cast["alice"], 40), "reason": "it was gin"})
+    assert decided.status_code == 200 and decided.json()["decided"]
+    assert decided.json()["confirmation"] == "awaiting"
+
+
 def test_an_organiser_decides_a_table_match_without_making_up_scores(cast, table):
     event, match = table["event"], table["match"]
     enter(table["alice"], match, knock(match, cast["alice"], 5, 30))
