@@ -273,7 +273,7 @@ def play_match(writer, reader, winner, plays, screenshots, watcher, match, desk)
         rows = watcher.locator("#rounds tr[data-key]", has_text="to confirm")
         expect(rows).to_have_count(1)  # live on the event page
     if plays == 2:
-        dispute_and_decide(reader, writer, match, desk)
+        dispute_and_decide(reader, writer, match, desk, loser, screenshots)
         return
     reader.locator("#confirm").click()
     expect(pad(reader)).to_have_attribute("data-status", "finished")
@@ -283,13 +283,14 @@ def play_match(writer, reader, winner, plays, screenshots, watcher, match, desk)
         reader.screenshot(path=str(screenshots / "score-pad-confirmed-phone.png"), full_page=True)
 
 
-def dispute_and_decide(reader, writer, match, desk) -> None:
+def dispute_and_decide(reader, writer, match, desk, loser: int, screenshots) -> None:
     """The reader disputes, saying why (a dispute without a reason is refused next to its
-    box); the organiser, on a laptop, confirms with a reason for the event's log."""
+    box); the organiser, on a laptop, corrects the disputed hand from the sheet and confirms,
+    each with a reason for the event's log."""
     reader.locator("#dispute-open").click()
     reader.locator("#dispute-send").click()
     expect(reader.locator("#error-dispute")).to_be_visible()
-    reader.locator("#dispute-reason").fill("The gin was 21, not 31: we counted again.")
+    reader.locator("#dispute-reason").fill("The gin was against 35, not 31: we counted again.")
     reader.locator("#dispute-send").click()
     expect(pad(reader)).to_have_attribute("data-confirmation", "disputed")
     expect(pad(writer)).to_have_attribute("data-confirmation", "disputed")
@@ -297,6 +298,22 @@ def dispute_and_decide(reader, writer, match, desk) -> None:
 
     desk.goto(f"/matches/{match.pk}/pad")
     expect(pad(desk)).to_have_attribute("data-organiser", "true")
+    # The organiser corrects hand 2 (the gin) from its row of the sheet: the form holds the
+    # hand as entered, and saving it scores it again, live on both phones.
+    expect(reader.locator("button[data-fix]")).to_have_count(0)  # players take back instead
+    desk.locator('#sheet tr[data-hand="1"] button[data-fix]').click()
+    expect(desk.locator("#entry-title")).to_contain_text("Correct hand 2")
+    expect(desk.locator('#entry [data-kind="gin"]')).to_have_attribute("aria-pressed", "true")
+    expect(desk.locator(f"#count-{loser}")).to_have_text("31")
+    type_count(desk, loser, 35)
+    desk.locator("#pad-reason").fill("Recounted at the desk: 35.")
+    desk.screenshot(path=str(screenshots / "score-pad-correcting-desktop.png"), full_page=True)
+    desk.locator("#enter-hand").click()
+    expect(desk.locator("#entry")).to_be_hidden()
+    for page in (reader, writer):
+        expect(page.locator('#sheet tr[data-hand="1"]')).to_contain_text("+60")
+    expect(pad(reader)).to_have_attribute("data-confirmation", "awaiting")
+    desk.locator("#pad-reason").fill("")
     desk.locator("#confirm").click()
     expect(desk.locator("#error-reason")).to_contain_text("reason")  # the log needs one
     desk.locator("#pad-reason").fill("Both players agreed the count at the desk.")

@@ -3,8 +3,10 @@
 // upcard for Oklahoma; the server scores it (POST /api/matches/{id}/hands) and answers with
 // the sheet, which is drawn as the paper pad reads: per game its hands with their points and
 // running totals, the boxes and bonuses, Hollywood's three columns. The last hand can be taken
-// back; the decided result is confirmed or disputed by the other player. A refusal is shown in
-// the API's words next to what caused it.
+// back; the decided result is confirmed or disputed by the other player. An organiser may
+// correct any earlier hand (PUT /api/matches/{id}/hands/{n}): its "Correct" button on the
+// sheet fills the form with the hand as entered. A refusal is shown in the API's words next
+// to what caused it.
 //
 // Live: the table sockets of the match's last two games (ws/games/{id}, through live.js) push
 // a view with the whole sheet after every change, so the other phone and every spectator see
@@ -31,6 +33,7 @@ const state = {
   sockets: new Map(), // game id -> its socket
   form: blankForm(),
   formHand: null, // the hand number the form is for
+  correcting: null, // the earlier hand an organiser is correcting, or null
   busy: false,
   asking: false, // "take back hand N?" is shown
   pollTimer: null,
@@ -128,7 +131,8 @@ function statusText(sheet) {
   }
   if (sheet.status !== "active") return `The match is ${sheet.status}.`;
   if (sheet.confirmation === "disputed") {
-    return `Disputed: “${sheet.dispute_reason}”. An organiser decides; the hands can still be corrected.`;
+    const stop = /[.!?]$/.test(sheet.dispute_reason) ? "" : ".";
+    return `Disputed: “${sheet.dispute_reason}”${stop} An organiser decides; the hands can still be corrected.`;
   }
   if (sheet.decided) {
     const won = matchResult(sheet, winner);
@@ -162,11 +166,17 @@ function render() {
 
 function renderEntry(sheet) {
   const box = $("entry");
-  box.hidden = !open(sheet);
+  const fixing = state.correcting;
+  box.hidden = !open(sheet) && fixing === null;
+  box.classList.toggle("correcting", fixing !== null);
+  $("entry-cancel").hidden = fixing === null;
   if (box.hidden) return;
   const form = state.form;
-  $("entry-number").textContent = String(sheet.next_hand + 1);
-  $("entry-dealer").textContent = sheet.next_dealer === null ? "" : `${name(sheet.next_dealer)} dealt`;
+  const number = fixing === null ? sheet.next_hand : fixing;
+  const dealer = fixing === null ? sheet.next_dealer : sheet.hands[fixing].dealer;
+  $("entry-verb").textContent = fixing === null ? "Hand" : "Correct hand";
+  $("entry-number").textContent = String(number + 1);
+  $("entry-dealer").textContent = dealer === null ? "" : `${name(dealer)} dealt`;
   const straight = sheet.rules.straight;
   for (const button of box.querySelectorAll("[data-kind]")) {
     const kind = button.dataset.kind;
@@ -202,7 +212,8 @@ function renderEntry(sheet) {
   const missing = missingParts(sheet);
   const submit = $("enter-hand");
   submit.disabled = state.busy || missing.length > 0;
-  submit.textContent = state.busy ? "Entering…" : `Enter hand ${sheet.next_hand + 1}`;
+  if (fixing !== null) submit.textContent = state.busy ? "Saving…" : `Save hand ${fixing + 1}`;
+  else submit.textContent = state.busy ? "Entering…" : `Enter hand ${sheet.next_hand + 1}`;
   $("entry-summary").textContent = missing.length ? `Still to enter: ${missing.join(", ")}.` : `${summary()}. Check it, then enter it.`;
 }
 
@@ -297,9 +308,12 @@ function gameTable(sheet, game) {
   }
   let before = game.columns.map(() => [0, 0]);
   const body = rows.map((row) => {
-    const cells = [el("td", { class: "n" }, String(row.number + 1)),
-      el("td", { class: "what" }, describe(row),
-        el("span", { class: "dealer" }, ` · ${short(row.dealer)} dealt`))];
+    const what = [describe(row), el("span", { class: "dealer" }, ` · ${short(row.dealer)} dealt`)];
+    if (organiser && mayEnter && sheet.status === "active") {
+      what.push(" ", el("button", { type: "button", class: "link-button pad-fix", dataset: { fix: String(row.number) },
+        "aria-label": `Correct hand ${row.number + 1}` }, "Correct"));
+    }
+    const cells = [el("td", { class: "n" }, String(row.number + 1)), el("td", { class: "what" }, ...what)];
     row.columns.forEach((scores, c) => {
       for (const side of [0, 1]) {
         const gained = scores[side] - before[c][side];
@@ -408,7 +422,8 @@ async function enterHand() {
   const sheet = state.sheet;
   if (state.busy || missingParts(sheet).length) return;
   const form = state.form;
-  const body = { number: sheet.next_hand, kind: form.kind };
+  const fixing = state.correcting;
+  const body = fixing === null ? { number: sheet.next_hand, kind: form.kind } : { kind: form.kind };
   if (form.kind !== "drawn") {
     const players = sheet.players;
     body.knocker = players[form.knocker].id;
@@ -421,7 +436,43 @@ async function enterHand() {
   }
   if (organiser) body.reason = reason();
   clearErrors();
-  await write("enter", () => api(`/api/matches/${matchId}/hands`, { method: "POST", body }));
+  if (fixing === null) {
+    await write("enter", () => api(`/api/matches/${matchId}/hands`, { method: "POST", body }));
+    return;
+  }
+  const done = await write("enter", () => api(`/api/matches/${matchId}/hands/${fixing}`, { method: "PUT", body }));
+  if (done) {
+    stopCorrecting();
+    flash(flashBox, `Hand ${fixing + 1} is corrected; the hands after it are scored again.`, { kind: "info" });
+  }
+}
+
+// An organiser's "Correct" on a hand of the sheet: the form holds that hand as entered.
+function startCorrecting(number) {
+  const row = state.sheet.hands[number];
+  if (!row || state.busy) return;
+  const counts = row.deadwood.map((n, side) => (n === null || (row.kind !== "knock" && side === row.knocker) ? "" : String(n)));
+  state.correcting = number;
+  state.form = {
+    kind: row.kind,
+    knocker: row.knocker,
+    counts,
+    side: row.knocker === null ? null : row.kind === "knock" ? row.knocker : 1 - row.knocker,
+    rank: row.upcard ? row.upcard[0] : null,
+    suit: row.upcard ? row.upcard[1] : null,
+  };
+  clearErrors();
+  render();
+  $("entry").scrollIntoView({ block: "start" });
+  $("enter-hand").focus({ preventScroll: true });
+}
+
+function stopCorrecting() {
+  state.correcting = null;
+  state.form = blankForm();
+  state.formHand = state.sheet.next_hand;
+  clearErrors();
+  render();
 }
 
 // One write at a time: the buttons are disabled while it is on its way; its answer is the
@@ -564,7 +615,14 @@ function bindResult() {
 function accept(sheet, { own = false } = {}) {
   const before = state.sheet;
   state.sheet = sheet;
-  if (state.formHand !== sheet.next_hand) {
+  if (state.correcting !== null) {
+    // The form holds the hand being corrected: kept unless that hand is gone.
+    if (sheet.status !== "active" || sheet.hands.length <= state.correcting) {
+      state.correcting = null;
+      state.form = blankForm();
+      state.formHand = sheet.next_hand;
+    }
+  } else if (state.formHand !== sheet.next_hand) {
     const typed = state.form.kind !== null;
     const row = sheet.hands[state.formHand];
     const by = row && row.entered_by ? sheet.players.find((p) => p.id === row.entered_by) : null;
@@ -658,6 +716,11 @@ document.addEventListener("visibilitychange", () => {
 if (mayEnter) {
   bindEntry();
   bindResult();
+  $("entry-cancel").addEventListener("click", stopCorrecting);
+  $("sheet-games").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-fix]");
+    if (button) startCorrecting(Number(button.dataset.fix));
+  });
 }
 state.formHand = state.sheet.next_hand;
 render();
