@@ -107,6 +107,7 @@ def test_printed_pairings_and_score_sheets_read_the_same_on_a4_and_letter(open_p
     assert "Print" not in printed and "Score sheets" not in printed  # the tools stay on screen
     for paper in PAPERS:
         pages = pdf_pages(page.pdf(format=paper))
+        (screenshots / f"pairings-{paper}.txt").write_text(pages[0])  # what the PDF says
         assert len(pages) == 1, paper
         text = squeeze(pages[0])
         assert squeeze("Thursday club night Pairings by table · Round 1") in text, paper
@@ -120,6 +121,7 @@ def test_printed_pairings_and_score_sheets_read_the_same_on_a4_and_letter(open_p
     page.locator("article.sheet").first.screenshot(path=str(screenshots / "score-sheet.png"))
     for paper in PAPERS:
         pages = pdf_pages(page.pdf(format=paper))
+        (screenshots / f"score-sheets-{paper}.txt").write_text("\f".join(pages))
         assert len(pages) == 4, paper  # one sheet a page
         for text, (board, a, b) in zip(pages, boards, strict=True):
             text = squeeze(text)
