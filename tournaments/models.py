@@ -216,6 +216,23 @@ class Event(models.Model):
         related_name="+",
         editable=False,
     )
+    co_organisers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="co_organised_events",
+        help_text="Who may change the event besides its creator.",
+    )
+    description = models.TextField(
+        blank=True, max_length=10_000, help_text="Plain text or Markdown, shown on its page."
+    )
+    # On a clock: registration opens and the event starts by itself (tournaments.schedule).
+    starts_at = models.DateTimeField(null=True, blank=True)
+    check_in_minutes = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="A check-in window this many minutes before the start: only those who "
+        "checked in are paired.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -228,7 +245,13 @@ class Event(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        indexes = [models.Index(fields=["status", "format"])]
+        indexes = [
+            models.Index(fields=["status", "format"]),
+            models.Index(fields=["status", "starts_at"], name="tournaments_event_due"),
+        ]
+        permissions = [
+            ("manage_all_events", "May change every event, not only their own"),
+        ]
 
     def __str__(self) -> str:
         return self.name
