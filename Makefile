@@ -195,6 +195,14 @@ bench-profile: $(STAMP) $(LOAD_STAMP)
 bench-live: $(STAMP)
 	$(BIN)/python bench/live.py $(BENCH_ARGS)
 
+# Tables benchmark (bench/tables.py): a club night of 400 people at 200 table matches, 200
+# hands entered at once (POST /api/matches/{id}/hands) against 200 sheet reads in the same
+# run, both phones of a table entering the same hand (one 201, one 409), every sheet checked;
+# on the cluster with PostgreSQL and Redis (a few minutes). BENCH_ARGS=--quick: 20 matches.
+.PHONY: bench-tables
+bench-tables: $(STAMP)
+	$(BIN)/python bench/tables.py $(BENCH_ARGS)
+
 # Socket flood benchmark (bench/socket_flood.py): a player's move acks on the table socket,
 # quiet and while four anonymous sockets flood an event with sync (the integration suite's
 # PostgreSQL and Redis, ~1 min). BENCH_ARGS="--rev <revision>": that revision's code.
