@@ -10,7 +10,10 @@ their turn on the event loop, which costs them nothing but the wait.
 
 **Play first.** Waiting requests are let in by lane, then in arrival order: a move,
 a Continue and a game's view (``/api/games/<id>``, ``.../actions``, ``.../continue``: what
-a player at a table waits for, people and bots alike) before everything else (the lobby,
+a player at a table waits for, people and bots alike), and at a real table a hand entered,
+taken back or corrected, the score sheet, a result confirmed or disputed
+(``/api/matches/<id>/hands...``, ``.../sheet``, ``.../confirm``, ``.../dispute``) before
+everything else (the lobby,
 lists, brackets, leaderboards, pages), and the other lane never takes a process's last free
 slot (with two or more). A burst of sign-ins, challenges or spectators' reads, or a slow
 page, then delays other such requests, not the moves of the games in play. Under a load of
@@ -40,8 +43,12 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
-#: The play lane: a game's view, a move, a Continue (routes of ``games.api``).
-PLAY_PATH = re.compile(r"^/api/games/\d+(?:/actions|/continue)?/?$")
+#: The play lane: a game's view, a move, a Continue (routes of ``games.api``); a table
+#: match's hands, sheet and result (``games.table_api``).
+PLAY_PATH = re.compile(
+    r"^/api/(?:games/\d+(?:/actions|/continue)?"
+    r"|matches/\d+/(?:hands(?:/last|/\d+)?|sheet|confirm|dispute))/?$"
+)
 PLAY, OTHER = "play", "other"
 #: Answered at once, without a slot (their work is bounded in time of its own).
 UNADMITTED_PATHS = frozenset({"/api/health"})

@@ -162,7 +162,11 @@ def test_a_waiter_given_up_leaves_no_slot_taken():
 def test_the_lanes_by_path():
     assert [lane_of(p) for p in ("/api/games/12", "/api/games/12/actions")] == [PLAY, PLAY]
     assert lane_of("/api/games/12/continue") == PLAY
+    table = ["/api/matches/12/hands", "/api/matches/12/hands/last", "/api/matches/12/hands/3"]
+    table += ["/api/matches/12/sheet", "/api/matches/12/confirm", "/api/matches/12/dispute"]
+    assert {lane_of(p) for p in table} == {PLAY}  # a hand entered at a real table
     others = ("/api/games", "/api/matches/12", "/api/games/12/log", "/games/12", "/metrics")
+    others += ("/api/matches/12/replay", "/api/matches/12/resign", "/api/matches/12/hands/x")
     assert {lane_of(p) for p in others} == {OTHER}
 
 
