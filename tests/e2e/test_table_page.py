@@ -75,9 +75,17 @@ def box(locator) -> dict:
 
 
 def assert_inside_the_first_screen(page, locator, what: str) -> None:
+    """Every element the locator finds lies inside the viewport. The boxes are read in one
+    go in the page: a view pushed meanwhile re-draws the table between two reads one at a
+    time, and the second would look for an element the first no longer has."""
     viewport = page.viewport_size
-    for i in range(locator.count()):
-        b = box(locator.nth(i))
+    boxes = locator.evaluate_all(
+        "nodes => nodes.map(n => { const r = n.getBoundingClientRect();"
+        " return {x: r.x, y: r.y, width: r.width, height: r.height}; })"
+    )
+    assert boxes, f"no {what} shown"
+    for b in boxes:
+        assert b["width"] > 0 and b["height"] > 0, (what, "is not shown", b)
         assert b["x"] >= 0 and b["x"] + b["width"] <= viewport["width"] + 0.5, (what, b)
         assert b["y"] >= 0 and b["y"] + b["height"] <= viewport["height"] + 0.5, (what, b)
 
