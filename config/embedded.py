@@ -28,8 +28,9 @@ the committing thread. The unit tests use it (their transactions never commit, a
 in-memory SQLite database cannot be shared with other threads).
 
 **The clock sweeper.** A human whose clock runs out must lose on time even if nobody reads the
-game. One thread per process runs the sweeps beat runs in the distributed mode; each skips
-rows locked by work in progress, so one thread per process is harmless.
+game. One thread per process runs the sweeps beat runs in the distributed mode (each at beat's
+interval or more often: the events' clock at its own, slower one); each skips rows locked by
+work in progress, so one thread per process is harmless.
 
 :func:`embedded_start` starts all of it in a web process (config/wsgi.py, config/asgi.py).
 """
@@ -67,9 +68,12 @@ _started = threading.Event()
 def _loop(interval: float) -> None:
     from games.services import bot_work_sweep, clocks_sweep
     from ladders.services import ladders_sweep
-    from tournaments.services import sweep as tournaments_sweep
+    from tournaments import services as tournaments
     from tournaments.services.arena import arenas_sweep
 
+    # Beat's interval for the events' clock (a slower sweep than the others).
+    event_clock_every = float(settings.CELERY_BEAT_SCHEDULE["sweep-event-clock"]["schedule"])
+    event_clock_last = 0.0
     while True:
         time.sleep(interval)
         try:
@@ -88,13 +92,19 @@ def _loop(interval: float) -> None:
         except Exception:
             logger.exception("embedded ladder sweep failed")
         try:
-            tournaments_sweep()  # beat's "sweep-tournaments": no-shows, missed results
+            tournaments.sweep()  # beat's "sweep-tournaments": no-shows, missed results
         except Exception:
             logger.exception("embedded tournament sweep failed")
         try:
             arenas_sweep()  # beat's "sweep-arenas": pair the free, finish when time is up
         except Exception:
             logger.exception("embedded arena sweep failed")
+        if time.monotonic() - event_clock_last >= event_clock_every:
+            event_clock_last = time.monotonic()
+            try:
+                tournaments.clock_sweep()  # beat's "sweep-event-clock": open and start on time
+            except Exception:
+                logger.exception("embedded event clock sweep failed")
 
 
 def start_clock_sweeper(interval: float = 1.0) -> bool:

@@ -123,6 +123,13 @@ EVENT_OPTION_CODES = [
     "invalid_venue",
     "duplicate_deals_at_table",
     "arena_online_only",
+    "start_in_past",
+    "registration_after_start",
+    "check_in_needs_start",
+    "check_in_too_long",
+    "check_in_before_registration",
+    "check_in_conflict",
+    "description_too_long",
 ]
 #: Entering a player (an organiser's add or import).
 ENTER_CODES = ["unknown_bot", "duplicate_deals_need_bots"]
@@ -210,6 +217,13 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
             "invalid_venue",
             "duplicate_deals_at_table",
             "arena_online_only",
+            "start_in_past",
+            "registration_after_start",
+            "check_in_needs_start",
+            "check_in_too_long",
+            "check_in_before_registration",
+            "check_in_conflict",
+            "description_too_long",
         ],
     },
     "POST /api/events/{id}/register": {

@@ -585,6 +585,8 @@ INTERACTIVE_TASKS = env_list(
         # arena's is tournaments.arena_pair_bots, batch.
         "tournaments.arena_pair",
         "tournaments.arena_sweep",
+        # Players wait for a scheduled start: not behind a backlog of whole bot matches.
+        "tournaments.clock_sweep",
         "health.*",
         "*.push*",
         "live.*",
@@ -683,6 +685,14 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "tournaments.sweep",
         "schedule": 5.0,
         "options": {"expires": 10},
+    },
+    # Events on a clock: open registration and start the events whose time has come, late
+    # after an outage (tournaments.services.schedule; embedded, the clock sweeper at this
+    # interval). Each event is taken once however many of these run at a time.
+    "sweep-event-clock": {
+        "task": "tournaments.clock_sweep",
+        "schedule": 15.0,
+        "options": {"expires": 30},
     },
     # Arenas: pair whoever is free, finish an arena whose time is up once nothing is in play
     # (tournaments.services.arena.arenas_sweep); passes also run on commit of every result.

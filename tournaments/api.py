@@ -15,6 +15,7 @@ import django_filters
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import generics, permissions, serializers, status
@@ -43,6 +44,7 @@ from tournaments.models import (
     TiebreakUnplayed,
     Venue,
 )
+from tournaments.services.events import DESCRIPTION_MAX
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -120,6 +122,9 @@ class EventSerializer(serializers.ModelSerializer):
             "registration_closes_at",
             "registration_open",
             "check_in_opens_at",
+            "starts_at",
+            "check_in_minutes",
+            "description",
             "capacity",
             "bots_only",
             "entries_count",
@@ -175,6 +180,22 @@ class EventSerializer(serializers.ModelSerializer):
         return None if entry is None else EntrySerializer(entry).data
 
 
+class OffsetDateTimeField(serializers.DateTimeField):
+    """An ISO 8601 date and time with its offset from UTC: a time without one would be read
+    in the server's zone, silently hours away from the organiser's."""
+
+    default_error_messages = {
+        "naive": "Give the time with its UTC offset, e.g. 2027-03-01T19:30:00+01:00."
+    }
+
+    def to_internal_value(self, value):
+        if isinstance(value, str):
+            parsed = parse_datetime(value.strip())
+            if parsed is not None and parsed.tzinfo is None:
+                self.fail("naive")
+        return super().to_internal_value(value)
+
+
 class EventCreateSerializer(serializers.Serializer):
     """What staff give to create an event; everything but name and format has a default."""
 
@@ -209,7 +230,33 @@ class EventCreateSerializer(serializers.Serializer):
     )
     registration_opens_at = serializers.DateTimeField(required=False, allow_null=True)
     registration_closes_at = serializers.DateTimeField(required=False, allow_null=True)
-    check_in_opens_at = serializers.DateTimeField(required=False, allow_null=True)
+    check_in_opens_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="Check-in opens then; derived from starts_at and check_in_minutes when both "
+        "are set (giving another time with them is refused).",
+    )
+    starts_at = OffsetDateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="ISO 8601 with its UTC offset. The event starts by itself then (if "
+        "registration is open), or is cancelled if fewer than two players are left.",
+    )
+    check_in_minutes = StrictIntegerField(
+        min_value=1,
+        max_value=7 * 24 * 60,
+        required=False,
+        allow_null=True,
+        help_text="A check-in window this many minutes before starts_at: only those who "
+        "checked in are paired (house bots check in themselves).",
+    )
+    description = StrictCharField(
+        max_length=DESCRIPTION_MAX,
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="Plain text or Markdown, shown on the event's page.",
+    )
     capacity = StrictIntegerField(min_value=2, max_value=4096, required=False, allow_null=True)
     bots_only = StrictBooleanField(required=False)
     late_registration = StrictBooleanField(required=False)

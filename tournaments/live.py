@@ -33,7 +33,7 @@ from accounts.live import player_tell
 from accounts.models import Player
 from config.live import publish
 from games.models import Game, Match
-from tournaments.models import Event, Pairing
+from tournaments.models import Entry, Event, Pairing
 
 
 def group(event_id: int) -> str:
@@ -116,3 +116,18 @@ def match_players_tell(*, pairing: Pairing, match: Match) -> None:
     for player in (match.player_a, match.player_b):
         if not player.is_bot:
             player_tell(player.pk, match_ready_message(pairing=pairing, match=match, player=player))
+
+
+def entry_withdrawn_tell(*, entry: Entry, event: Event, reason: str) -> None:
+    """Tell a player (on commit, on their own socket) they were withdrawn from ``event``."""
+    if entry.player.is_bot:
+        return  # a house bot has no socket
+    player_tell(
+        entry.player_id,
+        {
+            "type": "entry_withdrawn",
+            "event": {"id": event.pk, "name": event.name},
+            "entry": entry.pk,
+            "reason": reason,
+        },
+    )

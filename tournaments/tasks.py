@@ -8,13 +8,19 @@ from celery import shared_task
 
 from config import embedded
 from tournaments import webhooks
-from tournaments.services import arena, showing_up
+from tournaments.services import arena, schedule, showing_up
 
 
 @shared_task(name="tournaments.sweep")
 def sweep() -> dict[str, int]:
     """Beat: forfeit no-shows whose grace period is over; record results a receiver missed."""
     return showing_up.sweep()
+
+
+@shared_task(name="tournaments.clock_sweep")
+def clock_sweep() -> dict[str, int]:
+    """Beat: open the registrations and start the events whose time has come."""
+    return schedule.clock_sweep()
 
 
 @shared_task(name="tournaments.arena_pair")

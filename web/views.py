@@ -35,6 +35,7 @@ from ladders.models import Rating
 from tournaments import selectors as event_selectors
 from tournaments.models import Event, Pairing
 from web import selectors as web_selectors
+from web.event_about import event_about
 from web.forms import SignUpForm
 from web.paper import rules_line
 from web.replay import deal_frames, deal_index, next_deal
@@ -377,7 +378,10 @@ def event_detail(request: HttpRequest, pk: int) -> HttpResponse:
     event = get_object_or_404(Event, pk=pk)
     if event.status == Event.Status.DRAFT and not request.user.is_staff:
         raise Http404("No such event.")
-    return render(request, "web/event.html", {"event": event, "me": _me(request)})
+    me = _me(request)
+    return render(
+        request, "web/event.html", {"event": event, "me": me, "about": event_about(event, me)}
+    )
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:

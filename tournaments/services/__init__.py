@@ -13,6 +13,7 @@ module                  holds
 ``results``             a finished match recorded on its pairing; overrides; bot re-runs
 ``showing_up``          players showing up, no-shows past the grace period, the sweep
 ``cancellation``        cancelling an event
+``schedule``            events on a clock: registration opens and the event starts by itself
 ``tables``              a mixed event's match moved to a numbered table
 ``payloads``            the JSON bodies of the webhooks
 ======================  ===================================================================
@@ -20,7 +21,8 @@ module                  holds
 Reads (standings, the bracket as JSON, :func:`tournaments.selectors.bracket_of`) live in
 :mod:`tournaments.selectors`, which imports no service. The modules import each other one way
 only: ``base`` and ``payloads`` first, then ``events``, ``advancing``, ``results``, and the
-services that build on them (``registration``, ``start``, ``showing_up``, ``cancellation``).
+services that build on them (``registration``, ``start``, ``showing_up``, ``cancellation``),
+and ``schedule`` on those.
 
 The one import circle inside ``tournaments``: a service enqueues a task. ``tournaments.tasks``
 imports the services and ``tournaments.webhooks`` at the top; ``tournaments.webhooks`` (which
@@ -58,6 +60,7 @@ from tournaments.services.registration import (
     registration_open,
 )
 from tournaments.services.results import pairing_override, pairing_record, pairing_rerun
+from tournaments.services.schedule import clock_sweep
 from tournaments.services.showing_up import events_reconcile, match_ready, no_shows_sweep, sweep
 from tournaments.services.start import event_seed, event_start
 from tournaments.services.tables import pairing_to_table
@@ -67,6 +70,7 @@ __all__ = [
     "TournamentError",
     "bots_add",
     "bracket_of",
+    "clock_sweep",
     "entry_add",
     "entry_check_in",
     "entry_check_in_undo",

@@ -4,9 +4,11 @@ play."""
 from __future__ import annotations
 
 import copy
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import Player
 from games import services as play
@@ -18,6 +20,10 @@ from tournaments.services.base import Conflict, TournamentError, User, log_actio
 
 #: The longest arena, in minutes (a day).
 ARENA_MAX_MINUTES = 24 * 60
+#: The longest description, in characters (plain text or Markdown).
+DESCRIPTION_MAX = 10_000
+#: The settings of an event on a clock (see :func:`clock_check`).
+CLOCK_FIELDS = {"starts_at", "check_in_minutes", "registration_opens_at", "check_in_opens_at"}
 
 
 def event_validate(event: Event) -> None:
@@ -93,8 +99,100 @@ def event_validate(event: Event) -> None:
         )
     if event.capacity is not None and event.capacity < 2:
         raise TournamentError("an event needs room for at least two players", code="capacity")
+    if len(event.description or "") > DESCRIPTION_MAX:
+        raise TournamentError(
+            f"the description is at most {DESCRIPTION_MAX:,} characters; it has "
+            f"{len(event.description):,}",
+            code="description_too_long",
+            option="description",
+        )
     if event.format == Format.TWO_STAGE:
         two_stage.options_check(event)
+
+
+def check_in_derive(event: Event, *, given: set[str] | frozenset[str] = frozenset()) -> None:
+    """Set ``check_in_opens_at`` from ``starts_at`` and ``check_in_minutes`` (in place).
+
+    ``check_in_opens_at`` stays the one truth every reader uses: check-in opens then
+    (:func:`~tournaments.services.registration.entry_check_in`), the start withdraws those who
+    did not check in when it is set (:func:`~tournaments.services.start.event_start`), the API
+    and the pages show it. An event on a clock gives its window in minutes instead; this
+    derives the moment from them at every write of the settings (:func:`event_create`,
+    :func:`event_update`), so moving the start moves the check-in with it. With minutes set,
+    a ``check_in_opens_at`` given (``given``) that says otherwise is refused (400
+    ``check_in_conflict``); clearing the minutes without giving a moment clears the check-in.
+    An event without minutes keeps a ``check_in_opens_at`` given as it is.
+    """
+    minutes, starts = event.check_in_minutes, event.starts_at
+    if minutes is None:
+        if "check_in_minutes" in given and "check_in_opens_at" not in given:
+            event.check_in_opens_at = None
+        return
+    if starts is None:
+        return  # refused by clock_check: the minutes count back from the start
+    derived = starts - timedelta(minutes=minutes)
+    if "check_in_opens_at" in given and event.check_in_opens_at not in (None, derived):
+        raise TournamentError(
+            "check_in_opens_at follows from starts_at and check_in_minutes: give one or the other",
+            code="check_in_conflict",
+            option="check_in_opens_at",
+        )
+    event.check_in_opens_at = derived
+
+
+def clock_check(event: Event, *, changed: set[str], now: datetime | None = None) -> None:
+    """Refuse a clock that cannot run, naming the setting (400, nothing saved).
+
+    Only what ``changed`` touches is checked against ``now`` (a start already passed does not
+    stop an organiser renaming the event): a start in the past (``start_in_past``),
+    registration opening after the start (``registration_after_start``), a check-in window
+    without a start (``check_in_needs_start``), longer than the time left before the start
+    (``check_in_too_long``) or opening before registration does
+    (``check_in_before_registration``). Not part of :func:`event_validate`, which the start
+    runs too: by then the start time has come.
+    """
+    if not changed & CLOCK_FIELDS:
+        return
+    now = now or timezone.now()
+    starts, opens = event.starts_at, event.registration_opens_at
+    minutes = event.check_in_minutes
+    if "starts_at" in changed and starts is not None and starts <= now:
+        raise TournamentError(
+            "the start is in the past: give a time to come",
+            code="start_in_past",
+            option="starts_at",
+        )
+    if starts is not None and opens is not None and opens > starts:
+        raise TournamentError(
+            "registration must open before the start",
+            code="registration_after_start",
+            option="registration_opens_at",
+        )
+    if minutes is None:
+        return
+    if starts is None:
+        raise TournamentError(
+            "a check-in window counts back from the start: give starts_at too, or no "
+            "check_in_minutes",
+            code="check_in_needs_start",
+            option="check_in_minutes",
+        )
+    check_in = starts - timedelta(minutes=minutes)
+    if changed & {"starts_at", "check_in_minutes"} and check_in < now:
+        left = max(0, int((starts - now).total_seconds() // 60))
+        raise TournamentError(
+            f"a check-in window of {minutes} minutes is longer than the time left before the "
+            f"start ({left} minutes)",
+            code="check_in_too_long",
+            option="check_in_minutes",
+        )
+    if opens is not None and check_in < opens:
+        raise TournamentError(
+            "the check-in window would open before registration does: shorten it, or open "
+            "registration earlier",
+            code="check_in_before_registration",
+            option="check_in_minutes",
+        )
 
 
 def match_rules(event: Event) -> dict[str, Any]:
@@ -117,7 +215,9 @@ def time_control(event: Event) -> play.TimeControl | None:
 def event_create(
     *, name: str, format: str, created_by: User | None = None, **options: Any
 ) -> Event:
-    """A new event in draft. Options are Event fields; bad ones raise TournamentError."""
+    """A new event in draft, organised by its creator and ``co_organisers`` (users). Options
+    are Event fields; bad ones raise TournamentError."""
+    co_organisers = options.pop("co_organisers", None)
     known = {f.name for f in Event._meta.get_fields() if getattr(f, "editable", False)}
     unknown = set(options) - known
     if unknown:
@@ -126,24 +226,35 @@ def event_create(
         # Groups are snake-seeded by rating unless the organiser seeds them another way.
         options.setdefault("seeding", Seeding.RATING)
     event = Event(name=name, format=format, created_by=created_by, **options)
+    check_in_derive(event, given=set(options))
+    clock_check(event, changed=set(options))
     event_validate(event)
     event.save()
+    if co_organisers:
+        event.co_organisers.set(co_organisers)
     log_action(event, "create", created_by)
     event_changed(event)
     return event
 
 
-#: Settings that change only before the start (after it only the name does), as in the admin.
-EDITABLE_ONCE_STARTED = {"name"}
+#: Settings that change only before the start (after it only the name and who organises it
+#: do), as in the admin.
+EDITABLE_ONCE_STARTED = {"name", "co_organisers"}
 
 
 def event_update(*, event: Event, by: User | None = None, **changes: Any) -> Event:
     """Change an event's settings (staff): validated as a whole, logged ``edit`` with the
-    fields that changed, as the admin's change form logs it. Once the event has started only
-    the name changes (409 ``event_started``)."""
+    fields that changed, as the admin's change form logs it. ``co_organisers`` (users) replaces
+    those the event has. Once the event has started only the name and the co-organisers
+    change (409 ``event_started``)."""
+    co_organisers = changes.pop("co_organisers", None)
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
         changed = [name for name, value in changes.items() if getattr(event, name) != value]
+        if co_organisers is not None and {u.pk for u in co_organisers} != set(
+            event.co_organisers.values_list("pk", flat=True)
+        ):
+            changed.append("co_organisers")
         started = event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION)
         frozen = sorted(set(changed) - EDITABLE_ONCE_STARTED) if started else []
         if frozen:
@@ -154,9 +265,17 @@ def event_update(*, event: Event, by: User | None = None, **changes: Any) -> Eve
         candidate = copy.copy(event)
         for name, value in changes.items():
             setattr(candidate, name, value)
+        check_in_derive(candidate, given=set(changes))
+        if candidate.check_in_opens_at != event.check_in_opens_at:
+            changed = list(dict.fromkeys([*changed, "check_in_opens_at"]))
+        clock_check(candidate, changed=set(changed))
         event_validate(candidate)
         if changed:
-            candidate.save(update_fields=changed)
+            fields = [name for name in changed if name != "co_organisers"]
+            if fields:
+                candidate.save(update_fields=fields)
+            if "co_organisers" in changed:
+                candidate.co_organisers.set(co_organisers)
             EventLog.objects.create(
                 event=candidate,
                 action="edit",

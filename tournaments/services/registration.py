@@ -34,9 +34,10 @@ from tournaments.services.results import pairing_record
 
 
 def event_open_registration(
-    *, event: Event, by: User | None = None, now: datetime | None = None
+    *, event: Event, by: User | None = None, now: datetime | None = None, reason: str = ""
 ) -> Event:
-    """Open registration now (a draft, or an event whose registration was closed)."""
+    """Open registration now (a draft, or an event whose registration was closed); ``reason``
+    goes to the audit log (the schedule says it opened it)."""
     now = now or timezone.now()
     with transaction.atomic():
         event = lock_event(event.pk)
@@ -48,7 +49,7 @@ def event_open_registration(
         if event.registration_closes_at is not None and event.registration_closes_at <= now:
             event.registration_closes_at = None
         event.save(update_fields=["status", "registration_opens_at", "registration_closes_at"])
-        log_action(event, "open_registration", by)
+        log_action(event, "open_registration", by, reason)
         event_changed(event)
     return event
 

@@ -13,7 +13,7 @@ from games.engine import bots as engine_bots
 from tournaments import webhooks
 from tournaments.formats import FORMATS_VERSION, round_robin, seeding, swiss
 from tournaments.formats import bracket as brackets
-from tournaments.live import event_changed
+from tournaments.live import entry_withdrawn_tell, event_changed
 from tournaments.models import Entry, Event, Format, Seeding
 from tournaments.rating_hook import DEFAULT_RATING, ratings_for
 from tournaments.selectors import bracket_of
@@ -23,6 +23,9 @@ from tournaments.services.arena import arena_begin
 from tournaments.services.base import Conflict, TournamentError, User, lock_event, log_action
 from tournaments.services.events import event_update, event_validate
 from tournaments.services.payloads import entry_json
+
+#: Why the start withdraws a registered player of an event with a check-in.
+NO_CHECK_IN = "did not check in"
 
 
 def _seed(event: Event, entries: list[Entry], *, at_start: bool) -> list[Entry]:
@@ -165,11 +168,16 @@ def _order_set(event: Event, order: list[int]) -> None:
         Entry.objects.filter(pk=entry_pk).update(seed=number)
 
 
-def event_start(*, event: Event, by: User | None = None, now: datetime | None = None) -> Event:
+def event_start(
+    *, event: Event, by: User | None = None, now: datetime | None = None, reason: str = ""
+) -> Event:
     """Start: remove those who did not check in, seed, create the first round, start matches.
 
-    Bot-vs-bot matches go to the workers at once (on commit); human matches wait for their
-    players until the grace period ends.
+    With a check-in (``check_in_opens_at``), house bots check in by themselves and every
+    registered player who did not check in is withdrawn and told so (their own socket, and the
+    entry's note). Bot-vs-bot matches go to the workers at once (on commit); human matches wait
+    for their players until the grace period ends. ``reason`` goes to the audit log's ``start``
+    line (the schedule says it started the event).
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -178,12 +186,22 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
             raise Conflict(f"the event is {event.status}", code="event_started")
         event_validate(event)
         if event.check_in_opens_at is not None:
-            for entry in event.entries.filter(status=Entry.Status.REGISTERED):
+            registered = event.entries.filter(status=Entry.Status.REGISTERED).select_related(
+                "player"
+            )
+            for entry in registered:
+                if entry.player.is_bot:  # a house bot is always there: it checks in itself
+                    entry.status = Entry.Status.CHECKED_IN
+                    entry.checked_in_at = now
+                    entry.save(update_fields=["status", "checked_in_at"])
+                    log_action(event, "check_in", None, "a house bot checks in itself", entry=entry)
+                    continue
                 entry.status = Entry.Status.WITHDRAWN
                 entry.withdrawn_at = now
-                entry.note = "did not check in"
+                entry.note = NO_CHECK_IN
                 entry.save(update_fields=["status", "withdrawn_at", "note"])
-                log_action(event, "no_check_in", by, entry=entry)
+                log_action(event, "no_check_in", by, NO_CHECK_IN, entry=entry)
+                entry_withdrawn_tell(entry=entry, event=event, reason=NO_CHECK_IN)
         entries = list(event.entries.filter(status__in=Entry.ACTIVE).select_related("player"))
         if len(entries) < 2:
             raise TournamentError(
@@ -214,7 +232,7 @@ def event_start(*, event: Event, by: User | None = None, now: datetime | None = 
         else:
             event.rounds_planned = brackets.rounds_count(bracket_of(event))
         event.save()
-        log_action(event, "start", by, entrants=n, seeding_seed=event.seeding_seed)
+        log_action(event, "start", by, reason, entrants=n, seeding_seed=event.seeding_seed)
         webhooks.emit(
             event,
             "event.started",

@@ -1,6 +1,7 @@
 // The signed-in player's own socket (/ws/me), opened on every page by base.html: a banner
 // (role=alert) with a countdown when their tournament match waits for them, and a notice with
-// a link when a challenge arrives or is answered or the ladder pairs them. Each message is
+// a link when a challenge arrives or is answered, the ladder pairs them, or an event's start
+// withdrew them (they had not checked in). Each message is
 // also dispatched on window as a "rummy:me" event (detail: the message), and the socket's
 // state as "rummy:me-open" / "rummy:me-close", for the page's own script (the lobby).
 import { api, ApiError, el, goTo } from "./api.js";
@@ -145,6 +146,11 @@ function pairing(message) {
     el("a", { class: "button primary", href: message.game ? `/games/${message.game}` : `/matches/${message.match}` }, "Go to the table"));
 }
 
+function withdrawn(message) {
+  notice(`withdrawn-${message.entry}`, `${message.event.name}: you were withdrawn (${message.reason}). `,
+    el("a", { href: `/events/${message.event.id}` }, "The event"));
+}
+
 function summary(message) {
   renderBanner(message.match_ready);
   const waiting = message.challenges.length;
@@ -163,11 +169,12 @@ function summary(message) {
 
 me.on("open", () => { me.state.open = true; tell("rummy:me-open"); });
 me.on("close", () => { me.state.open = false; tell("rummy:me-close"); });
-for (const type of ["summary", "challenge", "pairing", "match_ready"]) {
+for (const type of ["summary", "challenge", "pairing", "match_ready", "entry_withdrawn"]) {
   me.on(type, (message) => {
     if (type === "summary") summary(message);
     else if (type === "challenge") challenge(message);
     else if (type === "pairing") pairing(message);
+    else if (type === "entry_withdrawn") withdrawn(message);
     else renderBanner(message);
     tell("rummy:me", message);
   });

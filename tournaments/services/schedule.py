@@ -1,0 +1,146 @@
+"""Events on a clock: registration opens and the event starts by itself, at the set times.
+
+:func:`clock_sweep` runs every few seconds (beat's ``sweep-event-clock``; embedded, the clock
+sweeper thread at the same interval). It is the organiser's hand on the buttons, nothing more:
+it calls :func:`~tournaments.services.registration.event_open_registration` for every draft
+whose ``registration_opens_at`` has come, then
+:func:`~tournaments.services.start.event_start` for every event open for registration whose
+``starts_at`` has come, each with a line in the event's audit log saying the schedule did it
+(no user, the reason naming the time set).
+
+*Due, not "at this minute".* An event is picked up by what it is (its status) and when it was
+due (at or before ``now``), never by the minute it was due in: after a restart or an outage the
+first pass opens or starts everything that came due meanwhile, late (the audit line says how
+late) but not forgotten.
+
+*Exactly once.* Each event is taken in its own transaction with ``SELECT ... FOR UPDATE SKIP
+LOCKED`` on the row, re-read with its status condition: a second sweeper (another worker, beat
+firing twice, a second web process embedded) skips a row the first is working on, and finds it
+no longer due once that one has committed. The services check the status under the same lock,
+so a racing organiser's click makes one of the two a no-op too.
+
+*An event that cannot start* because fewer than two entries are left (after those who did not
+check in are withdrawn) is cancelled, its reason saying so: at the start time players expect
+the event to begin or to be called off, not to sit in "registration" past its time. Any other
+refusal (two of one stable in a rated round robin, an unknown bot strategy) is something the
+organiser can fix: the event stays open, one audit line ``start_refused`` says why, and the
+next pass tries again (so it starts by itself once fixed).
+
+A draft is the organiser's work in progress: its start time alone never starts it; only one
+that opens registration by itself (or that the organiser opened) is started by the clock.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from tournaments.models import Event, EventLog
+from tournaments.services.base import TournamentError, log_action
+from tournaments.services.cancellation import event_cancel
+from tournaments.services.registration import event_open_registration
+from tournaments.services.start import event_start
+
+#: Events opened or started in one pass at most (the rest are due in the next pass).
+BATCH = 50
+
+
+def _when(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _late(moment: datetime, now: datetime) -> str:
+    minutes = int((now - moment).total_seconds() // 60)
+    return f", {minutes} minutes late" if minutes >= 1 else ""
+
+
+def _take(pk: int, status: str, field: str, now: datetime) -> Event | None:
+    """The event's row, locked, if it is still due; None if taken by another sweeper or done."""
+    return (
+        Event.objects.select_for_update(skip_locked=True)
+        .filter(pk=pk, status=status, **{f"{field}__lte": now})
+        .first()
+    )
+
+
+def _due(status: str, field: str, now: datetime) -> list[int]:
+    return list(
+        Event.objects.filter(status=status, **{f"{field}__lte": now})
+        .order_by(field, "pk")
+        .values_list("pk", flat=True)[:BATCH]
+    )
+
+
+def registrations_open(*, now: datetime | None = None) -> int:
+    """Open registration of every draft whose ``registration_opens_at`` has come."""
+    now = now or timezone.now()
+    opened = 0
+    for pk in _due(Event.Status.DRAFT, "registration_opens_at", now):
+        with transaction.atomic():
+            event = _take(pk, Event.Status.DRAFT, "registration_opens_at", now)
+            if event is None:
+                continue
+            assert event.registration_opens_at is not None
+            reason = (
+                f"by the schedule: registration opens at {_when(event.registration_opens_at)}"
+                + _late(event.registration_opens_at, now)
+            )
+            event_open_registration(event=event, now=now, reason=reason)
+            opened += 1
+    return opened
+
+
+def events_start(*, now: datetime | None = None) -> dict[str, int]:
+    """Start every event open for registration whose ``starts_at`` has come (see the module
+    doc for one that cannot start)."""
+    now = now or timezone.now()
+    counts = {"started": 0, "cancelled": 0, "refused": 0}
+    for pk in _due(Event.Status.REGISTRATION, "starts_at", now):
+        with transaction.atomic():
+            event = _take(pk, Event.Status.REGISTRATION, "starts_at", now)
+            if event is None:
+                continue
+            assert event.starts_at is not None
+            due = f"the start time {_when(event.starts_at)}"
+            reason = f"by the schedule: {due}{_late(event.starts_at, now)}"
+            try:
+                with transaction.atomic():  # a refused start leaves nothing behind
+                    event_start(event=event, now=now, reason=reason)
+            except TournamentError as error:
+                if error.code == "not_enough_entries":
+                    event_cancel(
+                        event=event,
+                        reason=f"by the schedule: too few players at {due} ({error})",
+                    )
+                    counts["cancelled"] += 1
+                else:
+                    _refused(event, error)
+                    counts["refused"] += 1
+                continue
+            counts["started"] += 1
+    return counts
+
+
+def _refused(event: Event, error: TournamentError) -> None:
+    """One audit line per start time and refusal, however many passes try again."""
+    starts = event.starts_at.isoformat() if event.starts_at else None
+    seen = EventLog.objects.filter(
+        event=event, action="start_refused", detail__starts_at=starts, detail__code=error.code
+    )
+    if not seen.exists():
+        log_action(
+            event,
+            "start_refused",
+            None,
+            f"by the schedule: the event could not start: {error}"[:300],
+            starts_at=starts,
+            code=error.code,
+        )
+
+
+def clock_sweep(*, now: datetime | None = None) -> dict[str, int]:
+    """The periodic pass: open the registrations that are due, then start the events."""
+    now = now or timezone.now()
+    return {"opened": registrations_open(now=now), **events_start(now=now)}
