@@ -369,6 +369,35 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     "GET /api/bot/account": {"403": ["not_a_bot"]},
 }
 
+#: The organiser API's writes on an event: for its organisers only (its creator and
+#: co-organisers, or those who may manage every event), anyone else 403 ``not_your_event``.
+EVENT_WRITES = [
+    "PATCH /api/events/{id}",
+    "POST /api/events/{id}/open-registration",
+    "POST /api/events/{id}/close-registration",
+    "POST /api/events/{id}/players",
+    "POST /api/events/{id}/guests",
+    "POST /api/events/{id}/bots",
+    "POST /api/events/{id}/import",
+    "POST /api/events/{id}/seed",
+    "POST /api/events/{id}/start",
+    "POST /api/events/{id}/cancel",
+    "POST /api/events/{id}/entries/{entry_id}/withdraw",
+    "POST /api/events/{id}/entries/{entry_id}/disqualify",
+    "POST /api/events/{id}/entries/{entry_id}/reinstate",
+    "POST /api/events/{id}/entries/{entry_id}/check-in",
+    "DELETE /api/events/{id}/entries/{entry_id}/check-in",
+    "POST /api/events/{id}/pairings/{key}/override",
+    "POST /api/events/{id}/pairings/{key}/rerun",
+    "POST /api/events/{id}/pairings/{key}/table",
+    "POST /api/events/{id}/webhooks",
+    "POST /api/events/{id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend",
+]
+for _operation in EVENT_WRITES:
+    _own = OPERATION_CODES.setdefault(_operation, {})
+    _own["403"] = [*_own.get("403", []), "not_your_event"]
+del _operation, _own
+
 
 def operation_codes(path: str, method: str, operation: dict[str, Any]) -> dict[str, list[str]]:
     """Every code the operation can answer with, by status (common ones and its own)."""

@@ -12,13 +12,20 @@ import csv
 import io
 
 import django_filters
+from django.contrib.auth import get_user_model
+from django.db.models import Case, IntegerField, Value, When
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import generics, permissions, serializers, status
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
+from rest_framework import exceptions, generics, permissions, serializers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -67,6 +74,48 @@ def _event(request: Request, pk: int) -> Event:
     return event
 
 
+def organiser_name(user) -> str:
+    """An organiser as others are told of them: their player's name, else their username."""
+    player = getattr(user, "player", None)
+    return player.name if player is not None else user.get_username()
+
+
+def not_your_event(event: Event) -> str:
+    """Why a write on someone else's event is refused, naming who may make it."""
+    names = [organiser_name(user) for user in selectors.organisers_of(event)]
+    if not names:
+        return (
+            "This event is not yours: it has no organiser, so only those who may manage every "
+            "event change it."
+        )
+    return (
+        f"This event is not yours: its organisers are {', '.join(names)}. Ask one of them to "
+        "name you a co-organiser."
+    )
+
+
+class EventOrganiser(permissions.BasePermission):
+    """A write on an existing event (the view's ``pk``) only by one of its organisers (its
+    creator and co-organisers) or someone who may manage every event
+    (:func:`tournaments.selectors.may_manage`). Refused: 403 ``not_your_event``, naming the
+    organisers. Reads are left to the view's other permissions.
+
+    Put it after the model permission (``StaffMay``, ``StaffModelPermissions``): someone who
+    may not change events at all is told that first (403 ``permission_denied``).
+    """
+
+    def has_permission(self, request, view) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        pk = view.kwargs.get("pk")
+        event = Event.objects.filter(pk=pk).first() if pk is not None else None
+        if event is None:
+            return True  # nothing to change: the view answers 404
+        if not selectors.may_manage(request.user, event):
+            raise exceptions.PermissionDenied(not_your_event(event), code="not_your_event")
+        return True
+
+
 # --- serializers -----------------------------------------------------------------------------
 
 
@@ -92,6 +141,19 @@ class EntrySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+OrganiserSerializer = inline_serializer(
+    "Organiser",
+    many=True,
+    fields={
+        "id": serializers.IntegerField(help_text="The user's id."),
+        "username": serializers.CharField(
+            allow_null=True, help_text="Shown to staff only (null for anyone else)."
+        ),
+        "name": serializers.CharField(allow_null=True, help_text="Their player's name, if any."),
+    },
+)
+
+
 class EventSerializer(serializers.ModelSerializer):
     """An event as everyone sees it; ``your_entry`` for a signed-in player."""
 
@@ -101,6 +163,7 @@ class EventSerializer(serializers.ModelSerializer):
     registration_open = serializers.SerializerMethodField()
     your_entry = serializers.SerializerMethodField()
     seeding_seed = serializers.SerializerMethodField()
+    organisers = serializers.SerializerMethodField()
 
     class Meta:
         model = Event
@@ -147,6 +210,7 @@ class EventSerializer(serializers.ModelSerializer):
             "tiebreak_unplayed",
             "rounds_planned",
             "champion",
+            "organisers",
             "your_entry",
             "created_at",
             "started_at",
@@ -171,6 +235,20 @@ class EventSerializer(serializers.ModelSerializer):
         """A random seeding's seed, published once the event started: before, it would give
         the bracket away while entries may still come."""
         return event.seeding_seed if event.started_at is not None else None
+
+    @extend_schema_field(OrganiserSerializer)
+    def get_organisers(self, event: Event) -> list[dict]:
+        """Its creator, then its co-organisers; usernames for staff only (they sign in)."""
+        request = self.context.get("request")
+        staff = bool(request is not None and _is_staff(request))
+        return [
+            {
+                "id": user.pk,
+                "username": user.get_username() if staff else None,
+                "name": getattr(getattr(user, "player", None), "name", None),
+            }
+            for user in selectors.organisers_of(event)
+        ]
 
     def get_your_entry(self, event: Event) -> dict | None:
         request = self.context.get("request")
@@ -279,6 +357,26 @@ class EventCreateSerializer(serializers.Serializer):
         min_value=0.1, max_value=24 * 60, required=False, allow_null=True
     )
     berserk = StrictBooleanField(required=False)
+    co_organisers = serializers.ListField(
+        child=StrictCharField(max_length=150),
+        required=False,
+        max_length=50,
+        help_text="The usernames of those who may change the event besides its creator (the "
+        "whole list: it replaces the one before; empty: nobody else).",
+    )
+
+    def validate_co_organisers(self, names: list[str]) -> list:
+        """The users named, in order; a name no active user has is refused (400)."""
+        users = get_user_model().objects.filter(
+            is_active=True, **{f"{get_user_model().USERNAME_FIELD}__in": names}
+        )
+        by_name = {user.get_username(): user for user in users}
+        unknown = [name for name in names if name not in by_name]
+        if unknown:
+            raise serializers.ValidationError(
+                f"No user has the username {', '.join(map(repr, unknown))}."
+            )
+        return list({by_name[name].pk: by_name[name] for name in names}.values())
 
     def to_internal_value(self, data):
         """Refuse options this API does not know (400 naming each), as the service does."""
@@ -344,7 +442,8 @@ class EventFilter(django_filters.FilterSet):
 
 
 class EventListView(generics.ListAPIView):
-    """Events, newest first, filtered by ``status`` and ``format``. Staff POST to create one."""
+    """Events, newest first (for staff, those they organise first), filtered by ``status`` and
+    ``format``. Staff POST to create one, and organise it."""
 
     serializer_class = EventSerializer
     filterset_class = EventFilter
@@ -352,10 +451,16 @@ class EventListView(generics.ListAPIView):
     permission_classes = [permissions.IsAuthenticatedOrReadOnly, StaffModelPermissions]
 
     def get_queryset(self):
-        events = selectors.event_list()
+        """Staff see drafts too, and the events they organise first."""
+        events = selectors.event_list().prefetch_related(
+            "created_by__player", "co_organisers__player"
+        )
         if not _is_staff(self.request):
-            events = events.exclude(status=Event.Status.DRAFT)
-        return events
+            return events.exclude(status=Event.Status.DRAFT)
+        yours = When(selectors.organised_by(self.request.user), then=Value(1))
+        return events.annotate(
+            yours=Case(yours, default=Value(0), output_field=IntegerField())
+        ).order_by("-yours", "-id")
 
     @extend_schema(
         request=EventCreateSerializer, responses={201: EventSerializer, 400: ErrorSerializer}
@@ -378,10 +483,16 @@ class EventListView(generics.ListAPIView):
 
 
 class EventDetailView(APIView):
-    """One event: format, match format, registration, progress, champion. Staff who may change
-    events PATCH its settings (any of those it was created with; once started only the name)."""
+    """One event: format, match format, registration, progress, champion, organisers. Its
+    organisers (staff who may change events) PATCH its settings (any of those it was created
+    with; once started only the name and the co-organisers); anyone else 403
+    ``not_your_event``."""
 
-    permission_classes = [permissions.IsAuthenticatedOrReadOnly, StaffModelPermissions]
+    permission_classes = [
+        permissions.IsAuthenticatedOrReadOnly,
+        StaffModelPermissions,
+        EventOrganiser,
+    ]
     queryset = Event.objects.all()  # whose model permission a write needs (change_event)
 
     @extend_schema(responses={200: EventSerializer})

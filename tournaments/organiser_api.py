@@ -3,10 +3,12 @@
 Each view checks the model permission its action needs (:class:`StaffMay`: the one Django's
 admin asks for the same action, e.g. ``tournaments.change_event`` to start an event,
 ``tournaments.change_pairing`` to override a result), calls the service the admin calls, and
-answers what changed. Every change is written to the event's audit log, which
-``GET /api/events/{id}/log`` reads. A refused request changes nothing: 400 naming what is
-wrong, 409 for a state that does not allow it (``event_started``, ``event_full``, ...), 403
-``permission_denied`` for anyone without the permission (players included).
+answers what changed. Every write on an event is for its organisers (its creator and the
+co-organisers they named) or those who may manage every event (:class:`EventOrganiser`).
+Every change is written to the event's audit log, which ``GET /api/events/{id}/log`` reads. A
+refused request changes nothing: 400 naming what is wrong, 409 for a state that does not allow
+it (``event_started``, ``event_full``, ...), 403 ``permission_denied`` for anyone without the
+permission (players included), 403 ``not_your_event`` for staff who do not organise it.
 """
 
 from __future__ import annotations
@@ -30,7 +32,13 @@ from config.api import StaffModelPermissions, error_body, refusal
 from config.fields import StrictCharField, StrictIntegerField
 from games.engine import bots as engine_bots
 from tournaments import interchange, selectors, services, webhooks
-from tournaments.api import EntrySerializer, ErrorSerializer, EventSerializer, _event
+from tournaments.api import (
+    EntrySerializer,
+    ErrorSerializer,
+    EventOrganiser,
+    EventSerializer,
+    _event,
+)
 from tournaments.models import (
     WEBHOOK_EVENTS,
     Entry,
@@ -64,9 +72,10 @@ class StaffMay(permissions.BasePermission):
 
 
 class OrganiserView(APIView):
-    """A staff action on one event (``pk``); drafts included, as staff see them."""
+    """A staff action on one event (``pk``); drafts included, as staff see them. A write is
+    for the event's organisers only (403 ``not_your_event``)."""
 
-    permission_classes = [permissions.IsAuthenticated, StaffMay]
+    permission_classes = [permissions.IsAuthenticated, StaffMay, EventOrganiser]
     staff_permissions: dict[str, str] = {"POST": "tournaments.change_event"}
 
     def event(self, pk: int) -> Event:

@@ -111,11 +111,11 @@ def may_organise(user) -> bool:
     return bool(user and user.is_authenticated and user.is_staff) and any(may(user).values())
 
 
-def _refused(request: HttpRequest, status: int = 403) -> HttpResponse:
+def _refused(request: HttpRequest, status: int = 403, message: str = "") -> HttpResponse:
     return render(
         request,
         "organise/refused.html",
-        {"message": StaffModelPermissions.message},
+        {"message": message or StaffModelPermissions.message, "not_yours": bool(message)},
         status=status,
     )
 
@@ -131,6 +131,22 @@ def _organiser_page(view):
             return _refused(request)
         with timezone.override(_zone(request)):
             return view(request, *args, **kwargs)
+
+    return page
+
+
+def _event_page(view):
+    """A page of one event (``pk``) for its organisers: an organiser's page, and the event
+    one the user may change (:func:`tournaments.selectors.may_manage`, the organiser API's
+    rule), else 403 with the API's words naming its organisers."""
+
+    @_organiser_page
+    @functools.wraps(view)
+    def page(request: HttpRequest, pk: int, *args, **kwargs) -> HttpResponse:
+        event = _event(pk)
+        if not event_selectors.may_manage(request.user, event):
+            return _refused(request, message=event_api.not_your_event(event))
+        return view(request, pk, *args, **kwargs)
 
     return page
 
@@ -272,14 +288,19 @@ def _counts(event: Event) -> dict[str, int]:
 
 @_organiser_page
 def events(request: HttpRequest) -> HttpResponse:
-    """The events to organise, by state (drafts, open, running, finished), yours first."""
+    """The events to organise, by state (drafts, open, running, finished): those the user
+    organises (created or co-organised); for someone who may manage every event, all of
+    them, theirs first."""
     user = request.user
-    listed = event_selectors.event_list().annotate(
-        yours=Case(
-            When(created_by=user, then=Value(1)), default=Value(0), output_field=IntegerField()
-        )
-    )
-    listed = listed.order_by("-yours", "-id")
+    yours = event_selectors.organised_by(user)
+    listed = event_selectors.event_list()
+    everyone = user.has_perm(event_selectors.MANAGE_ALL_EVENTS)
+    if everyone:
+        listed = listed.annotate(
+            yours=Case(When(yours, then=Value(1)), default=Value(0), output_field=IntegerField())
+        ).order_by("-yours", "-id")
+    else:
+        listed = listed.filter(yours).order_by("-id")
     over = listed.filter(status__in=[Event.Status.FINISHED, Event.Status.CANCELLED])
     groups = [
         ("Drafts", list(listed.filter(status=Event.Status.DRAFT))),
@@ -287,7 +308,8 @@ def events(request: HttpRequest) -> HttpResponse:
         ("Running", list(listed.filter(status=Event.Status.RUNNING))),
         ("Finished", list(over[:FINISHED_LIMIT])),
     ]
-    return render(request, "organise/events.html", {"groups": groups, "may": may(user)})
+    context = {"groups": groups, "may": may(user), "everyone": everyone}
+    return render(request, "organise/events.html", context)
 
 
 @_organiser_page
@@ -321,7 +343,7 @@ def event_new(request: HttpRequest) -> HttpResponse:
     return render(request, "organise/event_form.html", context, status=400 if form.errors else 200)
 
 
-@_organiser_page
+@_event_page
 def event_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """An event's settings, changed as ``PATCH /api/events/{id}`` changes them (once it has
     started, only its name)."""
@@ -351,7 +373,7 @@ def event_edit(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "organise/event_form.html", context, status=400 if form.errors else 200)
 
 
-@_organiser_page
+@_event_page
 def event_overview(request: HttpRequest, pk: int) -> HttpResponse:
     """An event at a glance, its next step, and registration: open, close, cancel."""
     event = _event(pk)
@@ -425,7 +447,7 @@ def _guests_offered() -> bool:
     return hasattr(organiser_api, "GuestsAddView")
 
 
-@_organiser_page
+@_event_page
 def entrants(request: HttpRequest, pk: int) -> HttpResponse:
     """Who plays: find players by name and add them, add a walk-in by name, import a list,
     add named house bots by strength; withdraw, disqualify, reinstate."""
@@ -586,7 +608,7 @@ ENTRY_ACTION_KINDS = {"withdraw": ENTRIES, "disqualify": ENTRIES, "reinstate": E
 # --- check-in ---------------------------------------------------------------------------------
 
 
-@_organiser_page
+@_event_page
 def check_in(request: HttpRequest, pk: int) -> HttpResponse:
     """The check-in desk: a button per entrant (tap to check in, tap again to undo), how many
     are missing; and opening check-in now."""
@@ -672,7 +694,7 @@ CHECK_IN_ACTIONS = {"tap": _desk_tap, "bots": _desk_bots, "open": _desk_open}
 # --- seeding and the start --------------------------------------------------------------------
 
 
-@_organiser_page
+@_event_page
 def start(request: HttpRequest, pk: int) -> HttpResponse:
     """Seeding (by rating, at random, or in an order given by dragging or by numbers) and the
     start, as ``POST /api/events/{id}/seed`` and ``/start``."""
@@ -862,7 +884,7 @@ def _tables(event: Event, rounds: list[Round]) -> list[Table]:
     return shown
 
 
-@_organiser_page
+@_event_page
 def round_control(request: HttpRequest, pk: int) -> HttpResponse:
     """The round in play: every match with its table or link and its state; overrides with
     a reason and re-runs of failed bot matches (``/pairings/{key}/override``, ``/rerun``)."""

@@ -37,6 +37,7 @@ from tournaments.models import (
     Venue,
 )
 from tournaments.services import TournamentError
+from tournaments.services.events import EDITABLE_ONCE_STARTED
 
 #: The datetime-local input's value (minutes, in the organiser's time zone).
 DATETIME_INPUT = "%Y-%m-%dT%H:%M"
@@ -82,6 +83,17 @@ def _when(label: str, name: str = "", help_text: str | None = None) -> forms.Fie
     )
 
 
+class UsernamesField(forms.CharField):
+    """Usernames typed one after another (commas or spaces between them), as the list the
+    API takes; whether each names someone is for its serializer to say."""
+
+    def to_python(self, value) -> list[str]:
+        return [name for name in str(super().to_python(value)).replace(",", " ").split() if name]
+
+    def prepare_value(self, value) -> str:
+        return ", ".join(value) if isinstance(value, list | tuple) else value
+
+
 def _tiebreak(place: int) -> forms.Field:
     return forms.ChoiceField(
         label=f"Tiebreak {place}",
@@ -103,6 +115,11 @@ SETTING_FIELDS: dict[str, forms.Field] = {
         strip=False,
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text="Shown on the event's page.",
+    ),
+    "co_organisers": UsernamesField(
+        label="Co-organisers",
+        required=False,
+        help_text="Usernames, separated by commas: they may change and run the event as you may.",
     ),
     "venue": _choice("Where it is played", Venue.choices, "venue"),
     "accept_entered_results": _yes(
@@ -162,8 +179,8 @@ SETTING_FIELDS: dict[str, forms.Field] = {
 
 #: The page's sections: (title, fields); the rule options follow the match's section.
 SECTIONS: list[tuple[str, list[str]]] = [
-    ("Event", ["name", "format", "description", "venue", "accept_entered_results", "rated",
-               "bots_only", "capacity"]),
+    ("Event", ["name", "format", "description", "co_organisers", "venue",
+               "accept_entered_results", "rated", "bots_only", "capacity"]),
     ("Format options", [name for name in SETTING_FIELDS if any(
         name in own for own in FORMAT_FIELDS.values())]),
     ("When", ["registration_opens_at", "registration_closes_at", "starts_at",
@@ -217,7 +234,7 @@ class EventForm(RulesFields, forms.Form):
         )
         for name, field in SETTING_FIELDS.items():
             base = "tiebreaks" if name in TIEBREAK_FIELDS else name
-            if base in offered and not (started and name != "name"):
+            if base in offered and not (started and name not in EDITABLE_ONCE_STARTED):
                 self.fields[name] = copy.deepcopy(field)
         if started or "rules" not in offered:
             for name in RULE_FIELD_NAMES:
@@ -353,11 +370,14 @@ def _settings_of(event: Event) -> dict[str, Any]:
     for name in SETTING_FIELDS:
         if name in TIEBREAK_FIELDS:
             continue
-        if hasattr(event, name):
+        if name != "co_organisers" and hasattr(event, name):
             value = getattr(event, name)
             if isinstance(value, datetime):  # as the form shows it: to the minute
                 value = value.replace(second=0, microsecond=0)
             initial[name] = value
+    initial["co_organisers"] = (
+        sorted(u.get_username() for u in event.co_organisers.all()) if event.pk else []
+    )
     for name, tiebreak in zip(TIEBREAK_FIELDS, event.tiebreaks or [], strict=False):
         initial[name] = tiebreak
     initial.update(rules_initial(event.rules))

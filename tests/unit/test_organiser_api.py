@@ -1,7 +1,8 @@
 """The organiser API: every admin action on events, entries, pairings and webhooks.
 
-The cast: olga organises (staff holding the one permission each action needs, given per test),
-vera is staff who may only view, pat is a player. Each endpoint is walked three ways (olga
+The cast: olga organises (staff holding the one permission each action needs, given per test,
+and the right to manage every event: whose event it is, is tests/unit/test_event_ownership.py's
+concern), vera is staff who may only view, pat is a player. Each endpoint is walked three ways (olga
 with the permission, vera, pat) and then its rule is told as a story.
 """
 
@@ -52,7 +53,7 @@ def pat(db):
 
 
 def organiser(*permissions: str) -> APIClient:
-    return client_of(staff("olga", *permissions))
+    return client_of(staff("olga", "tournaments.manage_all_events", *permissions))
 
 
 def staff_without(permission: str) -> APIClient:

@@ -2,8 +2,9 @@
 organiser API's rule), each action through the API's serializer and service, each refusal in
 the API's own words next to its field, and nothing written when an action is refused.
 
-The cast: olga organises (staff holding the permissions the organiser API asks for), vera is
-staff who may only view, pat is a player; alice, bob and charlie play.
+The cast: olga organises (staff holding the permissions the organiser API asks for, and the
+right to manage every event: whose event it is, is tests/unit/test_event_ownership.py's
+concern), vera is staff who may only view, pat is a player; alice, bob and charlie play.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from tournaments.models import Entry, Event, EventLog, Pairing
 
 pytestmark = pytest.mark.django_db
 
-ORGANISER = ("add_event", "change_event", "change_entry", "change_pairing")
+ORGANISER = ("add_event", "change_event", "change_entry", "change_pairing", "manage_all_events")
 API_WORDS = "Only staff with the permission to change this may do it."
 
 
@@ -124,7 +125,7 @@ def test_a_post_is_refused_like_a_get_and_changes_nothing(swiss, vera, pat):
 
 def test_each_action_needs_the_permission_its_api_endpoint_needs(swiss, charlie):
     # Staff who may change events but not entries: they add players, not withdraw them.
-    nearly = web_client(staff("nearly", "change_event"))
+    nearly = web_client(staff("nearly", "change_event", "manage_all_events"))
     entry = swiss.entries.first()
 
     added = nearly.post(
