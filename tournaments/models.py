@@ -225,7 +225,8 @@ class Event(models.Model):
     description = models.TextField(
         blank=True, max_length=10_000, help_text="Plain text or Markdown, shown on its page."
     )
-    # On a clock: registration opens and the event starts by itself (tournaments.schedule).
+    # On a clock: registration opens and the event starts by itself, check-in opens
+    # check_in_minutes before the start (tournaments.services.schedule, events.check_in_derive).
     starts_at = models.DateTimeField(null=True, blank=True)
     check_in_minutes = models.PositiveSmallIntegerField(
         null=True,
