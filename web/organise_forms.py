@@ -271,6 +271,8 @@ class EventForm(RulesFields, forms.Form):
                     body[name] = None
                 elif name in ("name", "format"):
                     body[name] = ""  # left empty: the API says it is needed
+                elif name == "description":
+                    body[name] = ""  # emptied: no description
                 continue
             body[name] = value.isoformat() if isinstance(value, datetime) else value
         if "rules_preset" in self.fields and (changed is None or changed & set(RULE_FIELD_NAMES)):

@@ -204,6 +204,20 @@ def test_the_organiser_form_shows_the_refusal_next_to_the_field(olga_user):
     assert not Event.objects.exists()
 
 
+def test_the_form_sets_and_clears_the_description(olga_user):
+    olga = Client()
+    olga.force_login(olga_user)
+    olga.post("/organise/new", form_data(description="Bring a friend."))
+    event = Event.objects.get()
+    assert event.description == "Bring a friend."
+
+    response = olga.post(f"/organise/{event.pk}/edit", {**form_data(), "description": ""})
+
+    assert response.status_code == 302, page(response)
+    event.refresh_from_db()
+    assert event.description == ""
+
+
 def test_a_start_in_the_past_on_the_form_is_refused_next_to_the_start(olga_user):
     olga = Client()
     olga.force_login(olga_user)
