@@ -1,7 +1,8 @@
 """Walk-in players: an organiser enters a guest by name, and later the person behind it takes it
 over with an account from an invitation link, results and ratings included.
 
-The cast: olga organises (staff holding ``tournaments.change_event``), pat is a player, dora
+The cast: olga organises (staff holding ``tournaments.change_event``, and managing every
+event: the events here are nobody's), pat is a player, dora
 walks in without an account and is entered as the guest "Dora".
 """
 
@@ -49,7 +50,7 @@ def client_of(user) -> APIClient:
 
 @pytest.fixture
 def olga(db) -> APIClient:
-    return client_of(staff("olga", "tournaments.change_event"))
+    return client_of(staff("olga", "tournaments.change_event", "tournaments.manage_all_events"))
 
 
 @pytest.fixture

@@ -26,7 +26,11 @@ def organiser() -> APIClient:
     user = PlayerFactory(user__username="olga").user
     user.is_staff = True
     user.save()
-    user.user_permissions.add(Permission.objects.get(codename="change_event"))
+    # The events here are nobody's: olga manages every event.
+    user.user_permissions.add(
+        Permission.objects.get(codename="change_event"),
+        Permission.objects.get(codename="manage_all_events"),
+    )
     client = APIClient()
     client.force_authenticate(user=type(user).objects.get(pk=user.pk))
     return client

@@ -1,7 +1,8 @@
 """Table matches: events played with real cards at numbered tables, hands entered from phones.
 
 The cast: alice and bob play at a table; carol and dave play at the next one; eve watches;
-olga organises (staff who may change matches and pairings).
+olga organises (staff who may change matches and pairings, and manage every event: the events
+here are nobody's).
 """
 
 from __future__ import annotations
@@ -49,7 +50,12 @@ def staff(username: str, *permissions: str):
 def cast(db):
     names = ["alice", "bob", "carol", "dave", "eve"]
     people = {name: PlayerFactory(user__username=name, name=name.capitalize()) for name in names}
-    people["olga"] = staff("olga", "games.change_match", "tournaments.change_pairing")
+    people["olga"] = staff(
+        "olga",
+        "games.change_match",
+        "tournaments.change_pairing",
+        "tournaments.manage_all_events",
+    )
     return people
 
 
