@@ -434,3 +434,14 @@ def test_the_creator_names_co_organisers_on_the_event_form(cast):
     assert refused.status_code == 400 and "nobody" in refused.content.decode()
     assert 'value="cora, otto"' in olga.get(url).content.decode()
     assert web(cast["cora"]).get(url).status_code == 200
+
+
+def test_the_event_page_links_its_organiser_pages_for_its_organisers_only(cast):
+    event = event_with(humans(2), "swiss", created_by=cast["olga"])
+    event.co_organisers.add(cast["cora"])
+    link = f'href="/organise/{event.pk}"'
+
+    for who, linked in (("olga", True), ("cora", True), ("mona", True), ("otto", False)):
+        html = web(cast[who]).get(f"/events/{event.pk}").content.decode()
+        assert (link in html) is linked, who
+    assert 'href="/organise/"' in web(cast["otto"]).get(f"/events/{event.pk}").content.decode()
