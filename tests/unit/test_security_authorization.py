@@ -173,6 +173,7 @@ DRAFT = lambda w: {"pk": w["draft"].pk}  # noqa: E731
 OPEN = lambda w: {"pk": w["open"].pk}  # noqa: E731
 ROBO = lambda w: {"pk": w["robo"].pk}  # noqa: E731
 AT_TABLE = lambda w: {"pk": w["at_table"].pk}  # noqa: E731
+AT_TABLE_HAND = lambda w: {"pk": w["at_table"].pk, "number": 0}  # noqa: E731
 
 API_RULES: dict[str, list[Rule]] = {
     "player-detail": [Rule(ALICE)],
@@ -189,6 +190,7 @@ API_RULES: dict[str, list[Rule]] = {
     "match-sheet": [Rule(AT_TABLE), Rule(VS_BOT, reads=frozenset({409}))],
     "match-hands": [Rule(AT_TABLE), Rule(VS_BOT)],
     "match-hands-last": [Rule(AT_TABLE)],
+    "match-hand": [Rule(AT_TABLE_HAND)],
     "match-confirm": [Rule(AT_TABLE)],
     "match-dispute": [Rule(AT_TABLE)],
     "game-detail": [Rule(GAME)],

@@ -70,6 +70,7 @@ STAFF_OPERATIONS = {
     # Table matches: their players enter hands and confirm; organisers too, with a reason.
     ("POST", "/api/matches/{id}/hands"): "games.change_match",
     ("DELETE", "/api/matches/{id}/hands/last"): "games.change_match",
+    ("PUT", "/api/matches/{id}/hands/{number}"): "games.change_match",
     ("POST", "/api/matches/{id}/confirm"): "games.change_match",
     ("POST", "/api/events/{id}/webhooks"): "tournaments.add_webhook",
     (

@@ -484,7 +484,9 @@ def test_a_correction_that_a_later_hand_no_longer_fits_is_refused(cast, table):
     assert match.confirmation == Match.Confirmation.NONE
 
     # Taking the later hand back first, the correction decides the match.
-    assert olga.delete(f"/api/matches/{match.pk}/hands/last?reason=entered twice").status_code == 200
+    assert (
+        olga.delete(f"/api/matches/{match.pk}/hands/last?reason=entered twice").status_code == 200
+    )
     decided = correct(olga, match, 0, {**gin(match, cast["alice"], 40), "reason": "it was gin"})
     assert decided.status_code == 200 and decided.json()["decided"]
     assert decided.json()["confirmation"] == "awaiting"
