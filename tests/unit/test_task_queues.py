@@ -22,6 +22,7 @@ EXPECTED = {
     "tournaments.arena_pair": INTERACTIVE,
     "tournaments.arena_pair_bots": BATCH,
     "tournaments.arena_sweep": INTERACTIVE,
+    "tournaments.clock_sweep": INTERACTIVE,
     "tournaments.deliver_webhook": BATCH,
     "health.ping": INTERACTIVE,
 }
