@@ -13,7 +13,7 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
-from tests.factories import BotFactory
+from tests.factories import PlayerFactory
 from tests.integration.conftest import run_threads
 from tests.tournaments import QUICK
 from tournaments import services
@@ -36,9 +36,10 @@ def due_events(now) -> list[Event]:
             registration_opens_at=now + timedelta(minutes=5),
             **QUICK,
         )
+        # People, not bots: a worker of the suite would play bots' matches to the end.
         for side in "ab":
-            bot = BotFactory(name=f"Clock {number}{side}", bot_strategy="greedy")
-            services.entry_add(event=event, player=bot)
+            person = PlayerFactory(user__username=f"clock{number}{side}")
+            services.entry_add(event=event, player=person)
         events.append(event)
     return events
 
