@@ -103,7 +103,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 INSTALLED_APPS = [
     # Before staticfiles, so that runserver serves static files through WhiteNoise too.
     "whitenoise.runserver_nostatic",
-    "django.contrib.admin",
+    "config.admin_site.AdminConfig",  # django.contrib.admin, ordered for organisers
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
