@@ -677,12 +677,17 @@ def _desk_bots(request: HttpRequest, event: Event) -> tuple[str, str]:
 
 def _desk_open(request: HttpRequest, event: Event) -> tuple[str, str]:
     """Open check-in now: registration opens too if the event is a draft (check-in is
-    during registration), and ``check_in_opens_at`` becomes now (as ``PATCH`` sets it)."""
+    during registration), and ``check_in_opens_at`` becomes now (as ``PATCH`` sets it). A
+    window set in minutes before the start gives way: opening by hand is the organiser's
+    later word."""
     try:
         with transaction.atomic():
             if event.status == Event.Status.DRAFT:
                 event = services.event_open_registration(event=event, by=request.user)
-            services.event_update(event=event, by=request.user, check_in_opens_at=timezone.now())
+            now = {"check_in_opens_at": timezone.now()}
+            if event.check_in_minutes is not None:
+                now["check_in_minutes"] = None
+            services.event_update(event=event, by=request.user, **now)
     except services.TournamentError as error:
         raise _Refuse(Refusal.of("open", error)) from None
     return "Check-in is open: tap each player who is here.", ""

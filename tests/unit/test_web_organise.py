@@ -474,6 +474,27 @@ def test_an_entry_of_another_event_is_not_found(olga, swiss):
 # --- the check-in desk -------------------------------------------------------------------------
 
 
+def test_the_desk_opens_check_in_early_on_an_event_whose_window_is_in_minutes(olga, alice):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    start = timezone.now() + timedelta(hours=2)
+    event = services.event_create(name="Cup", format="swiss", starts_at=start, check_in_minutes=30)
+    services.entry_add(event=event, player=alice)
+    url = f"/organise/{event.pk}/check-in"
+
+    opened = olga.post(url, {"action": "open"})
+
+    assert opened.status_code in (200, 302), page(opened)
+    event.refresh_from_db()
+    assert event.status == Event.Status.REGISTRATION
+    assert event.check_in_opens_at < start - timedelta(minutes=30)  # now, not the window's
+    assert event.check_in_minutes is None and event.starts_at == start
+    olga.post(url, {"action": "tap", "entry": event.entries.get().pk})
+    assert event.entries.get().status == Entry.Status.CHECKED_IN
+
+
 def test_the_desk_opens_check_in_and_counts_who_is_missing(olga, alice, bob):
     event = services.event_create(name="Cup", format="swiss")
     for player in (alice, bob, *bots(2)):
