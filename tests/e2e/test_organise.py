@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from tests.e2e.conftest import TIMEOUT_MS
 from tests.e2e.helpers import sign_in
 from tests.factories import PlayerFactory
-from tournaments.models import Entry, Event, Pairing
+from tournaments.models import Entry, Event, EventLog, Pairing
 
 SIZES = {
     "desktop": {"width": 1280, "height": 900},
@@ -158,7 +158,7 @@ def test_seeds_are_put_in_order_by_dragging_and_by_the_keyboard(browser, live, s
     from tournaments import services
 
     olga = organiser()
-    event = services.event_create(name="Seeded by hand", format="single_elim")
+    event = services.event_create(name="Seeded by hand", format="single_elim", created_by=olga)
     people = [PlayerFactory(name=name) for name in ("Ann", "Ben", "Cat", "Dov")]
     for player in people:
         services.entry_add(event=event, player=player)
@@ -213,3 +213,106 @@ def test_times_are_read_in_the_organisers_own_time_zone(browser, live):
         context.close()
     event = Event.objects.get(name="Summer open")
     assert event.registration_opens_at.isoformat() == "2030-06-02T00:00:00+00:00"
+
+
+def test_an_event_on_a_clock_starts_by_itself_and_pairs_only_those_checked_in(
+    browser, live, screenshots
+):
+    """From the pages alone: a Swiss with a start time, three people and two named bots, two
+    people checked in at the desk; the start moved to a few seconds ahead, the event page
+    counts down, and the event starts by itself (the clock sweep), pairing the two people
+    and the bots (who check in by themselves); the third is withdrawn. The round control
+    then decides a match by an override with a reason."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    olga = organiser()
+    for name in ("Alice Archer", "Bob Baker", "Charlie Cole"):
+        PlayerFactory(name=name)
+    context = browser.new_context(
+        base_url=live, viewport=SIZES["phone"], timezone_id="UTC", is_mobile=True
+    )
+    context.set_default_timeout(TIMEOUT_MS)
+    sign_in(context, live, olga)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    when = lambda delta: (timezone.now() + delta).strftime("%Y-%m-%dT%H:%M:%S")  # noqa: E731
+    try:
+        page.goto("/organise/new")
+        form = page.locator("#event-form")
+        form.get_by_label("Name").fill("Friday at eight")
+        form.get_by_label("Format").select_option("swiss")
+        form.get_by_label("Best of (games)").fill("1")
+        form.get_by_label("Game to (points)").fill("100")
+        form.get_by_label("Starts at").fill(when(timedelta(hours=1)))
+        page.get_by_role("button", name="Create the event").click()
+
+        expect(page.get_by_role("heading", name="Add entrants")).to_be_visible()
+        page.locator("#import-csv").fill("Alice Archer\nBob Baker\nCharlie Cole\n")
+        page.get_by_role("button", name="Import").click()
+        expect(page.locator(".messages")).to_contain_text("3 entered from the list.")
+        page.get_by_label("House bots").fill("2")
+        page.get_by_label("Strength").select_option("greedy")
+        page.get_by_role("button", name="Add the bots").click()
+        expect(page.locator(".entrant-list .entrant")).to_have_count(5)
+
+        page.get_by_role("link", name="Check-in").click()
+        page.get_by_role("button", name="Open check-in now (and registration)").click()
+        for name in ("Alice Archer", "Bob Baker"):
+            page.locator(".desk-button", has_text=name).click()
+            expect(page.locator(".desk-button", has_text=name)).to_have_attribute(
+                "aria-pressed", "true"
+            )
+
+        # The start, moved to a few seconds from now: nobody presses Start.
+        page.get_by_role("link", name="Settings").click()
+        page.get_by_label("Starts at").fill(when(timedelta(seconds=8)))
+        page.get_by_role("button", name="Save").click()
+        event = Event.objects.get(name="Friday at eight")
+        page.goto(f"/events/{event.pk}")
+        expect(page.locator("[data-starts-in]")).to_be_visible()
+        page.screenshot(path=str(screenshots / "event-countdown-phone.png"), full_page=True)
+        fits(page)
+
+        deadline = timezone.now() + timedelta(seconds=60)  # the sweep runs every 15 s
+        while event.status != Event.Status.RUNNING:
+            assert timezone.now() < deadline, f"not started by itself: {event.status}"
+            page.wait_for_timeout(500)
+            event.refresh_from_db()
+        assert event.started_at >= event.starts_at
+        entries = {e.player.name: e.status for e in event.entries.select_related("player")}
+        assert entries["Charlie Cole"] == Entry.Status.WITHDRAWN  # did not check in
+        assert [s for n, s in entries.items() if n != "Charlie Cole"] == [
+            Entry.Status.CHECKED_IN
+        ] * 4
+        pairings = list(Pairing.objects.filter(event=event, round__number=1))
+        paired = {p.entry_a.player.name for p in pairings} | {
+            p.entry_b.player.name for p in pairings
+        }
+        assert len(pairings) == 2 and "Charlie Cole" not in paired
+
+        # The round control: the two matches; one decided by an override, with a reason.
+        page.goto(f"/organise/{event.pk}/round")
+        cards = page.locator(".table-card")
+        expect(cards).to_have_count(2)
+        people = next(
+            p for p in pairings if not (p.entry_a.player.is_bot and p.entry_b.player.is_bot)
+        )
+        card = page.locator(f'[id="pairing-{people.key}"]')
+        card.get_by_text("Override the result").click()
+        card.get_by_label(people.entry_a.player.name).check()
+        card.get_by_label("Reason (in the audit log)").fill("Opponent left the club")
+        card.get_by_role("button", name="Decide").click()
+        expect(page.locator(".messages")).to_contain_text("decided by you")
+        people.refresh_from_db()
+        assert people.winner.player == people.entry_a.player
+        assert EventLog.objects.filter(
+            event=event, action="override_result", reason="Opponent left the club"
+        ).exists()
+        page.screenshot(path=str(screenshots / "organise-clock-round-phone.png"), full_page=True)
+        fits(page)
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
