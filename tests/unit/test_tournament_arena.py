@@ -4,6 +4,7 @@ the end (no new match, matches in play still count), and bot arenas run to their
 from __future__ import annotations
 
 import itertools
+import time
 from datetime import timedelta
 
 import pytest
@@ -249,6 +250,31 @@ def test_a_pass_that_reaches_the_end_while_it_pairs_starts_no_match(cast):
     assert Pairing.objects.filter(event=event).count() == before
     arenas.arena_pass(event_id=event.pk, now=event.ends_at - timedelta(seconds=30))
     assert Pairing.objects.filter(event=event).count() > before  # there was a pair to make
+
+
+def test_a_sweep_that_reaches_an_arena_late_reads_the_clock_there_and_starts_nothing_after_its_end(
+    cast, monkeypatch
+):
+    """The sweep passes over every running arena in turn; one reached after its end (the passes
+    before it took the time) starts no match, though the sweep began before that end."""
+    alice, charlie = cast[0], cast[2]
+    event = arena(cast)
+    win(event, alice)
+    win(event, charlie)  # four free players: a pass now would pair them
+    before = Pairing.objects.filter(event=event).count()
+    ends_at = timezone.now() + timedelta(milliseconds=200)
+    Event.objects.filter(pk=event.pk).update(ends_at=ends_at)
+    real_pass = arenas.arena_pass
+
+    def reached_late(*, event_id, now=None):
+        time.sleep(0.4)  # the arenas before this one in the sweep
+        return real_pass(event_id=event_id, now=now)
+
+    monkeypatch.setattr(arenas, "arena_pass", reached_late)
+    arenas.arenas_sweep()
+    started = Pairing.objects.filter(event=event).exclude(match__created_at__lt=ends_at)
+    assert not started.exists(), "a match started after the arena's end"
+    assert Pairing.objects.filter(event=event).count() == before
 
 
 def test_an_arena_whose_time_is_up_with_nobody_playing_finishes_at_the_next_sweep(alice, bob):

@@ -219,8 +219,11 @@ def _busy_elsewhere(player_ids: list[int], *, exclude_event: Event) -> set[int]:
 
 
 def arenas_sweep(*, now: datetime | None = None) -> dict[str, int]:
-    """Every second (beat, or the embedded sweeper): a pass over every running arena."""
-    now = now or timezone.now()
+    """Every second (beat, or the embedded sweeper): a pass over every running arena.
+
+    Each pass reads the clock under its own event's lock (unless ``now`` fixes it), so a pass
+    that waited behind others cannot start a match after its arena's end.
+    """
     paired = finished = 0
     running = Event.objects.filter(status=Event.Status.RUNNING, format=Format.ARENA).values_list(
         "pk", flat=True
