@@ -130,6 +130,7 @@ EVENT_OPTION_CODES = [
     "check_in_before_registration",
     "check_in_conflict",
     "description_too_long",
+    "invalid_repeat_rule",
 ]
 #: Entering a player (an organiser's add or import).
 ENTER_CODES = ["unknown_bot", "duplicate_deals_need_bots"]
@@ -224,6 +225,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
             "check_in_before_registration",
             "check_in_conflict",
             "description_too_long",
+            "invalid_repeat_rule",
         ],
     },
     "POST /api/events/{id}/register": {

@@ -13,10 +13,11 @@ import io
 
 import django_filters
 from django.contrib.auth import get_user_model
-from django.db.models import Case, IntegerField, Value, When
+from django.db.models import Case, IntegerField, Q, Value, When
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -164,6 +165,10 @@ class EventSerializer(serializers.ModelSerializer):
     your_entry = serializers.SerializerMethodField()
     seeding_seed = serializers.SerializerMethodField()
     organisers = serializers.SerializerMethodField()
+    next_occurrence = serializers.SerializerMethodField(
+        help_text="A recurring event (a draft with a repeat_rule): the next start its rule "
+        "gives; null for any other event."
+    )
 
     class Meta:
         model = Event
@@ -187,6 +192,12 @@ class EventSerializer(serializers.ModelSerializer):
             "check_in_opens_at",
             "starts_at",
             "check_in_minutes",
+            "repeat_rule",
+            "repeat_lead_minutes",
+            "repeat_timezone",
+            "next_occurrence",
+            "template",
+            "repeat_stopped_at",
             "description",
             "capacity",
             "bots_only",
@@ -227,6 +238,11 @@ class EventSerializer(serializers.ModelSerializer):
             "turn_limit_seconds": event.turn_limit_seconds,
             "timeout_policy": event.timeout_policy,
         }
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_next_occurrence(self, event: Event) -> str | None:
+        start = services.next_occurrence(event, timezone.now())
+        return None if start is None else serializers.DateTimeField().to_representation(start)
 
     def get_registration_open(self, event: Event) -> bool:
         return services.registration_open(event)
@@ -327,6 +343,28 @@ class EventCreateSerializer(serializers.Serializer):
         allow_null=True,
         help_text="A check-in window this many minutes before starts_at: only those who "
         "checked in are paired (house bots check in themselves).",
+    )
+    repeat_rule = StrictCharField(
+        max_length=500,
+        required=False,
+        allow_blank=True,
+        help_text="The event repeats: an iCalendar repeat rule, e.g. "
+        "FREQ=WEEKLY;BYDAY=SA;BYHOUR=14;BYMINUTE=0, its first start starts_at. A draft with a "
+        "rule is a template: each occurrence (a copy of its settings) is created, registration "
+        "open, repeat_lead_minutes before its start. At most once every 15 minutes. Empty: "
+        "stops repeating (the occurrences created stay).",
+    )
+    repeat_lead_minutes = StrictIntegerField(
+        min_value=1,
+        max_value=30 * 24 * 60,
+        required=False,
+        help_text="How long before each start its occurrence is created (default 60).",
+    )
+    repeat_timezone = StrictCharField(
+        max_length=64,
+        required=False,
+        help_text="The time zone of the rule's times (IANA name, default UTC): 20:00 daily "
+        "stays 20:00 there across summer time.",
     )
     description = StrictCharField(
         max_length=DESCRIPTION_MAX,
@@ -435,15 +473,27 @@ ReadySerializer = inline_serializer(
 class EventFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=Event.Status.choices)
     format = django_filters.ChoiceFilter(choices=Format.choices)
+    repeats = django_filters.BooleanFilter(
+        method="filter_repeats",
+        label="true: the recurring events (templates) only; false: none of them.",
+    )
+    template = django_filters.NumberFilter(
+        field_name="template", label="The occurrences of this recurring event."
+    )
 
     class Meta:
         model = Event
-        fields = ["status", "format"]
+        fields = ["status", "format", "repeats", "template"]
+
+    def filter_repeats(self, queryset, name, value):
+        templates = Q(status=Event.Status.DRAFT) & ~Q(repeat_rule="")
+        return queryset.filter(templates) if value else queryset.exclude(templates)
 
 
 class EventListView(generics.ListAPIView):
-    """Events, newest first (for staff, those they organise first), filtered by ``status`` and
-    ``format``. Staff POST to create one, and organise it."""
+    """Events, newest first (for staff, those they organise first), filtered by ``status``,
+    ``format``, ``repeats`` (recurring events) and ``template`` (its occurrences). Staff POST
+    to create one, and organise it."""
 
     serializer_class = EventSerializer
     filterset_class = EventFilter

@@ -234,6 +234,39 @@ class Event(models.Model):
         help_text="A check-in window this many minutes before the start: only those who "
         "checked in are paired.",
     )
+    # Recurring: a draft with a repeat rule is a template, never started itself; the clock
+    # creates each occurrence (a copy of its settings) repeat_lead_minutes before its start
+    # (tournaments.services.repeat, tournaments.services.schedule).
+    repeat_rule = models.CharField(
+        max_length=500,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="An iCalendar repeat rule, e.g. FREQ=WEEKLY;BYDAY=SA;BYHOUR=14;BYMINUTE=0; "
+        "the first start is starts_at. Empty: the event does not repeat.",
+    )
+    repeat_lead_minutes = models.PositiveIntegerField(
+        default=60,
+        db_default=60,
+        help_text="Each occurrence is created, registration open, this many minutes before "
+        "its start.",
+    )
+    repeat_timezone = models.CharField(
+        max_length=64,
+        default="UTC",
+        db_default="UTC",
+        help_text="The time zone the rule's times are in (IANA name, e.g. Europe/London).",
+    )
+    template = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="occurrences",
+        editable=False,
+        help_text="The recurring event this one is an occurrence of.",
+    )
+    repeat_stopped_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -249,6 +282,12 @@ class Event(models.Model):
         indexes = [
             models.Index(fields=["status", "format"]),
             models.Index(fields=["status", "starts_at"], name="tournaments_event_due"),
+        ]
+        constraints = [
+            # Each occurrence of a recurring event is created once, however many sweepers race.
+            models.UniqueConstraint(
+                fields=["template", "starts_at"], name="tournaments_event_occurrence_once"
+            )
         ]
         permissions = [
             ("manage_all_events", "May change every event, not only their own"),

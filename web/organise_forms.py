@@ -139,6 +139,21 @@ SETTING_FIELDS: dict[str, forms.Field] = {
         "Check-in (minutes before the start)",
         help_text="Only those who check in are paired. Empty: no check-in.",
     ),
+    "repeat_rule": forms.CharField(
+        label="Repeats (iCalendar rule)",
+        required=False,
+        help_text="E.g. FREQ=WEEKLY;BYDAY=SA;BYHOUR=14;BYMINUTE=0 (every Saturday at 14:00), "
+        "the first time the start above. The event becomes a template: each time is a new "
+        "event, a copy of it. Empty: it does not repeat (emptied: it stops).",
+    ),
+    "repeat_timezone": forms.CharField(
+        label="Repeats in time zone",
+        required=False,
+        help_text="The rule's times are in it, e.g. Europe/London (summer time followed).",
+    ),
+    "repeat_lead_minutes": _number(
+        "Each created (minutes before its start)", "repeat_lead_minutes"
+    ),
     # Format options (each format's own: FORMAT_FIELDS).
     "third_place": _yes("Match for third place", help_text=""),
     "bracket_reset": _yes(
@@ -184,7 +199,8 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ("Format options", [name for name in SETTING_FIELDS if any(
         name in own for own in FORMAT_FIELDS.values())]),
     ("When", ["registration_opens_at", "registration_closes_at", "starts_at",
-              "check_in_opens_at", "check_in_minutes"]),
+              "check_in_opens_at", "check_in_minutes", "repeat_rule", "repeat_timezone",
+              "repeat_lead_minutes"]),
     ("Matches", ["rules_preset", "best_of", "target", "duplicate_deals"]),
     ("Clock", ["base_seconds", "increment_seconds", "turn_limit_seconds", "timeout_policy",
                "grace_seconds"]),
@@ -271,8 +287,8 @@ class EventForm(RulesFields, forms.Form):
                     body[name] = None
                 elif name in ("name", "format"):
                     body[name] = ""  # left empty: the API says it is needed
-                elif name == "description":
-                    body[name] = ""  # emptied: no description
+                elif name in ("description", "repeat_rule"):
+                    body[name] = ""  # emptied: no description; no more repeats
                 continue
             body[name] = value.isoformat() if isinstance(value, datetime) else value
         if "rules_preset" in self.fields and (changed is None or changed & set(RULE_FIELD_NAMES)):

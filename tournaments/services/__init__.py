@@ -13,7 +13,9 @@ module                  holds
 ``results``             a finished match recorded on its pairing; overrides; bot re-runs
 ``showing_up``          players showing up, no-shows past the grace period, the sweep
 ``cancellation``        cancelling an event
-``schedule``            events on a clock: registration opens and the event starts by itself
+``repeat``              recurring events: the repeat rule, its starts, its check
+``schedule``            events on a clock: registration opens and the event starts by itself;
+                        the occurrences of recurring events are created
 ``tables``              a mixed event's match moved to a numbered table
 ``payloads``            the JSON bodies of the webhooks
 ======================  ===================================================================
@@ -59,6 +61,7 @@ from tournaments.services.registration import (
     event_open_registration,
     registration_open,
 )
+from tournaments.services.repeat import next_occurrence
 from tournaments.services.results import pairing_override, pairing_record, pairing_rerun
 from tournaments.services.schedule import clock_sweep
 from tournaments.services.showing_up import events_reconcile, match_ready, no_shows_sweep, sweep
@@ -88,6 +91,7 @@ __all__ = [
     "events_reconcile",
     "match_ready",
     "match_rules",
+    "next_occurrence",
     "no_shows_sweep",
     "pairing_override",
     "pairing_record",

@@ -17,6 +17,7 @@ from tournaments.live import event_changed
 from tournaments.models import Entry, Event, EventLog, Format, Seeding, Venue
 from tournaments.services import two_stage
 from tournaments.services.base import Conflict, TournamentError, User, log_action
+from tournaments.services.repeat import repeat_check
 
 #: The longest arena, in minutes (a day).
 ARENA_MAX_MINUTES = 24 * 60
@@ -228,6 +229,7 @@ def event_create(
     event = Event(name=name, format=format, created_by=created_by, **options)
     check_in_derive(event, given=set(options))
     clock_check(event, changed=set(options))
+    repeat_check(event, changed=set(options))
     event_validate(event)
     event.save()
     if co_organisers:
@@ -269,6 +271,11 @@ def event_update(*, event: Event, by: User | None = None, **changes: Any) -> Eve
         if candidate.check_in_opens_at != event.check_in_opens_at:
             changed = list(dict.fromkeys([*changed, "check_in_opens_at"]))
         clock_check(candidate, changed=set(changed))
+        repeat_check(candidate, changed=set(changed))
+        if "repeat_rule" in changed and event.repeat_rule and not candidate.repeat_rule:
+            # Stopped: no more occurrences; those already created stay as they are.
+            candidate.repeat_stopped_at = timezone.now()
+            changed.append("repeat_stopped_at")
         event_validate(candidate)
         if changed:
             fields = [name for name in changed if name != "co_organisers"]

@@ -28,23 +28,53 @@ next pass tries again (so it starts by itself once fixed).
 
 A draft is the organiser's work in progress: its start time alone never starts it; only one
 that opens registration by itself (or that the organiser opened) is started by the clock.
+
+*Recurring events.* A draft with a repeat rule is a template (tournaments.services.repeat):
+never opened nor started itself, it gives its occurrences, which :func:`occurrences_create`
+makes first in each pass (see there).
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import copy
+from datetime import UTC, datetime, timedelta
+from itertools import islice, takewhile
+from zoneinfo import ZoneInfo
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from tournaments.models import Event, EventLog
 from tournaments.services.base import TournamentError, log_action
 from tournaments.services.cancellation import event_cancel
+from tournaments.services.events import check_in_derive
 from tournaments.services.registration import event_open_registration
+from tournaments.services.repeat import starts_after
 from tournaments.services.start import event_start
 
 #: Events opened or started in one pass at most (the rest are due in the next pass).
 BATCH = 50
+#: Occurrences of one template created in one pass at most.
+OCCURRENCES_AHEAD = 10
+#: An event the clock opens or starts: not a template (a draft with a repeat rule).
+NOT_TEMPLATE = Q(repeat_rule="") | ~Q(status=Event.Status.DRAFT)
+#: The settings an occurrence does not take from its template: its own identity, times and
+#: progress, and the template's repeat settings (every other setting is copied, so one the
+#: model gains is copied too).
+NOT_COPIED = {
+    "id",
+    "name",
+    "status",
+    "starts_at",
+    "registration_opens_at",
+    "registration_closes_at",
+    "check_in_opens_at",
+    "seeding_seed",
+    "repeat_rule",
+    "repeat_lead_minutes",
+    "repeat_timezone",
+}
 
 
 def _when(moment: datetime) -> str:
@@ -60,14 +90,14 @@ def _take(pk: int, status: str, field: str, now: datetime) -> Event | None:
     """The event's row, locked, if it is still due; None if taken by another sweeper or done."""
     return (
         Event.objects.select_for_update(skip_locked=True)
-        .filter(pk=pk, status=status, **{f"{field}__lte": now})
+        .filter(NOT_TEMPLATE, pk=pk, status=status, **{f"{field}__lte": now})
         .first()
     )
 
 
 def _due(status: str, field: str, now: datetime) -> list[int]:
     return list(
-        Event.objects.filter(status=status, **{f"{field}__lte": now})
+        Event.objects.filter(NOT_TEMPLATE, status=status, **{f"{field}__lte": now})
         .order_by(field, "pk")
         .values_list("pk", flat=True)[:BATCH]
     )
@@ -140,7 +170,96 @@ def _refused(event: Event, error: TournamentError) -> None:
         )
 
 
-def clock_sweep(*, now: datetime | None = None) -> dict[str, int]:
-    """The periodic pass: open the registrations that are due, then start the events."""
+def occurrence_settings(template: Event) -> dict:
+    """The settings an occurrence copies from its template (see :data:`NOT_COPIED`)."""
+    settings = {
+        field.attname: copy.deepcopy(getattr(template, field.attname))
+        for field in Event._meta.concrete_fields
+        if field.editable and field.name not in NOT_COPIED
+    }
+    return {**settings, "created_by_id": template.created_by_id}
+
+
+def _occurrence_create(template: Event, start: datetime, now: datetime) -> Event:
+    local = start.astimezone(ZoneInfo(template.repeat_timezone))
+    occurrence = Event(
+        **occurrence_settings(template),
+        name=f"{template.name} {local:%Y-%m-%d %H:%M}"[:120],
+        template=template,
+        starts_at=start,
+        registration_opens_at=now,
+    )
+    check_in_derive(occurrence)
+    occurrence.save()
+    occurrence.co_organisers.set(template.co_organisers.all())
+    log_action(
+        occurrence,
+        "create",
+        None,
+        f"by the schedule: an occurrence of {template.name} (event {template.pk}), "
+        f"{template.repeat_lead_minutes} minutes before its start",
+        template=template.pk,
+    )
+    return event_open_registration(
+        event=occurrence, now=now, reason="by the schedule: a recurring event's occurrence"
+    )
+
+
+def _created(template: Event, start: datetime) -> bool:
+    """Whether the occurrence is there already (spares most passes an insert refused)."""
+    return Event.objects.filter(template=template, starts_at=start).exists()
+
+
+def occurrences_create(*, now: datetime | None = None) -> int:
+    """Create the occurrences of every template that are due: a copy of the template's
+    settings as they are now, registration open, named after the template and the local date
+    and time of its start.
+
+    *Due*: its start is after ``now`` and at most ``repeat_lead_minutes`` away. A change to
+    the template is therefore seen by every occurrence created after it, and by none created
+    before (those are events of their own, changed one by one).
+
+    *Only what is still to come.* After an outage the first pass creates the next
+    occurrence(s) whose start is still ahead; those whose start passed meanwhile are skipped,
+    not created late (a long outage of an hourly event would otherwise leave dozens of past
+    events, each cancelled at once for want of players).
+
+    *Exactly once.* An event has one occurrence per start (a unique constraint on the template
+    and the start): a racing sweeper's copy fails to insert and is rolled back, as one that
+    already exists.
+    """
     now = now or timezone.now()
-    return {"opened": registrations_open(now=now), **events_start(now=now)}
+    created = 0
+    templates = Event.objects.filter(status=Event.Status.DRAFT).exclude(repeat_rule="")
+    for template in templates.order_by("pk"):
+        horizon = now + timedelta(minutes=template.repeat_lead_minutes)
+        try:
+            due = list(
+                takewhile(
+                    lambda start, horizon=horizon: start <= horizon,
+                    islice(starts_after(template, now), OCCURRENCES_AHEAD),
+                )
+            )
+        except TournamentError:
+            continue  # a rule that no longer reads (a time zone gone): nothing to create
+        for start in due:
+            if _created(template, start):
+                continue
+            try:
+                with transaction.atomic():
+                    _occurrence_create(template, start, now)
+            except IntegrityError:
+                continue  # another sweeper created it first
+            created += 1
+    return created
+
+
+def clock_sweep(*, now: datetime | None = None) -> dict[str, int]:
+    """The periodic pass: create the occurrences of recurring events that are due, open the
+    registrations that are due, then start the events."""
+    now = now or timezone.now()
+    return {
+        "created": occurrences_create(now=now),
+        "opened": registrations_open(now=now),
+        **events_start(now=now),
+    }

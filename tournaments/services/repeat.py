@@ -1,0 +1,112 @@
+"""Recurring events: the repeat rule of a template, its starts, and the check of its settings.
+
+A *template* is a draft with a ``repeat_rule``, an iCalendar RRULE (``FREQ=DAILY;BYHOUR=20;
+BYMINUTE=0``, ``FREQ=WEEKLY;BYDAY=SA;BYHOUR=14``) read by python-dateutil. Its first start
+(the rule's DTSTART) is the template's ``starts_at``; the rule's times are wall-clock times in
+``repeat_timezone``, so "20:00 daily" in Europe/London stays 20:00 there across the change to
+and from summer time (its hour in UTC moves). The template itself is never opened nor
+started: :func:`tournaments.services.schedule.occurrences_create` makes each occurrence, a
+copy of its settings, ``repeat_lead_minutes`` before its start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from itertools import islice, pairwise
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from dateutil import rrule
+
+from tournaments.models import Event
+from tournaments.services.base import TournamentError
+
+#: The settings of a recurring event (see :func:`repeat_check`).
+REPEAT_FIELDS = {"repeat_rule", "repeat_lead_minutes", "repeat_timezone"}
+#: The shortest gap between two occurrences.
+MIN_GAP = timedelta(minutes=15)
+#: How many of the first starts the gap is checked on.
+GAP_SAMPLE = 6
+
+
+def is_template(event: Event) -> bool:
+    """Whether the event repeats: a draft with a repeat rule."""
+    return bool(event.repeat_rule) and event.status == Event.Status.DRAFT
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, TypeError):
+        raise TournamentError(
+            f"unknown time zone {name!r}: give an IANA name, e.g. Europe/London",
+            code="invalid_repeat_rule",
+            option="repeat_timezone",
+        ) from None
+
+
+def _rule(event: Event):
+    """The parsed rule, its first start the template's ``starts_at`` in its time zone."""
+    if event.starts_at is None:
+        raise TournamentError(
+            "a repeat rule counts from the first start: give starts_at too",
+            code="invalid_repeat_rule",
+            option="repeat_rule",
+        )
+    text = event.repeat_rule.strip()
+    if "DTSTART" in text.upper():
+        raise TournamentError(
+            "the rule's first start is starts_at: leave DTSTART out of the rule",
+            code="invalid_repeat_rule",
+            option="repeat_rule",
+        )
+    first = event.starts_at.astimezone(_zone(event.repeat_timezone))
+    try:
+        return rrule.rrulestr(text, dtstart=first)
+    except (ValueError, TypeError, KeyError, IndexError) as error:
+        raise TournamentError(
+            f"not an iCalendar repeat rule ({error}); e.g. FREQ=DAILY;BYHOUR=20;BYMINUTE=0",
+            code="invalid_repeat_rule",
+            option="repeat_rule",
+        ) from None
+
+
+def starts_after(event: Event, moment: datetime) -> Iterator[datetime]:
+    """The template's starts after ``moment`` (UTC), in order."""
+    for start in _rule(event).xafter(moment, inc=False):
+        yield start.astimezone(UTC)
+
+
+def next_occurrence(event: Event, now: datetime) -> datetime | None:
+    """The next start the rule gives after ``now``; None for an event that does not repeat
+    (or whose rule has ended)."""
+    if not is_template(event):
+        return None
+    try:
+        return next(starts_after(event, now), None)
+    except TournamentError:
+        return None
+
+
+def repeat_check(event: Event, *, changed: set[str]) -> None:
+    """Refuse a repeat rule that cannot run, naming the setting (400 ``invalid_repeat_rule``,
+    nothing saved): one that does not parse, one without a start, a bad time zone, one that
+    repeats more often than every 15 minutes, one on an event that is no longer a draft."""
+    if not event.repeat_rule or not changed & (REPEAT_FIELDS | {"starts_at"}):
+        return
+    if event.status != Event.Status.DRAFT:
+        raise TournamentError(
+            "only a draft repeats: the occurrences are its copies",
+            code="invalid_repeat_rule",
+            option="repeat_rule",
+        )
+    rule = _rule(event)
+    starts = [start.astimezone(UTC) for start in islice(iter(rule), GAP_SAMPLE)]
+    gaps = [later - earlier for earlier, later in pairwise(starts)]
+    if gaps and min(gaps) < MIN_GAP:
+        raise TournamentError(
+            f"the rule repeats every {int(min(gaps).total_seconds() // 60)} minutes: at most "
+            "once every 15 minutes",
+            code="invalid_repeat_rule",
+            option="repeat_rule",
+        )
