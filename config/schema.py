@@ -270,7 +270,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
         "400": [*EVENT_OPTION_CODES, "guests_need_tables"],
         "409": ["event_started"],
     },
-    "POST /api/events/{id}/open-registration": {"409": ["event_started"]},
+    "POST /api/events/{id}/open-registration": {"409": ["event_started", "event_repeats"]},
     "POST /api/events/{id}/close-registration": {"409": ["registration_closed"]},
     "POST /api/events/{id}/players": {
         "400": ENTER_CODES,
@@ -304,7 +304,7 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
     },
     "POST /api/events/{id}/start": {
         "400": ["not_enough_entries", "unknown_bot", *EVENT_OPTION_CODES],
-        "409": ["event_started", "same_stable"],
+        "409": ["event_started", "same_stable", "event_repeats"],
     },
     "POST /api/events/{id}/cancel": {"409": ["event_over"]},
     "GET /api/events/{id}/trf": {"400": ["trf_format"], "409": ["not_started"]},

@@ -127,8 +127,17 @@ def test_the_local_start_stays_at_20_across_summer_time(api, month, day, utc_hou
         ({"repeat_rule": DAILY_20, "starts_at": None}, "repeat_rule"),
         ({"repeat_rule": f"DTSTART:{YEAR}0101T000000\nRRULE:FREQ=DAILY"}, "repeat_rule"),
         ({"repeat_rule": DAILY_20, "repeat_timezone": "Mars/Olympus"}, "repeat_timezone"),
+        ({"repeat_rule": DAILY_20, "check_in_minutes": 90}, "repeat_lead_minutes"),
     ],
-    ids=["every-5-minutes", "garbage", "unknown-freq", "no-start", "own-dtstart", "bad-zone"],
+    ids=[
+        "every-5-minutes",
+        "garbage",
+        "unknown-freq",
+        "no-start",
+        "own-dtstart",
+        "bad-zone",
+        "check-in-before-creation",
+    ],
 )
 def test_a_rule_that_cannot_run_is_refused_naming_it_and_nothing_is_saved(api, options, named):
     body = {
@@ -214,6 +223,18 @@ def test_the_api_shows_a_template_its_next_start_and_lists_templates(api):
     assert [row["id"] for row in rows] == [event.pk]
     assert rows[0]["next_occurrence"] == detail["next_occurrence"]
     assert api.get(f"/api/events/{plain.pk}").json()["next_occurrence"] is None
+
+
+@pytest.mark.parametrize("action", ["open-registration", "start"])
+def test_a_template_is_not_opened_nor_started_by_hand(api, action):
+    event = template(api, starts_at=london(1, 10))
+
+    response = api.post(f"/api/events/{event.pk}/{action}")
+
+    assert response.status_code == 409, response.content
+    assert response.json()["code"] == "event_repeats"
+    event.refresh_from_db()
+    assert event.status == Event.Status.DRAFT
 
 
 def test_a_template_with_an_opening_time_is_not_opened_by_the_clock(api):

@@ -43,6 +43,12 @@ def event_open_registration(
         event = lock_event(event.pk)
         if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
             raise Conflict(f"the event is {event.status}", code="event_started")
+        if event.status == Event.Status.DRAFT and event.repeat_rule:
+            raise Conflict(
+                "a recurring event is a template: its occurrences open and start by themselves "
+                "(empty its repeat rule to run it once)",
+                code="event_repeats",
+            )
         event.status = Event.Status.REGISTRATION
         if event.registration_opens_at is None or event.registration_opens_at > now:
             event.registration_opens_at = now

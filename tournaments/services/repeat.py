@@ -91,14 +91,23 @@ def next_occurrence(event: Event, now: datetime) -> datetime | None:
 def repeat_check(event: Event, *, changed: set[str]) -> None:
     """Refuse a repeat rule that cannot run, naming the setting (400 ``invalid_repeat_rule``,
     nothing saved): one that does not parse, one without a start, a bad time zone, one that
-    repeats more often than every 15 minutes, one on an event that is no longer a draft."""
-    if not event.repeat_rule or not changed & (REPEAT_FIELDS | {"starts_at"}):
+    repeats more often than every 15 minutes, one on an event that is no longer a draft, a
+    check-in window longer than the lead (it would open before the occurrence exists)."""
+    if not event.repeat_rule or not changed & (REPEAT_FIELDS | {"starts_at", "check_in_minutes"}):
         return
     if event.status != Event.Status.DRAFT:
         raise TournamentError(
             "only a draft repeats: the occurrences are its copies",
             code="invalid_repeat_rule",
             option="repeat_rule",
+        )
+    minutes = event.check_in_minutes
+    if minutes is not None and minutes > event.repeat_lead_minutes:
+        raise TournamentError(
+            f"each occurrence is created {event.repeat_lead_minutes} minutes before its start: "
+            f"a check-in window of {minutes} minutes would open before it exists",
+            code="invalid_repeat_rule",
+            option="repeat_lead_minutes",
         )
     rule = _rule(event)
     starts = [start.astimezone(UTC) for start in islice(iter(rule), GAP_SAMPLE)]

@@ -184,6 +184,12 @@ def event_start(
         event = lock_event(event.pk)
         if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
             raise Conflict(f"the event is {event.status}", code="event_started")
+        if event.status == Event.Status.DRAFT and event.repeat_rule:
+            raise Conflict(
+                "a recurring event is a template: its occurrences open and start by themselves "
+                "(empty its repeat rule to run it once)",
+                code="event_repeats",
+            )
         event_validate(event)
         if event.check_in_opens_at is not None:
             registered = event.entries.filter(status=Entry.Status.REGISTERED).select_related(
