@@ -6,6 +6,7 @@ the next one after an outage; a rule that cannot run is refused; emptying the ru
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from unittest import mock
 from zoneinfo import ZoneInfo
@@ -14,7 +15,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tests.unit.test_web_organise import ORGANISER, staff
+from tests.unit.test_web_organise import ORGANISER, staff, web_client
 from tournaments.models import Event
 from tournaments.services import schedule
 
@@ -254,3 +255,27 @@ def test_the_organiser_form_offers_the_repeat_settings():
 
     assert {"repeat_rule", "repeat_timezone", "repeat_lead_minutes"} <= set(form.fields)
     assert form.fields["repeat_rule"].label == "Repeats (iCalendar rule)"
+
+
+def test_emptying_the_rule_on_the_organiser_form_stops_the_repeats(api, olga_user):
+    event = template(api, starts_at=london(1, 10))
+    olga = web_client(olga_user)
+    html = olga.get(f"/organise/{event.pk}/edit").content.decode()
+    assert 'value="FREQ=DAILY;BYHOUR=20;BYMINUTE=0"' in html
+    values = dict(re.findall(r'name="(\w+)"[^>]*value="([^"]*)"', html))
+    selects = dict(
+        re.findall(
+            r'<select name="(\w+)"[^>]*>(?:(?!</select>).)*?<option value="([^"]*)" selected',
+            html,
+            re.S,
+        )
+    )
+    checks = re.findall(r'type="checkbox" name="(\w+)"[^>]*checked', html)
+    data = {**values, **selects, **{name: "on" for name in checks}, "repeat_rule": ""}
+    data.pop("csrfmiddlewaretoken", None)
+
+    response = olga.post(f"/organise/{event.pk}/edit", data)
+
+    assert response.status_code == 302, response.content.decode()
+    event.refresh_from_db()
+    assert event.repeat_rule == "" and event.repeat_stopped_at is not None
