@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
+from itertools import islice
 from unittest import mock
 from zoneinfo import ZoneInfo
 
@@ -279,3 +280,37 @@ def test_emptying_the_rule_on_the_organiser_form_stops_the_repeats(api, olga_use
     assert response.status_code == 302, response.content.decode()
     event.refresh_from_db()
     assert event.repeat_rule == "" and event.repeat_stopped_at is not None
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "FREQ=MINUTELY;INTERVAL=45",
+        "FREQ=HOURLY;INTERVAL=5",
+        DAILY_20,
+        "FREQ=WEEKLY;INTERVAL=2;BYDAY=SA,SU;BYHOUR=14;BYMINUTE=0",
+        "FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=19;BYMINUTE=30",
+        "FREQ=MONTHLY",
+    ],
+)
+def test_counting_on_from_a_start_seen_gives_the_starts_counted_from_the_first(rule):
+    """The sweep counts on from the last start it saw (a rule of every 15 minutes gives tens of
+    thousands of starts a year): the same starts, across summer time and months."""
+    from dateutil import rrule as dateutil_rrule
+
+    from tournaments.services import repeat
+
+    first = datetime(YEAR, 1, 31, 20, 0, tzinfo=LONDON)
+    event = Event(
+        name="x", format="swiss", repeat_rule=rule, repeat_timezone="Europe/London",
+        starts_at=first,
+    )  # fmt: skip
+    truth = dateutil_rrule.rrulestr(rule, dtstart=first)
+    repeat._ANCHORS.clear()
+    moment = first - timedelta(days=1)
+    for step in range(60):
+        moment += timedelta(days=5, hours=step % 7, minutes=step * 13)
+        counted = list(islice(repeat.starts_after(event, moment), 4))
+        expected = [s.astimezone(ZoneInfo("UTC")) for s in truth.xafter(moment, count=4)]
+        assert counted == expected, (rule, moment)
+    assert repeat._ANCHORS  # it did count on from a start seen

@@ -45,8 +45,19 @@ def _zone(name: str) -> ZoneInfo:
         ) from None
 
 
-def _rule(event: Event):
-    """The parsed rule, its first start the template's ``starts_at`` in its time zone."""
+#: Per process, for a rule (its text, first start and time zone): a start it gave that has
+#: passed, to count on from. A rule counts from its first start, and one every 15 minutes gives
+#: 35,000 starts a year: counting them all in every pass would weigh on the sweep. From a
+#: start the rule gives, it gives the same starts as from its first (the intervals, and the
+#: weekday, day or time left out of the rule, are those of any of its starts); not so with a
+#: COUNT, which such a rule never uses.
+_ANCHORS: dict[tuple[str, datetime, str], datetime] = {}
+_ANCHORS_MAX = 10_000
+
+
+def _rule(event: Event, *, first: datetime | None = None):
+    """The parsed rule, its first start the template's ``starts_at`` (or ``first``, a start
+    it gives) in its time zone."""
     if event.starts_at is None:
         raise TournamentError(
             "a repeat rule counts from the first start: give starts_at too",
@@ -60,7 +71,7 @@ def _rule(event: Event):
             code="invalid_repeat_rule",
             option="repeat_rule",
         )
-    first = event.starts_at.astimezone(_zone(event.repeat_timezone))
+    first = (first or event.starts_at).astimezone(_zone(event.repeat_timezone))
     try:
         return rrule.rrulestr(text, dtstart=first)
     except (ValueError, TypeError, KeyError, IndexError) as error:
@@ -72,8 +83,24 @@ def _rule(event: Event):
 
 
 def starts_after(event: Event, moment: datetime) -> Iterator[datetime]:
-    """The template's starts after ``moment`` (UTC), in order."""
-    for start in _rule(event).xafter(moment, inc=False):
+    """The template's starts after ``moment`` (UTC), in order (counted from the last start
+    before ``moment`` seen in this process, if any: see :data:`_ANCHORS`)."""
+    key = (event.repeat_rule, event.starts_at, event.repeat_timezone)
+    anchor = _ANCHORS.get(key)
+    countless = "COUNT" not in event.repeat_rule.upper()
+    usable = anchor is not None and anchor <= moment and countless
+    starts = iter(_rule(event, first=anchor if usable else None))
+    last = None
+    for start in starts:
+        if start > moment:
+            if countless and last is not None:
+                if len(_ANCHORS) >= _ANCHORS_MAX:
+                    _ANCHORS.clear()
+                _ANCHORS[key] = last
+            yield start.astimezone(UTC)
+            break
+        last = start
+    for start in starts:
         yield start.astimezone(UTC)
 
 
