@@ -314,3 +314,18 @@ def test_counting_on_from_a_start_seen_gives_the_starts_counted_from_the_first(r
         expected = [s.astimezone(ZoneInfo("UTC")) for s in truth.xafter(moment, count=4)]
         assert counted == expected, (rule, moment)
     assert repeat._ANCHORS  # it did count on from a start seen
+
+
+def test_a_template_stopped_while_the_sweep_reads_it_gives_no_occurrence(api):
+    first = london(1, 10)
+    event = template(api, starts_at=first)
+    read = schedule._template_locked
+
+    def stopped_meanwhile(pk, rule):
+        Event.objects.filter(pk=pk).update(repeat_rule="")
+        return read(pk, rule)
+
+    with mock.patch.object(schedule, "_template_locked", stopped_meanwhile):
+        assert schedule.occurrences_create(now=first - timedelta(minutes=30)) == 0
+
+    assert occurrences(event) == []

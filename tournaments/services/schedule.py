@@ -226,7 +226,8 @@ def occurrences_create(*, now: datetime | None = None) -> int:
 
     *Exactly once.* An event has one occurrence per start (a unique constraint on the template
     and the start): a racing sweeper's copy fails to insert and is rolled back, as one that
-    already exists.
+    already exists. Each copy is made with the template's row locked and read again, so a
+    change or a stop committed meanwhile is seen.
     """
     now = now or timezone.now()
     created = 0
@@ -247,11 +248,25 @@ def occurrences_create(*, now: datetime | None = None) -> int:
                 continue
             try:
                 with transaction.atomic():
-                    _occurrence_create(template, start, now)
+                    # The template as it is now, locked: a change or a stop committed
+                    # meanwhile is seen (or waits for the copy).
+                    fresh = _template_locked(template.pk, template.repeat_rule)
+                    if fresh is None:
+                        break
+                    _occurrence_create(fresh, start, now)
             except IntegrityError:
                 continue  # another sweeper created it first
             created += 1
     return created
+
+
+def _template_locked(pk: int, rule: str) -> Event | None:
+    """The template's row, locked, if it still repeats by ``rule``."""
+    return (
+        Event.objects.select_for_update()
+        .filter(pk=pk, status=Event.Status.DRAFT, repeat_rule=rule)
+        .first()
+    )
 
 
 def clock_sweep(*, now: datetime | None = None) -> dict[str, int]:
