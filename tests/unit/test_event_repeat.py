@@ -329,3 +329,15 @@ def test_a_template_stopped_while_the_sweep_reads_it_gives_no_occurrence(api):
         assert schedule.occurrences_create(now=first - timedelta(minutes=30)) == 0
 
     assert occurrences(event) == []
+
+
+def test_the_organisers_start_page_refuses_to_start_a_template_in_words(api, olga_user):
+    event = template(api, starts_at=london(1, 10))
+    pages = web_client(olga_user)
+
+    response = pages.post(f"/organise/{event.pk}/start", {"action": "start"})
+
+    assert response.status_code == 409
+    assert "repeat" in response.content.decode().lower()
+    event.refresh_from_db()
+    assert event.status == Event.Status.DRAFT
