@@ -37,7 +37,7 @@ from accounts.models import Player
 from accounts.selectors import player_for_user
 from config.api import StaffModelPermissions, refusal
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
-from games.api import PlayerBriefSerializer, RulesField
+from games.api import IdFilter, PlayerBriefSerializer, RulesField
 from games.models import Match, TimeoutPolicy
 from tournaments import selectors, services
 from tournaments.formats.standings import TIEBREAKS
@@ -239,7 +239,7 @@ class EventSerializer(serializers.ModelSerializer):
             "timeout_policy": event.timeout_policy,
         }
 
-    @extend_schema_field(OpenApiTypes.DATETIME)
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
     def get_next_occurrence(self, event: Event) -> str | None:
         start = services.next_occurrence(event, timezone.now())
         return None if start is None else serializers.DateTimeField().to_representation(start)
@@ -477,9 +477,7 @@ class EventFilter(django_filters.FilterSet):
         method="filter_repeats",
         label="true: the recurring events (templates) only; false: none of them.",
     )
-    template = django_filters.NumberFilter(
-        field_name="template", label="The occurrences of this recurring event."
-    )
+    template = IdFilter(field_name="template", label="The occurrences of this recurring event.")
 
     class Meta:
         model = Event
