@@ -39,7 +39,7 @@ from config.fields import (
     StrictIntegerField,
     StrictPrimaryKeyRelatedField,
 )
-from games import delivery, selectors, services
+from games import delivery, rating_hook, selectors, services
 from games.engine.actions import Action as EngineAction
 from games.engine.actions import ActionKind
 from games.engine.errors import EngineError
@@ -170,8 +170,53 @@ class GameBriefSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class RatingPoolSerializer(serializers.Serializer):
+    """The pool that rates a match: a ladder, or the pool of rated events."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    slug = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["ladder", "pool"], help_text="ladder: it has a queue.")
+    system = serializers.ChoiceField(choices=["elo", "glicko2"])
+    provisional_matches = serializers.IntegerField(
+        allow_null=True,
+        help_text="Elo: a rating is provisional until this many rated matches (null: Glicko-2).",
+    )
+    provisional_deviation = serializers.FloatField(
+        allow_null=True,
+        help_text="Glicko-2: a rating is provisional while its deviation is above this "
+        "(null: Elo).",
+    )
+
+
+class MatchRatingSerializer(serializers.Serializer):
+    """What a rated match did to one player's rating."""
+
+    player = serializers.IntegerField(help_text="The player's id.")
+    before = serializers.FloatField()
+    after = serializers.FloatField()
+    change = serializers.FloatField(help_text="after - before.")
+    provisional = serializers.BooleanField(
+        help_text="Whether the rating after this match is still provisional."
+    )
+    rated_matches = serializers.IntegerField(
+        help_text="The player's counted rated matches in the pool, this one included."
+    )
+    deviation = serializers.FloatField(
+        allow_null=True, help_text="Glicko-2: the deviation after the match (null: Elo)."
+    )
+    counted = serializers.BooleanField(
+        help_text="False for a match recorded without counting (rating farming, one stable, "
+        "a resignation before any play): before and after are equal."
+    )
+
+
 class MatchSerializer(serializers.ModelSerializer):
-    """A match as anyone allowed to see it sees it; the seed appears once it is over."""
+    """A match as anyone allowed to see it sees it; the seed appears once it is over.
+
+    ``rating_pool`` names the pool that rates it (null: unrated) and ``ratings`` what it did
+    to each player's rating, in seat order, once the pool has rated it (null before).
+    """
 
     player_a = PlayerBriefSerializer(read_only=True)
     player_b = PlayerBriefSerializer(read_only=True)
@@ -184,6 +229,8 @@ class MatchSerializer(serializers.ModelSerializer):
     time_control = serializers.SerializerMethodField()
     games = GameBriefSerializer(many=True, read_only=True)
     current_game = serializers.SerializerMethodField()
+    rating_pool = serializers.SerializerMethodField()
+    ratings = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
@@ -209,6 +256,8 @@ class MatchSerializer(serializers.ModelSerializer):
             "seed",
             "games",
             "current_game",
+            "rating_pool",
+            "ratings",
             "created_at",
             "started_at",
             "finished_at",
@@ -241,10 +290,31 @@ class MatchSerializer(serializers.ModelSerializer):
                 return game.pk
         return None
 
+    def _rating(self, match: Match) -> dict | None:
+        # Read once for both fields (the hook answers from the rating app, see rating_hook).
+        cache = self.context.setdefault("_match_rating", {})
+        if match.pk not in cache:
+            cache[match.pk] = rating_hook.match_rating(match.pk)
+        return cache[match.pk]
+
+    @extend_schema_field(RatingPoolSerializer(allow_null=True))
+    def get_rating_pool(self, match: Match) -> dict | None:
+        rating = self._rating(match)
+        return None if rating is None else rating["pool"]
+
+    @extend_schema_field(MatchRatingSerializer(many=True, allow_null=True))
+    def get_ratings(self, match: Match) -> list[dict] | None:
+        rating = self._rating(match)
+        return None if rating is None else rating["ratings"]
+
 
 class MatchListSerializer(MatchSerializer):
     class Meta(MatchSerializer.Meta):
-        fields = [f for f in MatchSerializer.Meta.fields if f not in ("games", "rules")]
+        fields = [
+            f
+            for f in MatchSerializer.Meta.fields
+            if f not in ("games", "rules", "rating_pool", "ratings")
+        ]
         read_only_fields = fields
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet, Sum
@@ -18,7 +19,15 @@ from django.utils import timezone
 from accounts.models import Player
 from games.matchmaking import WindowPolicy
 from games.models import IN_PROGRESS, Match
-from ladders.models import Ladder, QueueEntry, Rating, RatingChange, Season, SeasonEntry
+from ladders.models import (
+    Ladder,
+    LadderMatch,
+    QueueEntry,
+    Rating,
+    RatingChange,
+    Season,
+    SeasonEntry,
+)
 from ladders.services import RATED_EVENTS_POOL, window_policy
 
 #: Seconds a leaderboard's size is cached: counting 100,000 eligible players on every page
@@ -194,6 +203,69 @@ def head_to_head(*, pool: Ladder, a: Player, b: Player, recent: int = 10) -> Hea
         rating_delta=totals["delta"] or 0.0,
         recent=list(rows.select_related("opponent").order_by("-id")[:recent]),
     )
+
+
+def _one_decimal(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def pool_brief(pool: Ladder) -> dict[str, Any]:
+    """A pool as a match names it: what a rating in it is, and when one stops being provisional."""
+    return {
+        "id": pool.pk,
+        "name": pool.name,
+        "slug": pool.slug,
+        "kind": pool.kind,
+        "system": pool.rating_system,
+        "provisional_matches": None if pool.is_glicko else pool.provisional_matches,
+        "provisional_deviation": pool.provisional_deviation if pool.is_glicko else None,
+    }
+
+
+def match_rating(*, match_id: int) -> dict[str, Any] | None:
+    """What rating the match plays for and, once it is rated, what it did to each player.
+
+    None for a match no pool rates. Otherwise ``{"pool": ..., "ratings": ...}`` where
+    ``ratings`` is None until the pool has rated the finished match (in the transaction that
+    finished it, or by the sweep if that failed), then one entry per player in seat order:
+    ``before`` and ``after`` (one decimal), ``change`` (``after - before`` as shown),
+    ``provisional`` (whether the rating after this match still is: under Elo fewer than the
+    pool's provisional count of rated matches, ``rated_matches`` being the count up to and
+    including this one; under Glicko-2 a deviation above the pool's threshold), ``deviation``
+    (Glicko-2, after) and ``counted`` (False for a match recorded without counting, e.g.
+    rating farming: nothing changed).
+    """
+    link = LadderMatch.objects.select_related("ladder").filter(match_id=match_id).first()
+    if link is None:
+        return None
+    pool = link.ladder
+    match = Match.objects.filter(pk=match_id).values("player_a_id", "player_b_id").first()
+    changes = {c.player_id: c for c in RatingChange.objects.filter(match_id=match_id)}
+    if match is None or not changes:
+        return {"pool": pool_brief(pool), "ratings": None}
+    ratings = []
+    for player_id in (match["player_a_id"], match["player_b_id"]):
+        change = changes.get(player_id)
+        if change is None:  # cannot happen: a match is rated for both players at once
+            return {"pool": pool_brief(pool), "ratings": None}
+        # Counted matches up to this one (the history index: ladder, player, id).
+        played = RatingChange.objects.filter(
+            ladder=pool, player_id=player_id, pk__lte=change.pk, k__gt=0
+        ).count()
+        before, after = _one_decimal(change.rating_before), _one_decimal(change.rating_after)
+        ratings.append(
+            {
+                "player": player_id,
+                "before": before,
+                "after": after,
+                "change": round(after - before, 1),
+                "provisional": pool.is_provisional(played, change.deviation_after),
+                "rated_matches": played,
+                "deviation": _one_decimal(change.deviation_after),
+                "counted": change.k > 0,
+            }
+        )
+    return {"pool": pool_brief(pool), "ratings": ratings}
 
 
 @dataclass(frozen=True)

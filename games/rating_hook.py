@@ -1,0 +1,35 @@
+"""Where a match meets its rating, from the games side: games imports no rating app.
+
+:func:`match_rating` gives what rating a match plays for and, once it has been applied, what
+it did to each player, from the source a rating app registers with
+:func:`match_rating_source_set` when it starts (the ``ladders`` app does, in its ``ready``).
+Without one every match is unrated. The match API and the table read it; games never writes a
+rating (the ladders app rates a match by listening to ``games.signals.match_finished``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+#: ``{"pool": {...}, "ratings": [...] | None}`` for a match a pool rates, else None (see
+#: ``ladders.selectors.match_rating``).
+MatchRatingSource = Callable[[int], dict[str, Any] | None]
+
+_source: MatchRatingSource | None = None
+
+
+def match_rating_source_set(source: MatchRatingSource | None) -> None:
+    """Register where :func:`match_rating` reads (None: every match is unrated)."""
+    global _source
+    _source = source
+
+
+def match_rating(match_id: int) -> dict[str, Any] | None:
+    """The pool that rates the match and the rating changes it made (None: not rated)."""
+    if _source is None:
+        return None
+    return _source(match_id)
