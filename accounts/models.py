@@ -84,6 +84,11 @@ class Player(models.Model):
         default=AutoAccept.NOBODY,
         help_text="External bots: which challenges the server accepts for it at once.",
     )
+    email_events = models.BooleanField(
+        default=True,
+        help_text="E-mail me about my events: when an event I entered is about to start, and "
+        "when my match is ready while I am not on the site.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     deleted_at = models.DateTimeField(
         null=True,
@@ -197,3 +202,48 @@ class BotStream(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_id} {self.key}"
+
+
+class Mail(models.Model):
+    """One e-mail to a player about one thing (``kind`` and ``about``: an event about to
+    start, a match ready), sent at most once.
+
+    The row is the claim: its unique constraint lets one sweeper or task of many write it,
+    and only the one that wrote it sends (:mod:`accounts.mail`). ``subject`` and ``body`` are
+    rendered when it is queued; the address, the preference and the unsubscribe link are read
+    when it is sent, so an address changed or mail turned off meanwhile is honoured.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SENT = "sent", "Sent"
+        DROPPED = "dropped", "Not sent"
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=32, help_text="What about: event_starting, match_ready.")
+    about = models.PositiveBigIntegerField(help_text="The id of the event or match.")
+    subject = models.CharField(max_length=200)
+    body = models.TextField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    reason = models.CharField(
+        max_length=40, blank=True, help_text="Why it was not sent (expired, turned off, ...)."
+    )
+    expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="Not sent after this (the event or the match began)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    tried_at = models.DateTimeField(
+        null=True, blank=True, help_text="The last send that failed, or the last retry queued."
+    )
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "kind", "about"], name="accounts_mail_once_per_thing"
+            )
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="accounts_mail_queued_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.about} to {self.player_id}"
