@@ -5,9 +5,11 @@ Every waiting player has a window around their rating that widens while they wai
 the gap between their ratings is within the window of whichever has waited longer: a newcomer
 accepts whoever has been waiting for a wider match. Among the allowed pairs the closest
 ratings go first (ties: the longest wait first), and a player is not paired with their last
-opponent while anyone else is available to either of them. An uncertain rating (a Glicko-2
-deviation above the provisional threshold) widens its player's window further. Two players
-of one stable (a person and the bots they own, see :attr:`Seeker.stable`) are never paired.
+opponent while anyone else is available to either of them; a player who asked for a new
+opponent (:attr:`Seeker.avoid`) is never paired with the one they avoid. An uncertain
+rating (a Glicko-2 deviation above the provisional threshold) widens its player's window
+further. Two players of one stable (a person and the bots they own, see
+:attr:`Seeker.stable`) are never paired.
 
 The ladders' services load the queue, drop players already playing, call :func:`pair` and
 write the matches; an arena event pairs its free players with it too. This module only
@@ -71,6 +73,9 @@ class Seeker:
     #: Who stands behind the player (a person and the bots they own share one); two
     #: seekers of one stable are never paired. None: nobody's (a house bot).
     stable: int | None = None
+    #: A player this seeker is never paired with, even when nobody else is in reach (who
+    #: asked for a new opponent after a match: that match's opponent). None: nobody.
+    avoid: int | None = None
 
 
 def allowed(a: Seeker, b: Seeker, policy: WindowPolicy) -> bool:
@@ -79,8 +84,16 @@ def allowed(a: Seeker, b: Seeker, policy: WindowPolicy) -> bool:
         return False
     if a.stable is not None and a.stable == b.stable:
         return False
+    if _avoided(a, b):
+        return False
     gap = abs(a.rating - b.rating)
     return gap <= max(policy.width(a.waited, a.spread), policy.width(b.waited, b.spread))
+
+
+def _avoided(a: Seeker, b: Seeker) -> bool:
+    return (a.avoid is not None and a.avoid == b.player) or (
+        b.avoid is not None and b.avoid == a.player
+    )
 
 
 def _is_rematch(a: Seeker, b: Seeker) -> bool:
@@ -120,6 +133,7 @@ class _Table:
         self.widths = [policy.width(s.waited, s.spread) for s in queue]
         self.players = [s.player for s in queue]
         self.last = [s.last_opponent for s in queue]
+        self.avoid = [s.avoid for s in queue]
         no_bots = not policy.bot_pairs
         self.bots = [no_bots and s.is_bot for s in queue]
         # A player of no stable gets a key of their own that no other seeker has.
@@ -165,7 +179,7 @@ def _round(table: _Table, order: Sequence[int], *, rematches: bool) -> list[tupl
     n = len(order)
     if n == len(table.ratings):  # the first round: everyone is free
         ratings, widths, players = table.ratings, table.widths, table.players
-        last, bots, stables = table.last, table.bots, table.stables
+        last, bots, stables, avoid = table.last, table.bots, table.stables, table.avoid
     else:
         ratings = [table.ratings[k] for k in order]
         widths = [table.widths[k] for k in order]
@@ -173,19 +187,21 @@ def _round(table: _Table, order: Sequence[int], *, rematches: bool) -> list[tupl
         last = [table.last[k] for k in order]
         bots = [table.bots[k] for k in order]
         stables = [table.stables[k] for k in order]
+        avoid = [table.avoid[k] for k in order]
     # The widest window of the queue bounds how far up the list a partner can be.
     reach = max(widths)
     edges: list[tuple[float, float, int, int]] = []
     add = edges.append
     for i in range(n):
         found = 0
-        r_i, w_i, p_i, l_i, b_i, s_i = (
+        r_i, w_i, p_i, l_i, b_i, s_i, v_i = (
             ratings[i],
             widths[i],
             players[i],
             last[i],
             bots[i],
             stables[i],
+            avoid[i],
         )
         for j in range(i + 1, min(n, i + 1 + SCAN_LIMIT)):
             gap = ratings[j] - r_i
@@ -198,6 +214,8 @@ def _round(table: _Table, order: Sequence[int], *, rematches: bool) -> list[tupl
             if gap > w:
                 continue
             if (b_i and bots[j]) or p_i == players[j] or s_i == stables[j]:
+                continue
+            if v_i == players[j] or avoid[j] == p_i:  # a new opponent was asked for
                 continue
             if not rematches and (l_i == players[j] or last[j] == p_i):
                 continue

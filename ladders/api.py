@@ -550,10 +550,20 @@ def _queue_status(ladder: Ladder, player: Player) -> dict[str, Any]:
     }
 
 
+class QueueJoinSerializer(serializers.Serializer):
+    new_opponent = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="Never be paired with the opponent of your last match of this ladder while "
+        "you wait (without it, only while anyone else is in reach).",
+    )
+
+
 class QueueView(APIView):
     """Your place in this ladder's queue: GET to see it, POST to join, DELETE to leave.
 
-    Once paired, the status is ``paired`` and ``match`` is your new match.
+    Once paired, the status is ``paired`` and ``match`` is your new match. A join may ask
+    for a new opponent (``{"new_opponent": true}``, the table's "New opponent").
     """
 
     permission_classes = [permissions.IsAuthenticated]
@@ -565,12 +575,16 @@ class QueueView(APIView):
         ladder = _ladder(pk)
         return Response(QueueStatusSerializer(_queue_status(ladder, player)).data)
 
-    @extend_schema(request=None, responses={201: QueueStatusSerializer})
+    @extend_schema(request=QueueJoinSerializer, responses={201: QueueStatusSerializer})
     def post(self, request: Request, pk: int) -> Response:
         player = require_player(request)
+        body = QueueJoinSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
         ladder = _ladder(pk)
         try:
-            services.queue_join(ladder=ladder, player=player)
+            services.queue_join(
+                ladder=ladder, player=player, new_opponent=body.validated_data["new_opponent"]
+            )
         except services.LadderError as error:
             return refusal(error)
         data = QueueStatusSerializer(_queue_status(ladder, player)).data

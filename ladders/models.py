@@ -420,6 +420,11 @@ class QueueEntry(models.Model):
     )
     joined_at = models.DateTimeField()
     available_at = models.DateTimeField()
+    # "New opponent" after a ladder match: never paired with that match's opponent in this wait
+    # (games.matchmaking.Seeker.avoid); a plain join avoids them only while others are in reach.
+    avoid = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_index=False
+    )
 
     class Meta:
         ordering = ["joined_at"]

@@ -110,8 +110,18 @@ def membership_ensure(*, ladder: Ladder, player: Player) -> Rating:
 # --- the queue ------------------------------------------------------------------------------
 
 
-def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -> QueueEntry:
+def queue_join(
+    *,
+    ladder: Ladder,
+    player: Player,
+    now: datetime | None = None,
+    new_opponent: bool = False,
+) -> QueueEntry:
     """Put the player in the ladder's queue; the matchmaker runs once this commits.
+
+    The matchmaker pairs nobody with their last opponent while anyone else is in reach; with
+    ``new_opponent`` ("New opponent" after a ladder match) the opponent of the player's last
+    finished match of this ladder is never their opponent in this wait, however long it lasts.
 
     Refusals (nothing changes): Conflict ``not_a_ladder`` (a rated pool has no queue),
     ``ladder_closed``, ``already_queued`` (this ladder), ``queued_elsewhere`` (another
@@ -153,6 +163,7 @@ def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -
         if match is not None:
             _refuse_busy(match, ladder)
         membership = membership_ensure(ladder=ladder, player=player)
+        avoid = last_opponent(ladder=ladder, player=player) if new_opponent else None
         try:
             with transaction.atomic():
                 entry = QueueEntry.objects.create(
@@ -161,6 +172,7 @@ def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -
                     membership=membership,
                     joined_at=now,
                     available_at=now,
+                    avoid_id=avoid,
                 )
         except IntegrityError:
             # A second join raced this one past the check: the one-entry-per-player
@@ -170,6 +182,20 @@ def queue_join(*, ladder: Ladder, player: Player, now: datetime | None = None) -
             ) from None
         tasks.matchmake.delay_on_commit(ladder.pk)
     return entry
+
+
+def last_opponent(*, ladder: Ladder, player: Player) -> int | None:
+    """The opponent of the player's last finished match of this ladder (None: no such match)."""
+    last = (
+        Match.objects.filter(ladder_link__ladder=ladder, status=Match.Status.FINISHED)
+        .filter(Q(player_a=player) | Q(player_b=player))
+        .order_by("-finished_at", "-pk")
+        .values_list("player_a_id", "player_b_id")
+        .first()
+    )
+    if last is None:
+        return None
+    return last[1] if last[0] == player.pk else last[0]
 
 
 def _refuse_queued(existing: QueueEntry, ladder: Ladder) -> None:
@@ -304,6 +330,7 @@ def matchmaker_pass(
                     row[5],
                     spread(*row[8:11]),
                     stable_of(row[1], row[11], row[12]),
+                    row[13],
                 )
                 for row in rows
                 if not (row[6] or row[7])  # busy: a match of theirs waits or is in play
@@ -402,8 +429,8 @@ def _busy_players(player_ids: list[int]) -> set[int]:
 def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:
     """What a pass reads: each waiting player's entry, player, join time, rating, last
     opponent, bot flag, whether a match of theirs (any source) is waiting to start or in play,
-    (for Glicko-2's wider windows) deviation, volatility and last rated match, and (for their
-    stable, :func:`accounts.models.stable_of`) kind and owner."""
+    (for Glicko-2's wider windows) deviation, volatility and last rated match, (for their
+    stable, :func:`accounts.models.stable_of`) kind and owner, and whom they avoid."""
     return (
         QueueEntry.objects.filter(ladder_id=ladder_id, available_at__lte=now)
         .annotate(
@@ -425,6 +452,7 @@ def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:
             "membership__last_active",
             "player__kind",
             "player__owner_id",
+            "avoid_id",
         )
     )
 

@@ -66,6 +66,30 @@ def test_a_rematch_happens_when_nobody_else_is_in_reach():
     assert players(pair(queue, POLICY)) == [(1, 2)]
 
 
+def test_who_asked_for_a_new_opponent_never_meets_the_last_one():
+    # Alone in reach of each other, long waited: a plain rejoin would be a rematch.
+    asked = [Seeker(1, 1, 1500, 600, last_opponent=2, avoid=2), Seeker(2, 2, 1510, 600)]
+    assert pair(asked, POLICY) == []
+    # Either side's wish is enough.
+    other_side = [Seeker(1, 1, 1500, 600), Seeker(2, 2, 1510, 600, avoid=1)]
+    assert pair(other_side, POLICY) == []
+    # Someone else comes along: they are paired with them.
+    joined = [*asked, Seeker(3, 3, 1490, 0)]
+    assert players(pair(joined, POLICY)) == [(1, 3)]
+
+
+def test_undoing_a_rematch_never_pairs_an_avoided_opponent():
+    queue = [
+        Seeker(1, 1, 1500, 0, last_opponent=2),
+        Seeker(2, 2, 1500, 0, last_opponent=1),
+        Seeker(3, 3, 1530, 0, avoid=1),
+        Seeker(4, 4, 1530, 0, avoid=1),
+    ]
+    # Swapping would pair 1 with 3 or 4, who both avoid 1: the rematch stands.
+    assert all(allowed(a, b, POLICY) for a, b in pair(queue, POLICY))
+    assert players(pair(queue, POLICY)) == [(1, 2), (3, 4)]
+
+
 def test_bots_wait_for_humans_unless_the_ladder_pairs_bots():
     queue = [Seeker(1, 1, 1500, 0, is_bot=True), Seeker(2, 2, 1500, 0, is_bot=True)]
     assert pair(queue, WindowPolicy(bot_pairs=False)) == []
@@ -119,6 +143,7 @@ seekers = st.lists(
         last_opponent=st.none() | st.integers(0, 40),
         is_bot=st.booleans(),
         stable=st.none() | st.integers(0, 5),
+        avoid=st.none() | st.integers(0, 40),
     ),
     max_size=60,
     unique_by=(lambda s: s.key, lambda s: s.player),
