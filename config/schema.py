@@ -162,11 +162,11 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
             "bot_challenger",
             "duplicate_deals_need_bots",
         ],
-        "409": ["in_ranked_match", "player_deleted", "opponent_is_guest"],
+        "409": ["in_ranked_match", "in_tournament_match", "player_deleted", "opponent_is_guest"],
     },
     "POST /api/matches/{id}/accept": {
         "403": ["not_a_player"],
-        "409": ["not_pending", "in_ranked_match", "not_scheduled"],
+        "409": ["not_pending", "in_ranked_match", "in_tournament_match", "not_scheduled"],
     },
     "POST /api/matches/{id}/decline": {"403": ["not_a_player"], "409": ["not_pending"]},
     "POST /api/matches/{id}/cancel": {"403": ["not_a_player"], "409": ["too_late"]},

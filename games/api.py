@@ -418,7 +418,9 @@ class MatchListView(generics.ListAPIView):
         request=MatchCreateSerializer,
         responses={201: MatchSerializer},
         description="Challenge a bot (the match starts at once: 409 ``in_ranked_match`` while "
-        "you play a ladder match) or a person, who accepts or declines.",
+        "you play a ladder match) or a person, who accepts or declines. 409 "
+        "``in_tournament_match`` (with the ``match`` and the ``url`` of its page) while your "
+        "tournament match is ready or in play online.",
     )
     def post(self, request: Request) -> Response:
         challenger = require_player(request)
@@ -486,7 +488,8 @@ class MatchAcceptView(_MatchCommand):
     """The challenged player accepts: the match starts.
 
     409 ``not_pending`` once it was answered or withdrawn, ``in_ranked_match`` while either
-    player has a ladder match in progress (nothing changes).
+    player has a ladder match in progress, ``in_tournament_match`` while either has a
+    tournament match ready or in play online (nothing changes).
     """
 
     def act(self, match, player):

@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Player
@@ -234,7 +235,9 @@ def challenge_create(
     challenger at once (then as if it accepted now; a conflict leaves the challenge open).
 
     The challenger is player A. A bot challenge is refused with Conflict ``in_ranked_match``
-    while the challenger has a ladder match in progress; a guest (no account) cannot be
+    while the challenger has a ladder match in progress; any challenge with Conflict
+    ``in_tournament_match`` while the challenger's tournament match is ready or in play
+    online (:func:`_refuse_in_tournament_match`); a guest (no account) cannot be
     challenged: 409 ``opponent_is_guest``.
     """
     if challenger.is_bot:
@@ -253,6 +256,7 @@ def challenge_create(
             # A bot match starts at once: the same guard as an accepted challenge.
             _lock_players(challenger, opponent)
             _refuse_in_ranked_match(challenger, caller=challenger)
+        _refuse_in_tournament_match(challenger, caller=challenger)
         match = match_create(
             player_a=challenger,
             player_b=opponent,
@@ -321,6 +325,47 @@ def _refuse_in_ranked_match(*humans: Player, caller: Player) -> None:
             )
 
 
+def _refuse_in_tournament_match(*humans: Player, caller: Player) -> None:
+    """Conflict ``in_tournament_match`` if one of these players has a tournament match
+    waiting for them to show up or in play online.
+
+    Its show-up countdown and its clock run whatever else the player does: another game
+    started now is how a player loses their tournament match by a no-show. The refusal
+    names the match and the page to go to (its table once a game is on, else the match
+    page, where the player shows up). A match at a table is played with real cards, with no
+    deadline on the site, and does not count. The message speaks to ``caller``.
+    """
+    for human in humans:
+        match = (
+            Match.objects.filter(
+                status__in=IN_PROGRESS,
+                source=Match.Source.TOURNAMENT,
+                venue=Match.Venue.ONLINE,
+            )
+            .filter(Q(player_a=human) | Q(player_b=human))
+            .order_by("pk")
+            .first()
+        )
+        if match is None:
+            continue
+        state = "in play" if match.status == Match.Status.ACTIVE else "ready"
+        who = (
+            f"your tournament match {match.pk} is {state}: play it first"
+            if human.pk == caller.pk
+            else f"{human.name}'s tournament match {match.pk} is {state}: try again when it ends"
+        )
+        game = match.games.filter(status=Game.Status.ACTIVE).values_list("pk", flat=True).first()
+        raise Conflict(
+            who,
+            code="in_tournament_match",
+            match=match.pk,
+            url=reverse("web:table", args=[game])
+            if game is not None
+            else reverse("web:match", args=[match.pk]),
+            player=human.pk,
+        )
+
+
 def _locked(match_id: int) -> Match:
     # OF self: only the match row. A plain FOR UPDATE with the players joined would lock their
     # rows too, in the match's order (A, then B): two matches of the same pair, A v B and B v A,
@@ -337,7 +382,8 @@ def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
 
     Conflict ``not_pending`` if it was answered or withdrawn already; accepting is refused
     with Conflict ``in_ranked_match`` (nothing changes) while either player has a ladder match
-    in progress, including one the matchmaker made a moment ago.
+    in progress, including one the matchmaker made a moment ago, and ``in_tournament_match``
+    while either has a tournament match ready or in play online.
     """
     with transaction.atomic():
         match = _locked(match.pk)
@@ -348,6 +394,7 @@ def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
         if accept:
             _lock_players(match.player_a, match.player_b)
             _refuse_in_ranked_match(match.player_b, match.player_a, caller=player)
+            _refuse_in_tournament_match(match.player_b, match.player_a, caller=player)
             match.status = Match.Status.SCHEDULED
             match.save(update_fields=["status"])
             match_start(match=match)
