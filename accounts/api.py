@@ -19,11 +19,11 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from accounts import deletion, invitations, lockout, names, selectors, services
+from accounts import deletion, invitations, lockout, mail, names, selectors, services
 from accounts.auth import TokenAuthentication
 from accounts.models import NAME_MAX_LENGTH, Player
 from config.api import error_body, refusal
-from config.fields import StrictCharField
+from config.fields import StrictBooleanField, StrictCharField
 
 # --- Serializers ----------------------------------------------------------------------------
 
@@ -43,6 +43,17 @@ class PlayerUpdateSerializer(serializers.Serializer):
     name = StrictCharField(max_length=NAME_MAX_LENGTH, required=False)
 
 
+class MeUpdateSerializer(PlayerUpdateSerializer):
+    """What a person may change about themselves at ``/api/me``: the name and their
+    preferences."""
+
+    email_events = StrictBooleanField(
+        required=False,
+        help_text="E-mail me about my events: when an event I entered is about to start, and "
+        "when my match is ready while I am not on the site (needs an e-mail address).",
+    )
+
+
 class MeSerializer(serializers.ModelSerializer):
     """The caller's own player, with their account."""
 
@@ -51,7 +62,16 @@ class MeSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Player
-        fields = ["id", "name", "kind", "bot_strategy", "created_at", "username", "is_staff"]
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "bot_strategy",
+            "created_at",
+            "username",
+            "is_staff",
+            "email_events",
+        ]
         read_only_fields = fields
 
 
@@ -399,6 +419,9 @@ MeAnswerSerializer = inline_serializer(
         "created_at": serializers.DateTimeField(allow_null=True),
         "username": serializers.CharField(),
         "is_staff": serializers.BooleanField(),
+        "email_events": serializers.BooleanField(
+            allow_null=True, help_text="E-mail me about my events (null: no player)."
+        ),
         "permissions": serializers.ListField(
             child=serializers.CharField(), required=False, help_text="Staff only."
         ),
@@ -432,6 +455,7 @@ class MeView(generics.GenericAPIView):
                 "bot_strategy": "",
                 "username": user.get_username(),
                 "is_staff": user.is_staff,
+                "email_events": None,
             }
         if user.is_staff:
             body["permissions"] = staff_permissions(user)
@@ -461,15 +485,20 @@ class MeView(generics.GenericAPIView):
             return refusal(error)
         return Response(status=204)
 
-    @extend_schema(request=PlayerUpdateSerializer, responses={200: MeSerializer})
+    @extend_schema(request=MeUpdateSerializer, responses={200: MeSerializer})
     def patch(self, request: Request) -> Response:
+        """Change the caller's display name and their preferences (``email_events``)."""
         player = self.get_object()
-        serializer = PlayerUpdateSerializer(data=request.data)
+        serializer = MeUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        changes = dict(serializer.validated_data)
+        email_events = changes.pop("email_events", None)
         try:
-            player = services.player_update(player=player, **serializer.validated_data)
+            player = services.player_update(player=player, **changes)
         except DjangoValidationError as error:
             return name_refusal(error)
+        if email_events is not None:
+            player = mail.email_events_set(player=player, on=email_events)
         return Response(MeSerializer(player).data)
 
 

@@ -367,6 +367,20 @@ EMAIL_TIMEOUT = 10
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Gin Rummy <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
+# The site's own address, for the links in e-mails (a mail has no request to take it from).
+# Default: https:// and the first plain host of ALLOWED_HOSTS; with DEBUG, the development
+# server's http://localhost:8000.
+_site_host = next((h for h in ALLOWED_HOSTS if h and not h.startswith((".", "*"))), "")
+SITE_URL = env_str(
+    "SITE_URL",
+    "http://localhost:8000" if DEBUG or not _site_host else f"https://{_site_host}",
+).rstrip("/")
+if urlsplit(SITE_URL).scheme not in ("http", "https") or not urlsplit(SITE_URL).netloc:
+    raise ImproperlyConfigured(
+        f"SITE_URL must be the site's address with http:// or https:// (got {SITE_URL!r}), "
+        "e.g. SITE_URL=https://rummy.example.org"
+    )
+
 REST_KNOX = {
     "TOKEN_TTL": timedelta(hours=env_int("TOKEN_TTL_HOURS", 10, minimum=1)),
     "TOKEN_LIMIT_PER_USER": None,
@@ -587,6 +601,9 @@ INTERACTIVE_TASKS = env_list(
         "tournaments.arena_sweep",
         # Players wait for a scheduled start: not behind a backlog of whole bot matches.
         "tournaments.clock_sweep",
+        # "Your match is ready": its deadline runs. (The event's "about to start" mails,
+        # accounts.mail_send, go out in bulk: batch, so they never hold up a move.)
+        "accounts.mail_if_away",
         "health.*",
         "*.push*",
         "live.*",

@@ -19,7 +19,8 @@ running event, so the numbers follow the commit order). Every message is the who
 so a client keeps the one with the highest ``seq`` and a jump in the numbers loses nothing.
 
 A player's own news from tournaments (``match_ready``: their match is waiting for them,
-has started, or is over) goes to their own socket (``accounts.live``).
+has started, or is over) goes to their own socket (``accounts.live``); while their match
+waits for them and they are not on the site, to their e-mail too (``accounts.mail``).
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ from django.db.models import F
 
 from accounts.live import player_tell
 from accounts.models import Player
+from accounts.outbox import mail_unless_on_site
 from config.live import publish
 from games.models import Game, Match
+from tournaments.mails import MATCH_READY, match_ready_mail
 from tournaments.models import Entry, Event, Pairing
 
 
@@ -112,10 +115,31 @@ def match_ready_message(*, pairing: Pairing, match: Match, player: Player) -> di
 
 
 def match_players_tell(*, pairing: Pairing, match: Match) -> None:
-    """Tell the human players of a tournament match how it stands (on commit)."""
+    """Tell the human players of a tournament match how it stands (on commit); while it waits
+    for them to show up online, e-mail each who has not yet and is not on the site then
+    (once per player and match; :func:`_match_ready_mail`)."""
     for player in (match.player_a, match.player_b):
         if not player.is_bot:
-            player_tell(player.pk, match_ready_message(pairing=pairing, match=match, player=player))
+            message = match_ready_message(pairing=pairing, match=match, player=player)
+            player_tell(player.pk, message)
+            waiting = match.status == Match.Status.SCHEDULED and not match.at_table
+            if waiting and not message["you_ready"]:
+                _match_ready_mail(pairing=pairing, match=match, player=player)
+
+
+def _match_ready_mail(*, pairing: Pairing, match: Match, player: Player) -> None:
+    """Your match is ready, by e-mail: decided and sent by a task after the commit (the
+    pairing's transaction only registers it): not if the player is on the site then (the
+    banner tells them), nor after the match's deadline."""
+    subject, body = match_ready_mail(pairing=pairing, match=match, player=player)
+    mail_unless_on_site(
+        player=player,
+        kind=MATCH_READY,
+        about=match.pk,
+        subject=subject,
+        body=body,
+        expires_at=match.start_deadline,
+    )
 
 
 def entry_withdrawn_tell(*, entry: Entry, event: Event, reason: str) -> None:

@@ -1,6 +1,7 @@
-"""The account pages: the e-mail address, a change of password, a password reset by e-mail
-(Django's own views and tokens), deleting one's account, and taking over a guest with a new
-account from an invitation link.
+"""The account pages: the e-mail address and the e-mails about one's events (with the
+unsubscribe link every such e-mail carries), a change of password, a password reset by
+e-mail (Django's own views and tokens), deleting one's account, and taking over a guest with
+a new account from an invitation link.
 
 A change or a reset of the password ends every other sign-in of the user: their other web
 sessions and all their API tokens (``accounts.services.sign_out_everywhere``); the session
@@ -22,10 +23,11 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 from rest_framework.throttling import SimpleRateThrottle
 
-from accounts import deletion, invitations, services
+from accounts import deletion, invitations, mail, services
 from accounts.lockout import lockout_message, lockout_response
 from accounts.selectors import player_for_user
 from web.forms import GuestClaimForm
@@ -45,6 +47,16 @@ class EmailForm(forms.Form):
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
         help_text="Asked for each change; the address you had is told of it.",
+    )
+
+
+class EmailEventsForm(forms.Form):
+    email_events = forms.BooleanField(
+        label="E-mail me about my events",
+        required=False,
+        help_text="When an event you entered is about to start (its check-in opens), and "
+        "when your match is ready while you are not on the site. Each e-mail has a link "
+        "that turns them off.",
     )
 
 
@@ -91,8 +103,53 @@ def account(request: HttpRequest) -> HttpResponse:
                 return redirect("web:account")
     if request.method == "POST" and status == 200:
         status = 400
-    context = {"form": form, "me": player_for_user(user=request.user)}
+    me = player_for_user(user=request.user)
+    context = {
+        "form": form,
+        "me": me,
+        "events_form": EmailEventsForm(initial={"email_events": me.email_events}) if me else None,
+    }
     return render(request, "web/account.html", context, status=status)
+
+
+@signin_required
+@require_http_methods(["POST"])
+def account_email_events(request: HttpRequest) -> HttpResponse:
+    """Turn the e-mails about one's events on or off (the account page's checkbox)."""
+    me = player_for_user(user=request.user)
+    if me is None:
+        messages.error(request, "This account has no player, so it gets no e-mail about events.")
+        return redirect("web:account")
+    form = EmailEventsForm(request.POST)
+    form.is_valid()  # a checkbox: absent is off
+    on = bool(form.cleaned_data.get("email_events"))
+    mail.email_events_set(player=me, on=on)
+    if on and not request.user.email:
+        messages.success(request, "Saved. Give an e-mail address below to receive them.")
+    else:
+        messages.success(
+            request, "You will be e-mailed about your events." if on else "E-mails turned off."
+        )
+    return redirect("web:account")
+
+
+@csrf_exempt  # the token is the proof; mail clients post the one-click unsubscribe (RFC 8058)
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    """The link in every e-mail about events: no sign-in needed. A GET asks (mail scanners
+    follow links, and a GET changes nothing); a POST turns the e-mails off, from the page's
+    button or a mail client's one-click unsubscribe. A forged, altered or expired link is a
+    400 page, and nothing changes."""
+    template = "web/unsubscribe.html"
+    try:
+        player = mail.unsubscribe_player(token=token)
+    except mail.UnsubscribeInvalid as error:
+        context = {"invalid": str(error), "reason": error.reason}
+        return render(request, template, context, status=400)
+    if request.method == "POST":
+        mail.email_events_set(player=player, on=False)
+        return render(request, template, {"player": player, "done": True})
+    return render(request, template, {"player": player, "token": token})
 
 
 class PasswordChangeForm(auth_forms.PasswordChangeForm):

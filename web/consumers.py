@@ -20,16 +20,22 @@ change, and sent to this player's sockets only; see ``accounts.live``):
   game), or is over.
 
 Pushes carry no sequence number: the summary on every (re)connect is the resynchronisation.
+
+While a socket is open its player counts as on the site (``accounts.presence``): news about
+their tournament match then reaches them here, and no e-mail is sent about it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
 from django.db.models import Q
 
 from accounts.live import player_group
 from accounts.models import Player
+from accounts.presence import REFRESH_SECONDS, site_join, site_leave
 from accounts.selectors import player_for_user
 from config.api import OUTAGE_ERRORS
 from config.sockets import (
@@ -44,6 +50,8 @@ from games.live import challenge_message
 from games.models import Game, Match
 from tournaments.live import match_ready_message
 from tournaments.models import Pairing
+
+logger = logging.getLogger(__name__)
 
 
 def player_summary(*, player: Player) -> dict[str, Any]:
@@ -120,8 +128,25 @@ class MeConsumer(JsonSocket):
         await group_join(self.channel_layer, self.group, self.channel_name)
         await self.accept()
         await self._send_summary()
+        self.present = asyncio.create_task(self._on_site())
+
+    async def _on_site(self) -> None:
+        """Keep the player counted as on the site (``accounts.presence``) while this socket
+        is open: their match-ready news reaches them here, not by e-mail."""
+        while True:
+            try:
+                await asyncio.to_thread(site_join, self.player.pk, self.channel_name)
+            except Exception:  # Redis away: they get an e-mail too, no harm
+                logger.debug("refreshing the site presence failed", exc_info=True)
+            await asyncio.sleep(REFRESH_SECONDS)
 
     async def disconnect(self, code):
+        if getattr(self, "present", None) is not None:
+            self.present.cancel()
+            try:
+                await asyncio.to_thread(site_leave, self.player.pk, self.channel_name)
+            except Exception:  # Redis gone: the entry expires by itself
+                logger.debug("leaving the site presence failed", exc_info=True)
         if self.group is not None:
             await group_leave(self.channel_layer, self.group, self.channel_name)
 

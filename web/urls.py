@@ -14,6 +14,8 @@ urlpatterns = [
     path("account", account_views.account, name="account"),
     path("account/password", account_views.PasswordChangeView.as_view(), name="password_change"),
     path("account/delete", account_views.account_delete, name="account_delete"),
+    path("account/e-mail-me", account_views.account_email_events, name="account_email_events"),
+    path("unsubscribe/<str:token>", account_views.unsubscribe, name="unsubscribe"),
     path("join/<str:token>", account_views.guest_claim, name="guest_claim"),
     path("password-reset", account_views.PasswordResetView.as_view(), name="password_reset"),
     path(

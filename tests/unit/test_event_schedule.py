@@ -274,7 +274,15 @@ def test_after_downtime_a_due_event_starts_late_and_only_once():
     second = schedule.clock_sweep(now=much_later + timedelta(seconds=15))
 
     assert (first["opened"], first["started"]) == (1, 1)
-    assert second == {"created": 0, "opened": 0, "started": 0, "cancelled": 0, "refused": 0}
+    assert second == {
+        "created": 0,
+        "opened": 0,
+        "reminded": 0,
+        "started": 0,
+        "cancelled": 0,
+        "refused": 0,
+        "mails_retried": 0,
+    }
     event.refresh_from_db()
     assert event.status == Event.Status.RUNNING and event.started_at == much_later
     assert actions(event).count("start") == 1
@@ -322,9 +330,11 @@ def test_a_draft_is_never_started_by_its_clock_alone():
     assert schedule.clock_sweep(now=soon(90)) == {
         "created": 0,
         "opened": 0,
+        "reminded": 0,
         "started": 0,
         "cancelled": 0,
         "refused": 0,
+        "mails_retried": 0,
     }
     event.refresh_from_db()
     assert event.status == Event.Status.DRAFT

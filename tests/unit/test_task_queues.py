@@ -7,7 +7,8 @@ accident: it fails here until someone decides who waits for it.
 from config.celery import BATCH, INTERACTIVE, app, queue_of, route_task
 
 #: Who waits: a person for a bot's reply, a clock, matchmaking and ladder starts, a health
-#: check; nobody for whole bot matches, event advancement, webhooks and rating updates.
+#: check, "your match is ready" by e-mail; nobody for whole bot matches, event advancement,
+#: webhooks, rating updates and an event's "about to start" e-mails (sent in bulk).
 EXPECTED = {
     "games.bot_move": INTERACTIVE,
     "games.settle_clock": INTERACTIVE,
@@ -25,6 +26,8 @@ EXPECTED = {
     "tournaments.clock_sweep": INTERACTIVE,
     "tournaments.deliver_webhook": BATCH,
     "health.ping": INTERACTIVE,
+    "accounts.mail_if_away": INTERACTIVE,
+    "accounts.mail_send": BATCH,
 }
 
 

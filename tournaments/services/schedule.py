@@ -29,6 +29,10 @@ next pass tries again (so it starts by itself once fixed).
 A draft is the organiser's work in progress: its start time alone never starts it; only one
 that opens registration by itself (or that the organiser opened) is started by the clock.
 
+*E-mail.* Each pass also queues "about to start" for the entrants of events whose check-in
+window has opened (tournaments.services.reminders), and queues again the e-mails whose send
+is overdue (accounts.mail).
+
 *Recurring events.* A draft with a repeat rule is a template (tournaments.services.repeat):
 never opened nor started itself, it gives its occurrences, which :func:`occurrences_create`
 makes first in each pass (see there).
@@ -45,11 +49,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts.outbox import mails_retry
 from tournaments.models import Event, EventLog
 from tournaments.services.base import TournamentError, log_action
 from tournaments.services.cancellation import event_cancel
 from tournaments.services.events import check_in_derive
 from tournaments.services.registration import event_open_registration
+from tournaments.services.reminders import event_reminders_queue
 from tournaments.services.repeat import starts_after
 from tournaments.services.start import event_start
 
@@ -271,10 +277,14 @@ def _template_locked(pk: int, rule: str) -> Event | None:
 
 def clock_sweep(*, now: datetime | None = None) -> dict[str, int]:
     """The periodic pass: create the occurrences of recurring events that are due, open the
-    registrations that are due, then start the events."""
+    registrations that are due, e-mail the entrants of the events about to start
+    (:mod:`~tournaments.services.reminders`), then start the events; and queue again the
+    e-mails whose send is overdue."""
     now = now or timezone.now()
     return {
         "created": occurrences_create(now=now),
         "opened": registrations_open(now=now),
+        "reminded": event_reminders_queue(now=now),
         **events_start(now=now),
+        "mails_retried": mails_retry(now=now),
     }
