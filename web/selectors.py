@@ -15,7 +15,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from accounts.models import Player
 from games import selectors as game_selectors
 from games.engine.rules import RuleSet, ScoringStyle
-from games.models import Deal, Game, Match
+from games.models import IN_PROGRESS, Deal, Game, Match
 from ladders import selectors as ladder_selectors
 from ladders.models import Ladder, Rating
 from tournaments import selectors as event_selectors
@@ -87,6 +87,67 @@ def opponent_groups(
     if people:
         result.append(OpponentGroup("Players (they accept or decline)", list(people), True))
     return result
+
+
+#: The lobby's one-tap levels against the computer, from the easiest.
+COMPUTER_LEVELS = ["Easy", "Medium", "Hard"]
+
+
+@dataclass(frozen=True)
+class ComputerLevel:
+    """A one-tap button of the lobby: a level's name and the house bot it plays."""
+
+    label: str
+    bot: Player
+
+
+def computer_levels() -> list[ComputerLevel]:
+    """The lobby's "Play the computer" levels: Hard is the strongest house-bot strategy there
+    is, Medium the next weaker one, Easy the one below (greedy, expert and master with a
+    master bot; random, greedy and expert without one); fewer levels when fewer strategies
+    have a bot. Each level plays the first of its strategy's bots by name, leaving out the
+    event fillers (:func:`event_filler_bots`) and bots of strategies the lobby does not rank.
+    """
+    bots = Player.objects.filter(kind=Player.Kind.BOT).exclude(
+        pk__in=event_filler_bots().values("pk")
+    )
+    found = [bots.filter(bot_strategy=s).order_by("name", "pk").first() for s, _ in BOT_STRENGTHS]
+    strongest = [bot for bot in found if bot is not None][-len(COMPUTER_LEVELS) :]
+    return [
+        ComputerLevel(label, bot) for label, bot in zip(COMPUTER_LEVELS, strongest, strict=False)
+    ]
+
+
+def tournament_match_of(*, player: Player) -> Pairing | None:
+    """The player's tournament match waiting for them to show up or in play online, as its
+    pairing (with ``event``, ``round`` and ``match``; ``match.current_game`` is the game in
+    play or None): the match the games service keeps them from starting another game beside
+    (409 ``in_tournament_match``). A match at a table does not count. None if there is none.
+    """
+    pairing = (
+        Pairing.objects.filter(
+            match__status__in=IN_PROGRESS,
+            match__source=Match.Source.TOURNAMENT,
+            match__venue=Match.Venue.ONLINE,
+        )
+        .filter(Q(match__player_a=player) | Q(match__player_b=player))
+        .select_related("event", "round", "match__player_a", "match__player_b")
+        .order_by("match_id")
+        .first()
+    )
+    if pairing is not None:
+        pairing.match.current_game = (
+            Game.objects.filter(match=pairing.match, status=Game.Status.ACTIVE)
+            .values_list("pk", flat=True)
+            .first()
+        )
+    return pairing
+
+
+def owns_a_bot(*, player: Player) -> bool:
+    """Whether the player runs a bot of their own (an external bot): ladders for bots only
+    are shown to them, and to nobody else, in the lobby."""
+    return Player.objects.filter(owner=player, kind=Player.Kind.EXTERNAL).exists()
 
 
 # --- the home page -------------------------------------------------------------------------

@@ -51,6 +51,15 @@ TIME_CONTROLS = [
     ("5+5", "5 min + 5 s", 300, 5),
     ("10+5", "10 min + 5 s", 600, 5),
 ]
+#: The game the lobby's one tap plays against the computer (the body of ``POST
+#: /api/matches`` but the opponent): one game to 100 under the standard rules, on a clock, so
+#: a game left behind ends by itself instead of keeping the player "in a match".
+QUICK_GAME = {
+    "rules": "standard",
+    "best_of": 1,
+    "target": 100,
+    "time_control": {"base_seconds": 600, "increment_seconds": 5, "timeout_policy": "forfeit"},
+}
 #: People listed in the lobby's challenge form, the most recently signed-in first.
 PEOPLE_IN_LOBBY = 100
 RULE_PRESETS = [
@@ -181,7 +190,14 @@ def _with_events(matches: list[Match]) -> list[Match]:
 
 @signin_required
 def lobby(request: HttpRequest) -> HttpResponse:
-    """Challenge a bot or a player, answer challenges, queue for a ladder, my matches."""
+    """Play in one tap: the computer at three levels (:data:`QUICK_GAME`), a ranked ladder's
+    queue, a person found by name; the full challenge form behind "Custom game" (open when a
+    link or a search picked someone). Then challenges to answer and my matches.
+
+    While the player's tournament match is ready or in play, the first screen is its notice
+    with the way there instead (the API would refuse another game: 409
+    ``in_tournament_match``).
+    """
     me = _me(request)
     if me is None:  # e.g. a staff account made with createsuperuser has no player
         return render(request, "web/no_player.html", status=403)
@@ -203,6 +219,10 @@ def lobby(request: HttpRequest) -> HttpResponse:
         people.insert(0, chosen)
     context = {
         "me": me,
+        "tournament": web_selectors.tournament_match_of(player=me),
+        "computer": web_selectors.computer_levels(),
+        "quick_game": QUICK_GAME,
+        "bot_owner": web_selectors.owns_a_bot(player=me),
         "groups": web_selectors.opponent_groups(people=people, find=find, chosen=chosen),
         "people": people,
         "find": find,

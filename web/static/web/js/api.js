@@ -9,10 +9,27 @@ export class ApiError extends Error {
     super((body && typeof body.detail === "string" && body.detail) || `The server answered ${status}.`);
     this.status = status;
     this.detail = this.message;
-    this.code = (body && body.code) || "error";
-    this.body = body || {};
+    this.body = body && typeof body === "object" ? body : {};
+    this.code = (typeof this.body.code === "string" && this.body.code) || "error";
     this.retryAfter = retryAfter === null ? null : Number(retryAfter); // seconds, on a 429
   }
+}
+
+// A refusal in words for a person: the server's ``detail``, or the messages of the fields a
+// 400 names ("opponent: This field is required.") when it lists them; an error that is not
+// the server's answer (the network, a page's own fault) as a failed connection. Never
+// "undefined": every part is read only when it is text.
+export function reasonOf(error) {
+  if (!(error instanceof ApiError)) return "the connection failed. Try again.";
+  const errors = error.body.errors && typeof error.body.errors === "object" ? error.body.errors : {};
+  const fields = Object.entries(errors)
+    .map(([field, messages]) => {
+      const text = [].concat(messages).filter((m) => typeof m === "string").join(" ");
+      return text ? `${field === "non_field_errors" ? "" : `${field}: `}${text}` : "";
+    })
+    .filter(Boolean)
+    .join("; ");
+  return fields || error.detail;
 }
 
 function csrfToken() {

@@ -1,10 +1,14 @@
-// The lobby: challenge a bot (POST /api/matches, then to the table), answer challenges, and
-// join or leave a ladder queue, watching the wait until the matchmaker pairs us. The player's
-// own socket (me.js, "rummy:me" events) shows a new challenge and a pairing at once; the
-// queue is polled as well, slowly while that socket is open.
-import { api, ApiError, el, flash, goTo } from "./api.js";
+// The lobby: play the computer in one tap, or challenge a bot or a person with the custom
+// form (POST /api/matches, then to the table); answer challenges; join or leave a ladder
+// queue, watching the wait until the matchmaker pairs us. The player's own socket (me.js,
+// "rummy:me" events) shows a new challenge and a pairing at once; the queue is polled as
+// well, slowly while that socket is open. A refusal shows the server's reason (its
+// ``detail``) and, when it names the player's match elsewhere, the way there.
+import { api, ApiError, el, flash, goTo, reasonOf } from "./api.js";
+import { startCountdowns } from "./countdown.js";
 
 const flashBox = document.getElementById("lobby-flash");
+const myId = flashBox ? Number(flashBox.dataset.me) : null;
 const QUEUE_POLL_MS = 2000;
 const QUEUE_POLL_LIVE_MS = 10000;
 
@@ -12,13 +16,48 @@ function socketOpen() {
   return Boolean(window.rummyMe && window.rummyMe.isOpen);
 }
 
-function problem(error, what) {
-  if (!(error instanceof ApiError)) return `${what}: the connection failed. Try again.`;
-  const fields = error.body.errors
-    ? Object.entries(error.body.errors).map(([f, m]) => `${f}: ${m.join(" ")}`).join("; ")
-    : "";
-  return `${what}: ${fields || error.detail}`;
+// Where a refusal sends the player: the page its body names (``url``, as the 409
+// in_tournament_match gives it), else the match it names, if it is the player's own.
+function wayThere(error) {
+  if (!(error instanceof ApiError)) return null;
+  const { url, match, player } = error.body;
+  if (player !== undefined && player !== myId) return null; // about the other player
+  if (typeof url === "string" && url.startsWith("/")) return url;
+  if (Number.isInteger(match)) return `/matches/${match}`;
+  return null;
 }
+
+function refused(error, what) {
+  const text = `${what}: ${reasonOf(error)}`;
+  const href = wayThere(error);
+  flash(flashBox, text, { ms: href ? 20000 : 8000 });
+  if (href) flashBox.append(" ", el("a", { href, class: "button small", id: "refusal-go" }, "Go to your match"));
+}
+
+// --- play the computer in one tap ---------------------------------------------------------------
+
+const quickGame = document.getElementById("quick-game");
+const levels = [...document.querySelectorAll("button.level")];
+
+async function playComputer(button) {
+  if (levels.some((b) => b.disabled)) return; // one game at a time, once
+  for (const b of levels) b.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  const body = { ...JSON.parse(quickGame.textContent), opponent: Number(button.dataset.opponent) };
+  try {
+    const { data: match } = await api("/api/matches", { method: "POST", body });
+    goTo(match.current_game ? `/games/${match.current_game}` : `/matches/${match.id}`);
+  } catch (error) {
+    refused(error, "The game did not start");
+    for (const b of levels) b.disabled = false;
+    button.removeAttribute("aria-busy");
+  }
+}
+
+for (const button of levels) button.addEventListener("click", () => playComputer(button));
+
+const countdowns = document.querySelector("#tournament-notice [data-deadline]");
+if (countdowns) startCountdowns();
 
 // --- challenge a bot -----------------------------------------------------------------------
 
@@ -88,7 +127,7 @@ if (form) {
       rememberSettings(data);
       goTo(match.current_game ? `/games/${match.current_game}` : `/matches/${match.id}`);
     } catch (error) {
-      flash(flashBox, problem(error, "The challenge failed"));
+      refused(error, "The challenge failed");
       submit.disabled = false;
       submit.removeAttribute("aria-busy");
     }
@@ -107,7 +146,7 @@ function commandButton(button) {
       if (command === "accept" && data.current_game) goTo(`/games/${data.current_game}`);
       else window.location.reload();
     } catch (error) {
-      flash(flashBox, problem(error, "That did not work"));
+      refused(error, "That did not work");
       button.disabled = false;
     }
   });
@@ -115,6 +154,11 @@ function commandButton(button) {
 }
 
 for (const button of document.querySelectorAll("[data-command]")) commandButton(button);
+
+// "one game to 100", "best of 3 games to 250": never "best of 1".
+function matchLength(bestOf, target) {
+  return `${bestOf === 1 ? "one game" : `best of ${bestOf} games`} to ${target}`;
+}
 
 function timeControlOf(message) {
   const tc = message.time_control;
@@ -133,7 +177,7 @@ function addIncoming(message) {
   }
   const button = (command, label) => commandButton(el("button", { type: "button", class: "button small", dataset: { command, match: String(message.match) } }, label));
   list.append(el("li", { dataset: { match: String(message.match) } },
-    `${message.challenger.name} challenges you (${timeControlOf(message)}, best of ${message.best_of} to ${message.target}) `,
+    `${message.challenger.name} challenges you (${timeControlOf(message)}, ${matchLength(message.best_of, message.target)}) `,
     button("accept", "Accept"), " ", button("decline", "Decline")));
 }
 
@@ -206,7 +250,7 @@ class QueueWidget {
       flash(flashBox, "");
       this.wasWaiting = method === "POST"; // a pairing now takes us to the table
     } catch (error) {
-      flash(flashBox, problem(error, method === "POST" ? "Could not join the queue" : "Could not leave the queue"));
+      refused(error, method === "POST" ? "Could not join the queue" : "Could not leave the queue");
     }
     this.busy = false;
     await this.refresh();
@@ -217,7 +261,7 @@ class QueueWidget {
     const s = this.status;
     const parts = [
       el("h3", {}, ladder.name),
-      el("p", { class: "meta" }, `${timeControlText(ladder.time_control)} · best of ${ladder.best_of} to ${ladder.target} · `,
+      el("p", { class: "meta" }, `${timeControlText(ladder.time_control)} · ${matchLength(ladder.best_of, ladder.target)} · `,
         el("a", { href: `/leaderboard?ladder=${ladder.id}` }, "leaderboard")),
     ];
     if (s) {
@@ -249,6 +293,9 @@ async function loadLadders() {
   } catch {
     return; // no ladders here (yet)
   }
+  // A ladder for bots only is played through a bot: shown to those who run one.
+  const botOwner = ladders.dataset.botOwner === "true";
+  list = list.filter((ladder) => botOwner || !(ladder.matchmaking && ladder.matchmaking.bots_only));
   if (!list.length) return;
   const ul = document.getElementById("ladder-list");
   for (const ladder of list) {
