@@ -203,6 +203,14 @@ bench-live: $(STAMP)
 bench-tables: $(STAMP)
 	$(BIN)/python bench/tables.py $(BENCH_ARGS)
 
+# Scheduled starts (bench/schedule.py): 50 events on a clock start by themselves on the
+# cluster; seconds after starts_at against a start by hand in the same run, then events due
+# while beat was down, started at its return; each started once (~5 min).
+# BENCH_ARGS=--quick: 10 events.
+.PHONY: bench-schedule
+bench-schedule: $(STAMP)
+	$(BIN)/python bench/schedule.py $(BENCH_ARGS)
+
 # Socket flood benchmark (bench/socket_flood.py): a player's move acks on the table socket,
 # quiet and while four anonymous sockets flood an event with sync (the integration suite's
 # PostgreSQL and Redis, ~1 min). BENCH_ARGS="--rev <revision>": that revision's code.

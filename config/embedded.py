@@ -102,9 +102,14 @@ def _loop(interval: float) -> None:
         if time.monotonic() - event_clock_last >= event_clock_every:
             event_clock_last = time.monotonic()
             try:
-                tournaments.clock_sweep()  # beat's "sweep-event-clock": open and start on time
+                tournaments.clock_sweep()  # beat's "sweep-event-clock": the clock's whole pass
             except Exception:
                 logger.exception("embedded event clock sweep failed")
+        else:
+            try:
+                tournaments.clock_due()  # beat's "event-clock-on-time": open and start on time
+            except Exception:
+                logger.exception("embedded event clock on-time pass failed")
 
 
 def start_clock_sweeper(interval: float = 1.0) -> bool:

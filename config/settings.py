@@ -601,6 +601,7 @@ INTERACTIVE_TASKS = env_list(
         "tournaments.arena_sweep",
         # Players wait for a scheduled start: not behind a backlog of whole bot matches.
         "tournaments.clock_sweep",
+        "tournaments.clock_due",
         # "Your match is ready": its deadline runs. (The event's "about to start" mails,
         # accounts.mail_send, go out in bulk: batch, so they never hold up a move.)
         "accounts.mail_if_away",
@@ -710,6 +711,13 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "tournaments.clock_sweep",
         "schedule": 15.0,
         "options": {"expires": 30},
+    },
+    # ... and, every second, only the opening and the start of what has just come due, so an
+    # event starts within a second or two of its time, not up to the sweep's 15 s late.
+    "event-clock-on-time": {
+        "task": "tournaments.clock_due",
+        "schedule": 1.0,
+        "options": {"expires": 5},
     },
     # Arenas: pair whoever is free, finish an arena whose time is up once nothing is in play
     # (tournaments.services.arena.arenas_sweep); passes also run on commit of every result.

@@ -23,6 +23,12 @@ def clock_sweep() -> dict[str, int]:
     return schedule.clock_sweep()
 
 
+@shared_task(name="tournaments.clock_due")
+def clock_due() -> dict[str, int]:
+    """Beat, every second: open and start the events whose time has just come (on time)."""
+    return schedule.clock_due()
+
+
 @shared_task(name="tournaments.arena_pair")
 def arena_pair(event_id: int) -> int:
     """A pairing pass over an arena people play in (queued on commit of a result or rejoin)."""

@@ -351,6 +351,45 @@ def test_the_sweep_is_a_beat_task_and_runs_in_the_embedded_sweeper(settings):
     sweep.assert_called_once_with()
 
 
+def test_the_on_time_pass_opens_and_starts_what_is_due_and_nothing_else():
+    """Each pass is given its moment (soon() reads the clock again at every call)."""
+    template = on_a_clock(starts_in=30, opens_in=None)  # its first occurrence is due now
+    Event.objects.filter(pk=template.pk).update(repeat_rule="FREQ=DAILY", repeat_lead_minutes=60)
+    event = on_a_clock(starts_in=60, opens_in=30)
+    for bot in bots(2):
+        services.entry_add(event=event, player=bot)
+    start = event.starts_at
+    opens = event.registration_opens_at
+    second = timedelta(seconds=1)
+
+    assert schedule.clock_due(now=opens - second) == {
+        "opened": 0,
+        "started": 0,
+        "cancelled": 0,
+        "refused": 0,
+    }
+    assert schedule.clock_due(now=opens)["opened"] == 1
+    assert schedule.clock_due(now=start - second / 10)["started"] == 0
+    assert schedule.clock_due(now=start)["started"] == 1
+    assert schedule.clock_due(now=start + second)["started"] == 0  # once
+    event.refresh_from_db()
+    assert event.status == Event.Status.RUNNING and event.started_at == start
+    assert actions(event).count("start") == 1
+    assert not Event.objects.filter(template=template).exists()  # the whole sweep's work
+
+
+def test_the_on_time_pass_runs_every_second_on_beat(settings):
+    """The start comes within a second or two of its time, not a whole sweep's period late."""
+    from tournaments import tasks
+
+    entry = settings.CELERY_BEAT_SCHEDULE["event-clock-on-time"]
+    assert entry["task"] == tasks.clock_due.name == "tournaments.clock_due"
+    assert entry["schedule"] <= 2
+    with mock.patch("tournaments.services.schedule.clock_due", return_value={}) as due:
+        tasks.clock_due()
+    due.assert_called_once_with()
+
+
 # --- check-in at the start -------------------------------------------------------------------
 
 

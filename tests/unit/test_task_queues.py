@@ -24,6 +24,7 @@ EXPECTED = {
     "tournaments.arena_pair_bots": BATCH,
     "tournaments.arena_sweep": INTERACTIVE,
     "tournaments.clock_sweep": INTERACTIVE,
+    "tournaments.clock_due": INTERACTIVE,
     "tournaments.deliver_webhook": BATCH,
     "health.ping": INTERACTIVE,
     "accounts.mail_if_away": INTERACTIVE,

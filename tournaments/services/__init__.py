@@ -63,7 +63,7 @@ from tournaments.services.registration import (
 )
 from tournaments.services.repeat import next_occurrence
 from tournaments.services.results import pairing_override, pairing_record, pairing_rerun
-from tournaments.services.schedule import clock_sweep
+from tournaments.services.schedule import clock_due, clock_sweep
 from tournaments.services.showing_up import events_reconcile, match_ready, no_shows_sweep, sweep
 from tournaments.services.start import event_seed, event_start
 from tournaments.services.tables import pairing_to_table
@@ -73,6 +73,7 @@ __all__ = [
     "TournamentError",
     "bots_add",
     "bracket_of",
+    "clock_due",
     "clock_sweep",
     "entry_add",
     "entry_check_in",
