@@ -332,8 +332,10 @@ class Placement:
     ``rank`` is shared by the players knocked out at the same stage and never changes once a
     player is out: it is 1 + the number of players who finish further, whoever they turn
     out to be. A player still in (``playing``) is ranked by the best place still open to
-    them: 1 + the players already sure to finish further. ``key`` names the deepest match
-    reached ("" for a player who played none, such as one who withdrew before the start).
+    them: 1 + the players who finish further than they would by winning every match left
+    to them (a semifinal's loser who plays for third place is ranked 3, not 2, though only
+    the finalist has gone further yet). ``key`` names the deepest match reached ("" for a
+    player who played none, such as one who withdrew before the start).
     """
 
     rank: int
@@ -362,16 +364,15 @@ def placements(
     # play: play it out with any winners and count.
     ended = _resolve(bracket, entrants, results, absent, play_out=True)
     final = sorted(mark for mark, _ in _deepest(bracket, ended, absent).values())
-    current = sorted(mark for mark, _ in now.values())
     out: dict[int, Placement] = {}
     for player in entrants:
         mark, key = now.get(player, ((-1, 0), ""))
-        if player in pending:
-            # Sure to finish further: whoever has already gone past the best still open.
-            best = _best_mark(bracket, *pending[player])
-            ahead = len(current) - bisect_right(current, best)
-        else:
-            ahead = len(final) - bisect_right(final, mark)
+        # A player still in is ranked by the best mark still open to them (winning every
+        # match from here): the players who finish past it are as many whoever wins the
+        # rest, so those who will pass them are counted too, not only those already past
+        # (a semifinal's loser who plays for third place ranks 3, not 2).
+        at = _best_mark(bracket, *pending[player]) if player in pending else mark
+        ahead = len(final) - bisect_right(final, at)
         out[player] = Placement(1 + ahead, mark, key, player in pending)
     return out
 

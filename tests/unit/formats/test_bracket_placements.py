@@ -140,3 +140,42 @@ def test_after_one_semifinal_its_loser_is_third_and_its_winner_still_first():
     reached = {p: place.key for p, place in placements(bracket, range(1, 9), results).items()}
     assert reached[1] == "R3.1"  # in the final already, its opponent not known yet
     assert reached[2] == reached[3] == "R2.2" and reached[4] == "R2.1"
+
+
+def test_a_semifinal_loser_who_plays_for_third_place_ranks_third():
+    # Only the finalist has gone further yet, but one of the other semifinal's two players
+    # will: third is the best place still open to the loser.
+    bracket = single_elim.build(8, third_place=True)
+    results = {"R1.1": 1, "R1.2": 4, "R1.3": 2, "R1.4": 3, "R2.1": 1}
+    placed = placements(bracket, range(1, 9), results)
+    assert {p: place.rank for p, place in placed.items()} == {
+        1: 1, 2: 1, 3: 1, 4: 3, 5: 5, 6: 5, 7: 5, 8: 5
+    }  # fmt: skip
+    assert placed[4].playing and placed[4].key == "3P"
+
+
+def finish_with(bracket, entrants, results, favourite, rng):
+    """Decide every match left, ``favourite`` winning each one they play."""
+    results = dict(results)
+    while todo := ready(states := resolve(bracket, entrants, results)):
+        for key in todo:
+            players = states[key].players
+            results[key] = favourite if favourite in players else rng.choice(players)
+    return results
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_a_player_still_in_can_finish_at_the_rank_shown(n):
+    """The rank of a player still in is the best place open to them: winning every match
+    left to them, they finish there, never higher nor lower."""
+    rng = random.Random(1000 + n)
+    for bracket in brackets(n):
+        entrants = list(range(1, n + 1))
+        results: dict[str, int | None] = {}
+        for _, states, now in walk(bracket, rng):
+            results = {k: s.winner for k, s in states.items() if s.status == Status.DECIDED}
+            still_in = sorted(p for p, place in now.items() if place.playing)
+            for player in rng.sample(still_in, k=min(2, len(still_in))):
+                ended = finish_with(bracket, entrants, results, player, rng)
+                end = placements(bracket, entrants, ended)[player]
+                assert end.rank == now[player].rank, (bracket.format, n, player)
