@@ -1,15 +1,17 @@
 """Standings that fit the format: shared elimination ranks, byes, columns, FIDE tiebreaks."""
 
+import importlib
 import random
 from collections import Counter
 
 import pytest
+from django.apps import apps as django_apps
 from django.db.models import Q
 
 from tests.tournaments import by_seed, decide, event_with, humans, pairing
 from tournaments import selectors, services
 from tournaments.formats import bracket as brackets
-from tournaments.models import Entry, Pairing
+from tournaments.models import Entry, Event, Pairing
 
 pytestmark = pytest.mark.django_db
 
@@ -71,6 +73,35 @@ def test_a_double_elimination_of_eight_plays_up_to_seven_rounds():
     event.refresh_from_db()
     assert event.rounds_planned == 7  # six, and the grand final's reset if it is needed
     assert event.rounds.count() == 9  # the columns drawn: winners, losers and finals apart
+
+
+@pytest.mark.parametrize(
+    ("format", "options", "drawn", "rounds"),
+    [
+        ("single_elim", {"third_place": True}, 4, 3),
+        ("double_elim", {}, 9, 7),
+        # Two round-robin groups of four (3 rounds), then a playoff of four.
+        ("two_stage", {"group_count": 2, "third_place": True}, 3 + 3, 3 + 2),
+    ],
+)
+def test_events_started_before_count_their_bracket_rounds_again(format, options, drawn, rounds):
+    """An event started when the rounds planned were the bracket's columns drawn (4 for eight
+    players with a third-place match) counts them as the start does now."""
+    migration = importlib.import_module("tournaments.migrations.0012_bracket_rounds_counted")
+    event = event_with(humans(8), format, **options)
+    services.event_start(event=event)
+    event.refresh_from_db()
+    assert event.rounds_planned == rounds
+    Event.objects.filter(pk=event.pk).update(rounds_planned=drawn)
+    swiss = event_with(humans(8, prefix="swiss"), "swiss")
+    services.event_start(event=swiss)
+    swiss.refresh_from_db()
+
+    migration.count_bracket_rounds(django_apps, None)
+
+    event.refresh_from_db()
+    assert event.rounds_planned == rounds
+    assert Event.objects.get(pk=swiss.pk).rounds_planned == swiss.rounds_planned
 
 
 def test_an_elimination_bye_counts_in_the_standings(client):
