@@ -313,6 +313,15 @@ class Event(models.Model):
         return self.format == Format.TWO_STAGE
 
     @property
+    def rounds_up_to(self) -> bool:
+        """True when ``rounds_planned`` counts a grand final's reset, played only if the
+        losers-bracket champion wins the grand final: the event plays "up to" that many."""
+        double = self.format == Format.DOUBLE_ELIM or (
+            self.format == Format.TWO_STAGE and self.playoff_format == Format.DOUBLE_ELIM
+        )
+        return double and self.bracket_reset
+
+    @property
     def grace(self) -> timedelta:
         return timedelta(seconds=self.grace_seconds)
 

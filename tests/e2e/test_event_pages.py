@@ -10,11 +10,13 @@ import re
 
 import pytest
 from django.db.models import Q
+from django.test import Client
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import TIMEOUT_MS
 from tests.e2e.helpers import open_event, settle, sign_in
 from tests.factories import BotFactory, PlayerFactory
+from tests.tournaments import by_seed, decide, humans
 from tournaments import live as event_live
 from tournaments import services
 from tournaments.models import Event, Pairing
@@ -411,3 +413,60 @@ def test_before_the_start_the_event_lists_its_entries_not_standings(open_page, s
 
     expect(page.locator("#standings tbody tr")).to_have_count(4)
     expect(page.locator("#entries-section")).to_be_hidden()
+
+
+def test_a_knocked_out_player_reads_where_they_finish_the_same_on_every_page(
+    open_page, screenshots
+):
+    """An eight-player knockout with a third-place match, after the quarterfinals and one
+    semifinal: 3 rounds (the third-place match is played beside the final); a quarterfinal
+    loser is out and reads the round reached and the place shared with the other three; the
+    semifinal's loser plays on for third place; the event page, the standings API and the
+    printed standings give the same ranks."""
+    event = open_event("Knockout cup", humans(8), third_place=True)
+    services.event_start(event=event)
+    event.refresh_from_db()
+    s = by_seed(event)
+    for key, seed in (("R1.1", 1), ("R1.2", 4), ("R1.3", 2), ("R1.4", 3)):
+        decide(event, key, s[seed])
+    decide(event, "R2.1", s[1])
+    settle()
+    api = Client()
+    rows = api.get(f"/api/events/{event.pk}/standings").json()["rows"]
+    ranks = [row["rank"] for row in rows]
+    assert ranks == [1, 1, 1, 3, 5, 5, 5, 5]
+    reached = {row["seed"]: row["reached"] for row in rows}
+    assert reached[1] == "Final" and reached[4] == "Third place"
+    assert reached[2] == reached[3] == "Semifinals" and reached[8] == "Quarterfinals"
+
+    for viewport, size in ((DESKTOP, "desktop"), (PHONE, "phone")):
+        page = open_page(viewport, s[8].user)  # knocked out by the top seed
+        page.goto(f"/events/{event.pk}")
+        expect(page.locator("#event-summary")).to_have_text("8 players · 3 rounds")
+        expect(page.get_by_role("heading", name="Bracket", exact=True)).to_have_count(1)
+        yours = page.locator("#your-match")
+        expect(yours).to_have_attribute("data-state", "out")
+        expect(yours).to_contain_text(
+            "You are out of the event. Reached: Quarterfinals; place 5\u20138."
+        )
+        expect(yours).not_to_contain_text("Your next one")
+        expect(page.get_by_role("button", name="Withdraw")).to_have_count(0)
+        expect(page.locator("#standings tbody tr td:first-child")).to_have_text(
+            [str(rank) for rank in ranks]
+        )
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= viewport["width"]
+        page.screenshot(path=str(screenshots / f"event-knocked-out-{size}.png"), full_page=True)
+
+    # The semifinal's loser is not out: the third-place match waits for them.
+    loser = open_page(PHONE, s[4].user)
+    loser.goto(f"/events/{event.pk}")
+    yours = loser.locator("#your-match")
+    expect(yours).to_contain_text("Third place: you against an opponent still to be decided.")
+    expect(yours).to_have_attribute("data-state", "waiting")
+    expect(loser.get_by_role("button", name="Withdraw")).to_be_visible()
+
+    printed = open_page(DESKTOP)
+    printed.goto(f"/events/{event.pk}/print/standings")
+    expect(printed.locator("table.standings tbody tr td:first-child")).to_have_text(
+        [str(rank) for rank in ranks]
+    )

@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 from tests.e2e.conftest import TIMEOUT_MS
 from tests.e2e.helpers import open_event, settle
 from tests.factories import BotFactory
+from tests.tournaments import humans
 from tournaments import services
 from tournaments.models import Entry, Event
 
@@ -50,5 +51,30 @@ def test_the_page_shows_group_tables_and_draws_the_playoff_as_a_bracket(browser,
     expect(page.locator("#rounds table.pairings")).to_have_count(3)
     expect(page.locator("#rounds")).to_contain_text("Groups, round 1")
     page.screenshot(path=str(screenshots / "two-stage-event.png"), full_page=True)
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}]
+)
+def test_a_double_elimination_playoff_plays_up_to_its_reset(browser, live, viewport):
+    """Three group rounds, then a double elimination of four: four rounds and the grand
+    final, and its reset only if the losers-bracket champion wins the grand final."""
+    event = open_event("Autumn groups", humans(8), "two_stage", group_count=2)
+    event.playoff_format = "double_elim"
+    event.save(update_fields=["playoff_format"])
+    services.event_start(event=event)
+    event.refresh_from_db()
+    assert event.rounds_planned == 3 + 5
+
+    context = browser.new_context(base_url=live, viewport=viewport)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"/events/{event.pk}")
+    expect(page.locator("#event-summary")).to_have_text("8 players · up to 8 rounds")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= viewport["width"]
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"

@@ -764,3 +764,21 @@ def test_a_mixed_events_match_moves_to_a_table_and_an_online_ones_does_not(olga,
     assert done.status_code == 302 and Match.objects.get(pk=moved.match_id).at_table
     assert refused.status_code == 409 and "only a mixed event moves single matches" in page(refused)
     assert not Match.objects.get(pk=kept.match_id).at_table
+
+
+@pytest.mark.parametrize(
+    ("format", "options", "planned"),
+    [
+        ("single_elim", {"third_place": True}, "3 rounds planned"),
+        ("double_elim", {}, "up to 7 rounds planned"),
+        ("double_elim", {"bracket_reset": False}, "6 rounds planned"),
+    ],
+)
+def test_the_overview_counts_a_brackets_rounds_as_players_live_them(olga, format, options, planned):
+    # The third-place match is played beside the final; a grand final's reset only if needed.
+    event = event_with(bots(8), format, **options)
+    services.event_start(event=event)
+    text = " ".join(re.sub(r"<[^>]+>", " ", page(olga.get(f"/organise/{event.pk}"))).split())
+    assert f" · {planned}" in text
+    if not planned.startswith("up to"):
+        assert "up to" not in text

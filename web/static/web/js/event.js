@@ -57,15 +57,19 @@ function number(value) {
 
 // --- the event and registration ------------------------------------------------------------
 
-function renderEvent(event) {
+// ``out``: the viewer is knocked out of an elimination event, and is no longer offered to
+// withdraw from it.
+function renderEvent(event, out = false) {
   const tc = event.time_control;
   const clock = tc ? `${tc.base_seconds % 60 ? `${tc.base_seconds} s` : `${tc.base_seconds / 60} min`}${tc.increment_seconds ? ` + ${tc.increment_seconds} s` : ""}` : "untimed";
   document.getElementById("event-meta").textContent =
     `${FORMATS[event.format] || event.format} · ${STATUS_TEXT[event.status] || event.status} · ` +
     `best of ${event.best_of} to ${event.target} · ${clock}${event.rated ? " · rated" : ""}`;
   const summary = [`${event.entries_count} player${event.entries_count === 1 ? "" : "s"}`];
-  // A double elimination's count includes the grand final's reset, played only if needed.
-  if (event.rounds_planned) summary.push(`${event.format === "double_elim" && event.bracket_reset ? "up to " : ""}${event.rounds_planned} round${event.rounds_planned === 1 ? "" : "s"}`);
+  // A double elimination's count (a double-elimination playoff's too) includes the grand
+  // final's reset, played only if needed.
+  const doubleElim = event.format === "double_elim" || (event.format === "two_stage" && event.playoff_format === "double_elim");
+  if (event.rounds_planned) summary.push(`${doubleElim && event.bracket_reset ? "up to " : ""}${event.rounds_planned} round${event.rounds_planned === 1 ? "" : "s"}`);
   const line = el("span", {}, summary.join(" · "));
   if (event.format === "arena") line.append(...arenaClock(event));
   if (event.champion) {
@@ -81,7 +85,7 @@ function renderEvent(event) {
     actions.push(el("a", { class: "button primary", href: `/login?next=${encodeURIComponent(window.location.pathname)}` }, "Sign in to register"));
   } else if (signedIn) {
     if (event.registration_open && !active) actions.push(command("register", "Register"));
-    if (active && event.status !== "finished" && event.status !== "cancelled") {
+    if (active && !out && event.status !== "finished" && event.status !== "cancelled") {
       actions.push(el("span", {}, entry.status === "checked_in" ? "You are checked in. " : "You are registered. "));
       const checkInOpen = event.check_in_opens_at && new Date(event.check_in_opens_at) <= new Date();
       if (entry.status === "registered" && event.status === "registration" && checkInOpen) {
@@ -192,7 +196,25 @@ function yourPairing(bracket, mine) {
     || null;
 }
 
-function renderYourMatch(event, bracket, live) {
+// Knocked out of an elimination event: none of the bracket's matches still to be played or
+// waiting for earlier results is theirs (a player still in always has one).
+function knockedOut(event, bracket) {
+  const entry = event.your_entry;
+  if (!entry || event.status !== "running") return false;
+  if (event.format !== "single_elim" && event.format !== "double_elim") return false;
+  return bracket.rounds.length > 0 && !yourPairing(bracket, entry.id);
+}
+
+// Where a knocked-out player finishes: the round reached and the place, shared with everyone
+// knocked out at the same stage ("5–8").
+function yourPlace(standings, entry) {
+  const row = standings.rows.find((r) => r.entry === entry);
+  if (!row) return null;
+  const shared = standings.rows.filter((r) => r.rank === row.rank).length;
+  return { reached: row.reached, place: shared > 1 ? `${row.rank}–${row.rank + shared - 1}` : String(row.rank) };
+}
+
+function renderYourMatch(event, bracket, standings, live) {
   const box = document.getElementById("your-match");
   const entry = event.your_entry;
   const active = entry && (entry.status === "registered" || entry.status === "checked_in");
@@ -203,7 +225,11 @@ function renderYourMatch(event, bracket, live) {
   }
   const p = yourPairing(bracket, entry.id);
   const lines = [el("h2", { id: "your-match-title" }, "Your match")];
-  if (!p) {
+  if (!p && knockedOut(event, bracket)) {
+    const where = yourPlace(standings, entry.id);
+    lines.push(el("p", {}, el("span", { class: "state" }, "You are out of the event."),
+      where ? ` Reached: ${where.reached}; place ${where.place}.` : ""));
+  } else if (!p) {
     lines.push(el("p", {}, el("span", { class: "state" }, "No match for you now."), " Your next one shows here when it is paired."));
   } else {
     const other = p.a && p.a.entry === entry.id ? p.b : p.a;
@@ -234,7 +260,7 @@ function renderYourMatch(event, bracket, live) {
     }
   }
   box.replaceChildren(...lines);
-  box.dataset.state = p ? p.match_status || "waiting" : "none";
+  box.dataset.state = p ? p.match_status || "waiting" : knockedOut(event, bracket) ? "out" : "none";
   box.hidden = false;
   startCountdowns();
 }
@@ -331,8 +357,8 @@ async function render(event, bracket, standings, shown = null) {
   const mine = event.your_entry ? event.your_entry.id : null;
   const live = await liveScores(bracket, mine);
   if (shown !== null && shown !== seq) return; // a newer message came meanwhile
-  renderEvent(event);
-  renderYourMatch(event, bracket, live);
+  renderEvent(event, knockedOut(event, bracket));
+  renderYourMatch(event, bracket, standings, live);
   if (bracket.rounds.length) {
     if (event.format === "single_elim" || event.format === "double_elim") renderBracket(bracket, live, mine);
     else if (event.format === "two_stage") renderTwoStage(bracket, live, mine);
