@@ -26,7 +26,7 @@ most that late); each delay is that moment minus ``starts_at``. Phase 1: p50/p95
 delays, against the same run's **baseline**, the median time the service takes to start one
 such event when the organiser presses Start (``POST /api/events/{id}/start``, measured on
 ``BASELINE`` events made for it): the clock can do no better than the start's own cost, and
-the sweep's period (beat's ``sweep-event-clock``) bounds what it adds. Phase 2: each delay
+the on-time pass's period (beat's ``event-clock-on-time``) bounds what it adds. Phase 2: each delay
 after beat's return. **Checks**: every event started exactly once (one ``start`` line in its
 audit log, one first round, two pairings), none before its time (``started_at`` >=
 ``starts_at``), none missed. Any failed check: printed, and the exit status is 1.
@@ -199,6 +199,7 @@ def main(argv: list[str]) -> int:
     if args.events < 2 or args.spread < 0 or args.outage < 0:
         parser.error("--events must be at least 2, --spread and --outage at least 0")
     RUN_DIR.mkdir(parents=True, exist_ok=True)
+    load = os.getloadavg()[0]
     configure(args.port)
     cluster = load_cluster()
     if cluster.running():
@@ -217,7 +218,8 @@ def main(argv: list[str]) -> int:
         from django.conf import settings
         from django.utils import timezone
 
-        period = float(settings.CELERY_BEAT_SCHEDULE["sweep-event-clock"]["schedule"])
+        period = float(settings.CELERY_BEAT_SCHEDULE["event-clock-on-time"]["schedule"])
+        sweep = float(settings.CELERY_BEAT_SCHEDULE["sweep-event-clock"]["schedule"])
         by_hand = baseline(cluster.HOST, cluster.PORT)
 
         # Phase 1: on time.
@@ -256,14 +258,15 @@ def main(argv: list[str]) -> int:
     hand = statistics.median(by_hand)
     print(
         f"scheduled starts: {cpus} cores; the cluster (gunicorn x2, 2 Celery workers, beat; "
-        f"the clock sweep every {period:g} s); Swiss events of 4 house bots"
+        f"the on-time pass every {period:g} s, the whole clock sweep every {sweep:g} s); "
+        f"Swiss events of 4 house bots; load {load:.1f} at the start"
     )
     print(f"baseline: a start by hand (POST .../start) median {hand:.2f} s over {BASELINE}")
     print(
         f"on time: {len(late)} of {len(on_time)} events started by themselves, their starts "
         f"over {args.spread:g} s; seconds after starts_at p50 {pct(late, 0.5):.2f} "
         f"p95 {pct(late, 0.95):.2f} max {max(late, default=float('nan')):.2f} "
-        f"(p50 {pct(late, 0.5) / hand:.1f} x the start by hand; the sweep's period {period:g} s)"
+        f"(p50 {pct(late, 0.5) / hand:.1f} x the start by hand; the pass's period {period:g} s)"
     )
     print(
         f"after an outage: beat down {args.outage:g} s past the last of {len(after_outage)} "
