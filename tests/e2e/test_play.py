@@ -59,6 +59,7 @@ def test_a_new_player_signs_up_plays_a_bot_through_a_deal_and_sees_the_score(
     expect(page).to_have_url(re.compile(r"/lobby$"))
     expect(page.get_by_text("Welcome, Newcomer!")).to_be_visible()
     page.screenshot(path=str(screenshots / "lobby.png"), full_page=True)
+    page.locator("#custom-game summary").click()  # the full form, behind "Custom game"
     page.get_by_label("Opponent").select_option(label="Greta (greedy)")
     page.get_by_label("5 min + 5 s").check()
     page.get_by_label("Game to").select_option("100")
@@ -307,6 +308,7 @@ def test_a_per_turn_limit_chosen_in_the_lobby_counts_down_beside_the_clock(
 ):
     sign_in(context, live, alice.user)
     page.goto("/lobby")
+    page.locator("#custom-game summary").click()
     page.get_by_label("Opponent").select_option(label="Greta (greedy)")
     page.get_by_label("5 min + 5 s").check()
     page.get_by_label("Per-turn limit (timed games)").select_option("30")
@@ -346,6 +348,7 @@ def test_two_people_a_challenge_from_the_lobby_accepted_each_sees_the_others_mov
 
         # Bob challenges Alice from his lobby (people are listed beside the bots) and waits.
         bob_page.goto("/lobby")
+        bob_page.locator("#custom-game summary").click()
         bob_page.get_by_label("Opponent").select_option(label="Alice")
         bob_page.get_by_label("5 min + 5 s").check()
         bob_page.get_by_role("button", name="Play").click()

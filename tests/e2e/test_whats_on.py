@@ -104,6 +104,7 @@ def test_the_lobby_groups_opponents_and_remembers_the_last_settings(
     ]
     with browsing(browser, live, alice.user, size) as page:
         page.goto("/lobby")
+        page.locator("#custom-game summary").click()  # the full form, behind "Custom game"
         opponent = page.get_by_label("Opponent")
         groups = opponent.locator("optgroup")
         expect(groups).to_have_count(4)
