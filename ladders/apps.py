@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from games.rating_hook import match_rating_source_set
+
 
 class LaddersConfig(AppConfig):
     """Ranked ladders and rating pools: Elo or Glicko-2, the matchmaking queue, leaderboards."""
@@ -7,16 +9,13 @@ class LaddersConfig(AppConfig):
     name = "ladders"
 
     def ready(self) -> None:
-        from games import rating_hook
         from games.signals import match_finished
         from ladders import receivers, selectors
 
         # Inside the transaction that finishes a match: its rating commits with its result.
         match_finished.connect(receivers.on_match_finished, dispatch_uid="ladders.rate")
         # The match API and the table read a match's rating change from here.
-        rating_hook.match_rating_source_set(
-            lambda match_id: selectors.match_rating(match_id=match_id)
-        )
+        match_rating_source_set(lambda match_id: selectors.match_rating(match_id=match_id))
         try:
             from tournaments import rating_hook
             from tournaments.signals import rated_match_finished

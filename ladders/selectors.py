@@ -268,6 +268,36 @@ def match_rating(*, match_id: int) -> dict[str, Any] | None:
     return {"pool": pool_brief(pool), "ratings": ratings}
 
 
+def ratings_at_table(*, match: Match) -> dict[str, Any] | None:
+    """What a table shows of a rated match: the pool, and each player's rating in seat order.
+
+    Until the match is rated, the players' ratings now (a newcomer's initial rating if they
+    have none yet); once it is, the ratings it left them with (``match_rating``'s ``after``),
+    whatever they played since. None for an unrated match.
+    """
+    rated = match_rating(match_id=match.pk)
+    if rated is None:
+        return None
+    if rated["ratings"] is not None:
+        players = [
+            {"rating": r["after"], "provisional": r["provisional"]} for r in rated["ratings"]
+        ]
+        return {"pool": rated["pool"], "players": players}
+    pool = Ladder.objects.get(pk=rated["pool"]["id"])
+    rows = {r.player_id: r for r in Rating.objects.filter(ladder=pool, player_id__in=match.players)}
+    fresh = pool.newcomer()
+    players = []
+    for player_id in match.players:
+        row = rows.get(player_id)
+        players.append(
+            {
+                "rating": _one_decimal(row.rating if row else fresh["rating"]),
+                "provisional": row.provisional if row else bool(fresh["provisional"]),
+            }
+        )
+    return {"pool": rated["pool"], "players": players}
+
+
 @dataclass(frozen=True)
 class QueueStatus:
     """Where a player stands with a ladder's queue."""

@@ -305,3 +305,49 @@ def score_charts(*, match: Match, games: list[Game]) -> list[dict[str, Any]]:
             }
         )
     return charts
+
+
+def match_rating_rows(*, match: Match, viewer: Player | None) -> dict[str, Any] | None:
+    """The match page's rating change: the pool, and once rated a row a player (the viewer's
+    own first, as "You"; the seats in order for anyone else) with before, after and the
+    signed change as shown ("+20", or a minus sign before it), and what "provisional" means
+    there. None for an unrated match; ``rows`` None until the pool has rated it.
+    """
+    rated = ladder_selectors.match_rating(match_id=match.pk)
+    if rated is None:
+        return None
+    pool = rated["pool"]
+    if pool["system"] == "glicko2":
+        meaning = (
+            "a new rating moves fast until it is sure enough: while its uncertainty is above "
+            f"±{round(pool['provisional_deviation'])}"
+        )
+    else:
+        meaning = (
+            f"a new rating moves fast for the first {pool['provisional_matches']} rated matches"
+        )
+    result: dict[str, Any] = {"pool": pool, "rows": None, "provisional": meaning}
+    if rated["ratings"] is None:
+        return result
+    names = {match.player_a_id: match.player_a.name, match.player_b_id: match.player_b.name}
+    rows = []
+    for r in rated["ratings"]:
+        change = r["change"]
+        amount = f"{abs(change):.1f}".removesuffix(".0")
+        rows.append(
+            {
+                **r,
+                "name": "You"
+                if viewer is not None and viewer.pk == r["player"]
+                else names[r["player"]],
+                "mine": viewer is not None and viewer.pk == r["player"],
+                "shown_before": round(r["before"]),
+                "shown_after": round(r["after"]),
+                "delta": f"+{amount}" if change > 0 else f"\u2212{amount}" if change < 0 else "±0",
+                "direction": "up" if change > 0 else "down" if change < 0 else "same",
+            }
+        )
+    rows.sort(key=lambda row: not row["mine"])  # stable: the seats in order otherwise
+    result["rows"] = rows
+    result["counted"] = all(r["counted"] for r in rows)
+    return result

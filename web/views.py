@@ -264,6 +264,8 @@ def _visible_match(request: HttpRequest, pk: int) -> Match:
 def table(request: HttpRequest, pk: int) -> HttpResponse:
     """The live table: the page is a shell, ``table.js`` polls the game view and plays.
 
+    A rated match's ratings (its pool, each seat's rating) go to the page for ``table.js``.
+
     A match played with real cards has no cards to show: its table is its score pad.
     """
     game = get_object_or_404(Game.objects.select_related("match"), pk=pk)
@@ -278,6 +280,8 @@ def table(request: HttpRequest, pk: int) -> HttpResponse:
         "me": me,
         "you": None if me is None else match.index_of(me.pk),
         "event": None if pairing is None else pairing.event,
+        # A rated match: each seat shows its rating; table.js shows the change at the end.
+        "ratings": ladder_selectors.ratings_at_table(match=match),
     }
     return render(request, "web/table.html", context)
 
@@ -316,7 +320,8 @@ def pad(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """A match: players, games and scores, the result, links to the table or the replay.
+    """A match: players, games and scores, the result, links to the table or the replay, and
+    for a rated match each player's rating before and after it.
 
     A tournament match waiting for its players offers them the "I am here" button.
     """
@@ -331,6 +336,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "charts": web_selectors.score_charts(match=match, games=games),
         "current": current,
         "pairing": pairing,
+        "rating": web_selectors.match_rating_rows(match=match, viewer=me),
         "playing": me is not None and match.index_of(me.pk) is not None,
         "can_show_up": (
             pairing is not None

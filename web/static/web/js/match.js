@@ -1,6 +1,7 @@
 // A match page: "I am here" tells a tournament that this player showed up (the time left to
 // do so counts down beside it); a challenger waits here for the challenged player's answer
-// and goes to the table once they accept.
+// and goes to the table once they accept; a finished rated match whose rating change is not
+// written yet shows it once it is.
 import { api, ApiError, flash, goTo } from "./api.js";
 import { startCountdowns } from "./countdown.js";
 
@@ -43,4 +44,21 @@ if (awaiting) {
     setTimeout(poll, 2000);
   };
   setTimeout(poll, 2000);
+}
+
+const pendingRating = document.querySelector("[data-pending]");
+if (pendingRating) {
+  let tries = 0;
+  const poll = async () => {
+    tries += 1;
+    try {
+      const { data } = await api(`/api/matches/${pendingRating.dataset.pending}`);
+      if (data.ratings) return window.location.reload(); // the page renders it
+    } catch {
+      // a dropped connection: ask again
+    }
+    if (tries < 40) setTimeout(poll, 1500);
+    return undefined;
+  };
+  setTimeout(poll, 1500);
 }

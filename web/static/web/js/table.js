@@ -18,6 +18,8 @@ const matchId = root.dataset.match;
 const you = root.dataset.you === "" ? null : Number(root.dataset.you);
 // The match's rule set (every option of the engine's RuleSet), for the score sheet's words.
 const rules = JSON.parse((document.getElementById("table-rules") || { textContent: "{}" }).textContent);
+// A rated match: {pool, players: [{rating, provisional}, ...]} in seat order (null: unrated).
+const seatRatings = JSON.parse((document.getElementById("table-ratings") || { textContent: "null" }).textContent);
 // A finger, not a mouse pointer: say "Tap".
 const touch = window.matchMedia("(pointer: coarse)").matches || window.matchMedia("(max-width: 40rem)").matches;
 
@@ -42,11 +44,19 @@ const state = {
   nextId: 1,
   presence: null, // [{connected, away_since}] per player
   lagMs: null,
+  ratingTries: 0, // fetches of the match since it finished without its rating change yet
+  ratingTimer: null,
+  queue: null, // after a ladder match: {ladder, timer} while waiting in its queue again
 };
 const RETRY_MAX_MS = 15000;
 // A socket error's code as the HTTP status the REST API answers it with.
 const SOCKET_STATUS = { not_a_player: 403, not_authenticated: 401, invalid: 400, throttled: 429 };
 const MOVE_TIMEOUT_MS = 8000;
+// A rated match's rating change is written with its result; if that failed, the ladders'
+// sweep writes it within a second or two: ask again until it is there (or give up quietly).
+const RATING_RETRY_MS = 1500;
+const RATING_TRIES = 40;
+const QUEUE_POLL_MS = 1500;
 
 const ACTIONS = {
   take_upcard: { key: "u", label: (v) => `Take the upcard ${cardText(pileTop(v))}` },
@@ -182,11 +192,44 @@ async function gameOver() {
   } catch {
     state.match = null;
   }
-  renderResult();
+  if (state.match && state.match.ratings) renderRatings();
+  else renderResult();
   const match = state.match;
   if (match && match.status !== "active" && $("resign-box")) $("resign-box").remove();
+  awaitRating(match);
   // Nothing at this table changes any more: stop polling unless the next game is not dealt yet.
   if (match && (match.status !== "active" || match.current_game)) state.stopped = true;
+}
+
+// A finished rated match whose rating change is not written yet: fetch the match again until
+// it is, then show it (the result panel and the seats), without a reload.
+function awaitRating(match) {
+  clearTimeout(state.ratingTimer);
+  if (!match || match.status !== "finished" || !match.rating_pool || match.ratings) return;
+  if (state.ratingTries >= RATING_TRIES) return;
+  state.ratingTries += 1;
+  state.ratingTimer = setTimeout(async () => {
+    try {
+      const { data } = await api(`/api/matches/${matchId}`);
+      state.match = data;
+      if (data.ratings) renderRatings();
+    } catch {
+      // the next try, or the page's next view, brings it
+    }
+    awaitRating(state.match);
+  }, RATING_RETRY_MS);
+}
+
+// The seats' ratings once the match is rated: what it left each player with.
+function renderRatings() {
+  const match = state.match;
+  if (seatRatings && match && match.ratings) {
+    match.ratings.forEach((r, i) => {
+      seatRatings.players[i] = { rating: r.after, provisional: r.provisional };
+    });
+  }
+  render();
+  renderResult();
 }
 
 // --- the socket --------------------------------------------------------------------------
@@ -491,6 +534,7 @@ function seat(view, index, hands) {
     { class: "seat-head" },
     el("h2", { class: "seat-name" }, isYou ? `${player.name} (you)` : player.name,
       kindTag(player),
+      ratingTag(index),
       deal && deal.dealer === index ? el("span", { class: "tag dealer", title: "Dealer" }, "dealer") : null),
     clockNode(view, index),
     el("p", { class: "score" },
@@ -514,6 +558,16 @@ function seat(view, index, hands) {
     }
   }
   return parts;
+}
+
+// A seat's rating in the match's pool ("1520", "1500?" while provisional).
+function ratingTag(index) {
+  const seatRating = seatRatings && seatRatings.players[index];
+  if (!seatRating) return null;
+  const value = Math.round(seatRating.rating);
+  const title = `${seatRatings.pool.name} rating${seatRating.provisional ? ", provisional" : ""}`;
+  return el("span", { class: "seat-rating", title, "data-rating": String(value) },
+    el("span", { class: "sr-only" }, "rating "), `${value}${seatRating.provisional ? "?" : ""}`);
 }
 
 function clockNode(view, index) {
@@ -809,6 +863,8 @@ function renderResult() {
       const winnerIndex = match.winner.id === match.player_a.id ? 0 : 1;
       const how = match.end_reason && match.end_reason !== "games" ? ` (${reasonText(match.end_reason)})` : "";
       rows.push(el("p", { class: "match-result" }, resultSentence(view, winnerIndex, won, "match", "–", how)));
+      const rating = ratingBlock(view, match);
+      if (rating) rows.push(rating);
       rows.push(afterMatch(match));
     } else if (match.current_game && String(match.current_game) !== String(gameId)) {
       rows.push(el("p", {}, `Games: ${scoreLine(view, won)}. `,
@@ -905,14 +961,72 @@ function pointsWorking(o) {
   return `${text} points.`;
 }
 
-// What to do once the match is over: a rematch of a challenge, back to the event of a
-// tournament match, the replay.
+// What a rated match did to each rating, the viewer's first: "You: 1500 → 1520 (+20)",
+// with what "provisional" means; "Rating: being worked out…" until it is written.
+function ratingBlock(view, match) {
+  const pool = match.rating_pool;
+  if (!pool) return null;
+  const box = el("div", { class: "rating-change", id: "rating-change" });
+  if (!match.ratings) {
+    box.append(el("p", { class: "meta" }, `${pool.name} rating: being worked out…`));
+    return box;
+  }
+  box.append(el("h3", {}, `${pool.name} rating`));
+  const list = el("ul", { class: "rating-rows" });
+  for (const i of ordered(view)) {
+    const r = match.ratings[i];
+    const sign = r.change > 0 ? "+" : r.change < 0 ? "−" : "±";
+    const amount = `${sign}${Math.abs(r.change).toFixed(r.change % 1 ? 1 : 0)}`;
+    list.append(el("li", { class: `rating-row ${r.change > 0 ? "up" : r.change < 0 ? "down" : "same"}`, "data-player": String(r.player) },
+      el("span", { class: "rating-who" }, i === you ? "You" : who(view, i)), " ",
+      el("span", { class: "rating-numbers" }, `${Math.round(r.before)} → ${Math.round(r.after)}`), " ",
+      el("strong", { class: "rating-delta" }, `(${amount})`),
+      r.provisional ? " " : null,
+      r.provisional ? el("span", { class: "tag", title: "provisional rating" }, "provisional") : null));
+  }
+  box.append(list);
+  const notes = [];
+  if (match.ratings.some((r) => !r.counted)) {
+    notes.push("This match did not count for the ratings (the same two players too often, a person and their own bot, or resigned before any play): nothing changed.");
+  }
+  const provisional = ordered(view).filter((i) => match.ratings[i].provisional);
+  if (provisional.length) notes.push(provisionalNote(view, match, provisional));
+  for (const note of notes) box.append(el("p", { class: "meta rating-note" }, note));
+  return box;
+}
+
+// What "provisional" means in this pool, with each provisional player's progress.
+function provisionalNote(view, match, indices) {
+  const pool = match.rating_pool;
+  if (pool.system === "glicko2") {
+    const parts = indices.map((i) => `${i === you ? "yours" : `${who(view, i)}'s`} ±${Math.round(match.ratings[i].deviation)}`);
+    return `Provisional: a new rating moves fast until it is sure enough, while its uncertainty is above ±${Math.round(pool.provisional_deviation)} (${parts.join(", ")}).`;
+  }
+  const parts = indices.map((i) => `${i === you ? "you have played" : `${who(view, i)} has played`} ${match.ratings[i].rated_matches}`);
+  return `Provisional: a new rating moves fast for the first ${pool.provisional_matches} rated matches (${parts.join(", ")}).`;
+}
+
+// What to do once the match is over: a rematch of a challenge, another ladder match (the
+// same ladder's queue, or a new opponent), back to the event of a tournament match, the
+// replay.
 function afterMatch(match) {
   const links = el("p", { class: "after-match" });
   if (you !== null && match.source === "challenge") {
     const button = el("button", { type: "button", class: "button primary", id: "rematch" }, "Rematch");
     button.addEventListener("click", () => rematch(match, button));
     links.append(button, " ");
+  }
+  if (you !== null && match.source === "ladder" && match.rating_pool && match.rating_pool.kind === "ladder") {
+    if (state.queue) {
+      links.append(queueNote(match), " ");
+    } else {
+      const again = el("button", { type: "button", class: "button primary", id: "play-again" }, "Play again");
+      const other = el("button", { type: "button", class: "button", id: "new-opponent",
+        title: "Join the queue again, never to be paired with this opponent while you wait" }, "New opponent");
+      again.addEventListener("click", () => queueAgain(match, false, [again, other]));
+      other.addEventListener("click", () => queueAgain(match, true, [again, other]));
+      links.append(again, " ", other, " ");
+    }
   }
   if (root.dataset.eventUrl) {
     links.append(el("a", { href: root.dataset.eventUrl, class: "button primary", id: "back-to-event" }, "Back to the event"), " ");
@@ -942,6 +1056,70 @@ async function rematch(match, button) {
     button.disabled = false;
     flash(flashBox, error instanceof ApiError ? `No rematch: ${error.detail}` : "No rematch: the connection failed.", { ms: 12000 });
   }
+}
+
+// "Play again" and "New opponent": back in the same ladder's queue; the table of the next
+// match opens once the matchmaker pairs you (the queue's status, asked every 1.5 s).
+async function queueAgain(match, newOpponent, buttons) {
+  for (const button of buttons) button.disabled = true;
+  const ladder = match.rating_pool;
+  try {
+    await api(`/api/ladders/${ladder.id}/queue`, { method: "POST", body: newOpponent ? { new_opponent: true } : {} });
+  } catch (error) {
+    if (!(error instanceof ApiError && error.code === "already_queued")) {
+      for (const button of buttons) button.disabled = false;
+      flash(flashBox, error instanceof ApiError ? `Not queued: ${error.detail}` : "Not queued: the connection failed.", { ms: 12000 });
+      return;
+    }
+  }
+  state.queue = { ladder: ladder.id, name: ladder.name, newOpponent, timer: null };
+  renderResult();
+  watchQueue();
+}
+
+function queueNote() {
+  const queue = state.queue;
+  const leave = el("button", { type: "button", class: "button", id: "leave-queue" }, "Leave the queue");
+  leave.addEventListener("click", leaveQueue);
+  return el("span", { class: "queue-note", id: "queue-note", role: "status" },
+    `Waiting for ${queue.newOpponent ? "a new opponent" : "an opponent"} in ${queue.name}… `, leave);
+}
+
+async function watchQueue() {
+  const queue = state.queue;
+  if (!queue) return;
+  try {
+    const { data } = await api(`/api/ladders/${queue.ladder}/queue`);
+    if (data.status === "paired" && data.match && data.match.current_game) {
+      goTo(`/games/${data.match.current_game}`);
+      return;
+    }
+    if (data.status === "idle") {
+      state.queue = null; // left elsewhere (another tab, the lobby)
+      renderResult();
+      return;
+    }
+  } catch {
+    // asked again below
+  }
+  queue.timer = setTimeout(watchQueue, QUEUE_POLL_MS);
+}
+
+async function leaveQueue() {
+  const queue = state.queue;
+  if (!queue) return;
+  clearTimeout(queue.timer);
+  try {
+    await api(`/api/ladders/${queue.ladder}/queue`, { method: "DELETE" });
+  } catch (error) {
+    if (error instanceof ApiError && error.body && error.body.match) {
+      flash(flashBox, `You were already paired: ${error.detail}`, { ms: 12000 });
+      queue.timer = setTimeout(watchQueue, 0);
+      return;
+    }
+  }
+  state.queue = null;
+  renderResult();
 }
 
 function reasonText(reason) {
