@@ -6,6 +6,8 @@ import pytest
 
 from games import services as play
 from games.models import Game, Match
+from ladders import services as ladders
+from ladders.models import QueueEntry
 from tests.factories import BotFactory, PlayerFactory
 from tests.tournaments import decide, event_with, pairing
 from tournaments import services as events
@@ -127,3 +129,16 @@ def test_other_players_and_matches_at_a_table_are_not_held_back(
     assert pairing(at_tables, "R1.1").match.venue == Match.Venue.TABLE
     match = play.challenge_create(challenger=charlie, opponent=greta)
     assert match.status == Match.Status.ACTIVE
+
+
+def test_joining_a_ladder_while_your_tournament_match_is_ready_is_a_409_too(
+    alice_client, alice, final
+):
+    ladder = ladders.ladder_create(name="Quick ladder", best_of=1, target=100)
+    ready = pairing(final, "R1.1").match
+    response = alice_client.post(f"/api/ladders/{ladder.pk}/queue")
+    assert response.status_code == 409, response.content
+    body = response.json()
+    assert (body["code"], body["match"]) == ("match_in_progress", ready.pk)
+    assert body["detail"].startswith(f"you have a match in progress (match {ready.pk},")
+    assert not QueueEntry.objects.exists()
