@@ -411,8 +411,14 @@ def event_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    """Ladder leaderboards (``leaderboard.js`` pages through the API)."""
-    return render(request, "web/leaderboard.html", {"me": _me(request)})
+    """Ladder leaderboards (``leaderboard.js`` pages through the API), with the reader's own
+    rank or progress toward one in the ladders they have a rating in."""
+    me = _me(request)
+    mine = (
+        [] if me is None else Rating.objects.filter(player=me).values_list("ladder_id", flat=True)
+    )
+    context = {"me": me, "my_ladders": " ".join(str(pk) for pk in sorted(mine))}
+    return render(request, "web/leaderboard.html", context)
 
 
 def _may_invite(request: HttpRequest) -> bool:

@@ -16,6 +16,7 @@ from games.models import Game, Match
 from ladders import services
 from tests.e2e.helpers import sign_in
 from tests.factories import PlayerFactory
+from tests.ladders import play_ladder_match
 from tests.play import active_game, play_out
 
 MINUS = "\u2212"  # a rating change reads +20, or 20 after a minus sign
@@ -173,3 +174,41 @@ def test_play_again_and_new_opponent_queue_for_the_same_ladder(browser, live, al
         assert {again.player_a, again.player_b} == {alice, bob}
         assert again.source == Match.Source.LADDER
         expect(page.locator("#seat-top .seat-name")).to_contain_text("Bob")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_leaderboard_says_what_it_takes_and_where_the_reader_stands(
+    browser, live, alice, bob, screenshots, size
+):
+    ladder = services.ladder_create(
+        name="Club ladder", best_of=1, base_seconds=None, leaderboard_min_matches=3
+    )
+    play_ladder_match(ladder, alice, bob)
+    with browsing(browser, live, alice.user, size) as page:
+        page.goto("/leaderboard")
+        expect(page.locator("#board-summary")).to_have_text(
+            "Club ladder: nobody is ranked yet: a player is ranked after 3 rated matches, "
+            "one of them in the last 30 days."
+        )
+        expect(page.locator("#board-you")).to_have_text(
+            "You have played 1 of the 3 rated matches needed to be ranked: 2 more to go "
+            "(rating 1520, provisional)."
+        )
+        fits_the_width(page)
+        play_ladder_match(ladder, alice, bob)
+        play_ladder_match(ladder, bob, alice)
+        page.reload()
+        expect(page.locator("#board-summary")).to_contain_text("Club ladder: 2 ranked players")
+        you = page.locator("#board-you")
+        expect(you).to_have_text(re.compile(r"^You are ranked (1st|2nd) with \d+, provisional"))
+        expect(page.locator("#board tr.me")).to_contain_text("Alice")
+        fits_the_width(page)
+        page.screenshot(path=str(screenshots / f"leaderboard-you-{size}.png"), full_page=True)
+
+
+def test_a_reader_without_a_rating_is_told_how_to_get_ranked(browser, live, alice, ladder):
+    with browsing(browser, live, alice.user, "desktop") as page:
+        page.goto("/leaderboard")
+        expect(page.locator("#board-you")).to_have_text(
+            "You have no rating in Quick ladder yet: play 10 rated matches to be ranked."
+        )

@@ -1,4 +1,6 @@
-// Ladder leaderboards: pick a ladder, filter, page through GET /api/ladders/{id}/leaderboard.
+// Ladder leaderboards: pick a ladder, filter, page through GET /api/ladders/{id}/leaderboard;
+// what it takes to be ranked, and the reader's own rank or progress toward one
+// (GET /api/ladders/{id}/ratings/{me}, asked only of the ladders they have a rating in).
 import { api, ApiError, el, flash, kindTag } from "./api.js";
 
 const params = new URLSearchParams(window.location.search);
@@ -12,6 +14,64 @@ kind.value = params.get("kind") || "";
 hide.checked = params.get("hide_provisional") === "true";
 let page = Number(params.get("page")) || 1;
 const systems = new Map(); // ladder id -> its rating system ("elo", "glicko2")
+const rules = new Map(); // ladder id -> {min_matches, active_days}: who is ranked
+const pageRoot = document.getElementById("leaderboard-page");
+const me = pageRoot.dataset.me || null;
+const myLadders = new Set((pageRoot.dataset.myLadders || "").split(" ").filter(Boolean));
+const youBox = document.getElementById("board-you");
+
+// "1 rated match", "10 rated matches"; "1 day", "30 days".
+function plural(n, word) {
+  if (n === 1) return `${n} ${word}`;
+  return `${n} ${word}${/(ch|sh|s|x)$/.test(word) ? "es" : "s"}`;
+}
+
+function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${suffix}`;
+}
+
+// "A player is ranked after 10 rated matches, one of them in the last 30 days."
+function rankedAfter(ladderId) {
+  const rule = rules.get(ladderId);
+  if (!rule) return "players need enough rated matches";
+  return `a player is ranked after ${plural(rule.min_matches, "rated match")}, ` +
+    `${rule.min_matches === 1 ? "played" : "one of them"} in the last ${plural(rule.active_days, "day")}`;
+}
+
+// The reader's own place: their rank, or how far they are from one.
+async function showYou(ladderId, name) {
+  youBox.hidden = true;
+  if (!me) return;
+  const rule = rules.get(ladderId) || { min_matches: 0, active_days: 0 };
+  if (!myLadders.has(ladderId)) {
+    youBox.textContent = `You have no rating in ${name} yet: play ${plural(rule.min_matches, "rated match")} to be ranked.`;
+    youBox.hidden = false;
+    return;
+  }
+  let mine;
+  try {
+    ({ data: mine } = await api(`/api/ladders/${ladderId}/ratings/${me}`));
+  } catch {
+    return;
+  }
+  if (select.value !== ladderId) return; // another ladder was chosen meanwhile
+  const rating = `${Math.round(mine.rating)}${mine.provisional ? ", provisional" : ""}`;
+  let text;
+  if (mine.rank) {
+    text = `You are ranked ${ordinal(mine.rank)} with ${rating} (${plural(mine.matches_played, "rated match")}).`;
+  } else if (mine.matches_played < rule.min_matches) {
+    const left = rule.min_matches - mine.matches_played;
+    text = `You have played ${mine.matches_played} of the ${plural(rule.min_matches, "rated match")} ` +
+      `needed to be ranked: ${left} more to go (rating ${rating}).`;
+  } else {
+    text = `You are not ranked: your last rated match is more than ${plural(rule.active_days, "day")} ago ` +
+      `(rating ${rating}). One more puts you back.`;
+  }
+  youBox.textContent = text;
+  youBox.hidden = false;
+}
 
 function query() {
   const q = new URLSearchParams({ page: String(page) });
@@ -44,9 +104,10 @@ async function load() {
   // Glicko-2 ladders: each rating with its deviation (the API's, as of now).
   const glicko = systems.get(select.value) === "glicko2";
   summary.textContent = board.count
-    ? `${ladder}: ${board.count} ranked player${board.count === 1 ? "" : "s"}, page ${board.page}.`
-    : `${ladder}: nobody is ranked yet (players need enough rated matches).`;
-  const rows = board.results.map((r) => el("tr", {},
+    ? `${ladder}: ${board.count} ranked player${board.count === 1 ? "" : "s"}, page ${board.page}; ${rankedAfter(select.value)}.`
+    : `${ladder}: nobody is ranked yet: ${rankedAfter(select.value)}.`;
+  showYou(select.value, ladder);
+  const rows = board.results.map((r) => el("tr", { class: me && String(r.player.id) === me ? "me" : null, "aria-current": me && String(r.player.id) === me ? "true" : null },
     el("td", { class: "num" }, String(r.rank)),
     el("td", {}, el("a", { href: `/players/${r.player.id}` }, r.player.name),
       kindTag(r.player)),
@@ -83,6 +144,7 @@ async function start() {
     return;
   }
   for (const ladder of ladders) systems.set(String(ladder.id), ladder.rating_settings?.system);
+  for (const ladder of ladders) rules.set(String(ladder.id), ladder.leaderboard);
   for (const ladder of ladders) select.append(el("option", { value: String(ladder.id) }, ladder.name));
   if (params.get("ladder")) select.value = params.get("ladder");
   for (const control of [select, kind, hide]) {
