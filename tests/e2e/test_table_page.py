@@ -324,6 +324,38 @@ def test_when_the_match_ends_at_the_table_resign_goes_and_a_rematch_starts(
         expect(page.locator("#seat-bottom .hand .card")).to_have_count(10)
 
 
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_an_organisers_decision_is_said_once_and_nobody_forfeited(
+    browser, live, alice, bob, screenshots, size
+):
+    """An organiser decides a tournament match in play for Alice: Bob's table says so once,
+    with the reason, says of no one that they forfeited or ran out of time, and doubles no
+    hand points for a game in which nobody won a hand."""
+    from tournaments import services as tournaments
+
+    event = open_event("Cup decided", [alice, bob])
+    tournaments.event_start(event=event)
+    pairing = event.pairings.get(key="R1.1")
+    tournaments.pairing_override(pairing=pairing, winner=alice, reason="Bob left in time")
+    game = Game.objects.get(match=pairing.match)
+    with browsing(browser, live, bob.user, size) as page:
+        page.goto(f"/games/{game.pk}")
+        result = page.locator("#result")
+        expect(result.locator(".decided")).to_have_text(
+            "Decided by an organiser: Bob left in time."
+        )
+        expect(result.locator(".winner")).to_have_text("You lose the game 0 to 100.")
+        expect(result.locator(".match-result")).to_have_text(f"You lose the match 0{DASH}1.")
+        text = result.inner_text()
+        assert text.lower().count("decided by an organiser") == 1, text
+        assert "forfeited" not in text and "ran out of time" not in text
+        expect(result.locator(".score-sheet tr", has_text="Shutout")).to_have_count(0)
+        expect(page.locator("[data-clock].flagged")).to_have_count(0)
+        page.screenshot(
+            path=str(screenshots / f"table-organiser-decided-{size}.png"), full_page=True
+        )
+
+
 def test_after_the_demo_a_newcomer_joins_its_ladder_and_plays_a_bot_at_once(
     browser, live, alice, screenshots
 ):

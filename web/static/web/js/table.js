@@ -51,6 +51,8 @@ const state = {
 const RETRY_MAX_MS = 15000;
 // A socket error's code as the HTTP status the REST API answers it with.
 const SOCKET_STATUS = { not_a_player: 403, not_authenticated: 401, invalid: 400, throttled: 429 };
+// A game an organiser decided ends as a forfeit whose reason begins with these words.
+const ORGANISER = /^decided by an organiser:?\s*/i;
 const MOVE_TIMEOUT_MS = 8000;
 // A rated match's rating change is written with its result; if that failed, the ladders'
 // sweep writes it within a second or two: ask again until it is there (or give up quietly).
@@ -770,7 +772,7 @@ function renderClocks() {
 
 function lostOnTime(view, index) {
   const result = (view.results || [])[view.results.length - 1];
-  return Boolean(result && result.termination === "forfeit" && result.winner !== index && /time/.test(result.reason || ""));
+  return Boolean(result && result.termination === "forfeit" && result.winner !== index && /time/.test(result.reason || "") && !byOrganiser(result));
 }
 
 function outcomeSentence(view, outcome) {
@@ -833,6 +835,11 @@ function renderReveal(view) {
   box.hidden = false;
 }
 
+// A game an organiser decided: a forfeit whose reason begins with ORGANISER's words.
+function byOrganiser(result) {
+  return result.termination === "forfeit" && ORGANISER.test(result.reason || "");
+}
+
 function renderResult() {
   const view = state.view;
   const box = $("result");
@@ -844,7 +851,11 @@ function renderResult() {
   const result = results[results.length - 1];
   const rows = [el("h2", {}, `Game ${view.number + 1} is over`)];
   if (result) {
-    if (result.termination === "forfeit") {
+    if (byOrganiser(result)) {
+      // Nobody forfeited: an organiser decided, for the reason they gave.
+      const why = result.reason.replace(ORGANISER, "");
+      rows.push(el("p", { class: "timeout decided" }, `Decided by an organiser${why ? `: ${why}` : ""}.`));
+    } else if (result.termination === "forfeit") {
       const loser = 1 - result.winner;
       const onTime = /time/.test(result.reason || "");
       const forTurn = /for the turn/.test(result.reason || "");
@@ -861,7 +872,9 @@ function renderResult() {
     const won = match.games_won;
     if (match.status === "finished" && match.winner) {
       const winnerIndex = match.winner.id === match.player_a.id ? 0 : 1;
-      const how = match.end_reason && match.end_reason !== "games" ? ` (${reasonText(match.end_reason)})` : "";
+      // How it ended, unless the game's line above has just said it was an organiser's decision.
+      const saidAbove = match.end_reason === "admin" && result && byOrganiser(result);
+      const how = match.end_reason && match.end_reason !== "games" && !saidAbove ? ` (${reasonText(match.end_reason)})` : "";
       rows.push(el("p", { class: "match-result" }, resultSentence(view, winnerIndex, won, "match", "–", how)));
       const rating = ratingBlock(view, match);
       if (rating) rows.push(rating);
@@ -917,7 +930,7 @@ function scoreSheet(view, result, caption) {
     row("Hands won", (i) => String(result.hands_won[i])),
     row("Hand points: the points of the hands won", (i) => String(base[i])),
   ];
-  if (doubledPoints) {
+  if (doubledPoints && base[winner] > 0) { // no hand won at all (a forfeit): nothing doubled
     rowsOut.push(row("Shutout: the loser won no hand, the winner's hand points are doubled", (i) => (i === winner ? `+${base[i]}` : "—")));
   }
   rowsOut.push(
