@@ -4,7 +4,8 @@ What goes: the user row (username, e-mail, password hash, last sign-in) with the
 of it; every web session and API token of the user; the API tokens of the external bots they
 own (the bots stay, with their matches and ratings, but cannot play until nobody can); their
 failed sign-in records (django-axes keeps a username and an address); their place in a ladder
-queue; their open challenges (withdrawn, or declined).
+queue; their open challenges (withdrawn, or declined); the e-mails about their events (each
+greets them by name).
 
 What stays: the player row, renamed ``deleted-<id>`` (no one may register that name) with
 no description and no user, marked ``deleted_at``; their matches, games, deals, event
@@ -27,7 +28,7 @@ from django.db.models import Q
 from django.utils import timezone
 from knox.models import AuthToken
 
-from accounts.models import Player
+from accounts.models import Mail, Player
 from accounts.services import sign_out_everywhere
 from config.errors import ServiceError
 from config.sockets import sockets_sign_out
@@ -101,6 +102,7 @@ def account_delete(*, user: AbstractBaseUser) -> Player | None:
             _refuse_if_busy(player)
             _drop_challenges(player)
             QueueEntry.objects.filter(player=player).delete()
+            Mail.objects.filter(player=player).delete()
             AuthToken.objects.filter(user__player__owner=player).delete()
             for bot_user in Player.objects.filter(owner=player).values_list("user_id", flat=True):
                 if bot_user is not None:  # their tokens are gone: so are their sockets

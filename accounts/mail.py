@@ -169,7 +169,7 @@ def mail_deliver(*, mail_id: int, now: datetime | None = None) -> bool:
     now = now or timezone.now()
     with transaction.atomic():
         mail = (
-            Mail.objects.select_for_update()
+            Mail.objects.select_for_update(of=("self",))  # the mail's row, not its player's
             .select_related("player__user")
             .filter(pk=mail_id, status=Mail.Status.QUEUED)
             .first()

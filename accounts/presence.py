@@ -19,6 +19,7 @@ import threading
 import time
 from functools import cache
 
+import redis
 from django.conf import settings
 
 #: Seconds an entry lives without a refresh.
@@ -51,8 +52,6 @@ class _Memory:
 
 class _Redis:
     def __init__(self, url: str) -> None:
-        import redis
-
         self.client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
 
     def join(self, key: str, name: str, now: float) -> None:

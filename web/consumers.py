@@ -127,18 +127,22 @@ class MeConsumer(JsonSocket):
         self.group = player_group(self.player.pk)
         await group_join(self.channel_layer, self.group, self.channel_name)
         await self.accept()
-        await self._send_summary()
+        await self._site_join()
         self.present = asyncio.create_task(self._on_site())
+        await self._send_summary()
+
+    async def _site_join(self) -> None:
+        try:
+            await asyncio.to_thread(site_join, self.player.pk, self.channel_name)
+        except Exception:  # Redis away: they get an e-mail too, no harm
+            logger.debug("joining the site presence failed", exc_info=True)
 
     async def _on_site(self) -> None:
         """Keep the player counted as on the site (``accounts.presence``) while this socket
         is open: their match-ready news reaches them here, not by e-mail."""
         while True:
-            try:
-                await asyncio.to_thread(site_join, self.player.pk, self.channel_name)
-            except Exception:  # Redis away: they get an e-mail too, no harm
-                logger.debug("refreshing the site presence failed", exc_info=True)
             await asyncio.sleep(REFRESH_SECONDS)
+            await self._site_join()
 
     async def disconnect(self, code):
         if getattr(self, "present", None) is not None:

@@ -12,16 +12,18 @@ from unittest import mock
 from urllib.parse import urlsplit
 
 import pytest
+from channels.db import database_sync_to_async
 from django.core import mail as outbox
 from django.core import signing
 from django.test import Client
 from django.utils import timezone
 
-from accounts import mail, presence
+from accounts import deletion, mail, presence
 from accounts.models import Mail, Player
 from accounts.services import guest_create
 from games.models import Match
 from tests.factories import BotFactory, PlayerFactory
+from tests.live import Socket, fresh_layer, run, token_for
 from tests.tournaments import QUICK, event_with, pairing
 from tournaments import services
 from tournaments.models import Event
@@ -405,3 +407,42 @@ def test_a_player_is_on_the_site_while_a_socket_of_theirs_lives():
     presence.site_join(7, "tab-3")  # its web process dies: no leave, no refresh
     with mock.patch("accounts.presence.time.time", return_value=time.time() + presence.TTL + 1):
         assert not presence.on_site(7)
+
+
+def test_a_mail_whose_task_was_lost_is_queued_again_once_per_retry_period():
+    alice = person("alice", "alice@example.org")
+    cup([alice])
+    reminders.event_reminders_queue(now=soon(91))  # queued; its task lost (never committed)
+    created = Mail.objects.get(player=alice).created_at
+    assert mail.mails_retry(now=created + timedelta(minutes=1)) == []
+    later = created + mail.RETRY_AFTER + timedelta(seconds=1)
+    assert len(mail.mails_retry(now=later)) == 1
+    # The next passes leave it to the task just queued, until that one is overdue too.
+    assert mail.mails_retry(now=later + timedelta(seconds=15)) == []
+    assert len(mail.mails_retry(now=later + mail.RETRY_AFTER)) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_players_own_socket_counts_them_on_the_site_while_it_is_open():
+    fresh_layer()
+    alice = person("alice", "alice@example.org")
+
+    async def scenario():
+        token = await database_sync_to_async(token_for)(alice)
+        socket = await Socket.open("/ws/me", token=token)
+        await socket.receive("summary")
+        assert presence.on_site(alice.pk)
+        await socket.close()
+        assert not presence.on_site(alice.pk)
+
+    run(scenario)
+
+
+def test_deleting_the_account_deletes_the_mails_about_its_events(run_on_commit):
+    alice = person("alice", "alice@example.org")
+    event = cup([alice])
+    run_on_commit(schedule.clock_sweep, now=soon(91))
+    assert Mail.objects.filter(player=alice).exists()
+    services.entry_withdraw(entry=event.entries.get(player=alice))
+    deletion.account_delete(user=alice.user)
+    assert not Mail.objects.filter(player=alice).exists()
