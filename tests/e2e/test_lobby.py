@@ -128,7 +128,7 @@ def test_one_tap_plays_the_computer_and_a_card_is_played(sized, live, alice, hou
 
 
 def test_a_ladders_refusal_shows_the_servers_detail_and_the_way_to_the_match(
-    sized, live, alice, house
+    sized, live, alice, house, screenshots
 ):
     size, context, page = sized
     ladder = ladder_services.ladder_create(name="Quick ladder", best_of=1, target=100)
@@ -157,6 +157,7 @@ def test_a_ladders_refusal_shows_the_servers_detail_and_the_way_to_the_match(
     go = flash.get_by_role("link", name="Go to your match")
     expect(go).to_have_attribute("href", f"/matches/{busy.pk}")
     fits(page, size)
+    page.screenshot(path=str(screenshots / f"lobby-ranked-refused-{size}.png"), full_page=True)
 
     # Alice runs a bot of her own: the bot ladder is shown to her, played through it.
     bot_register(owner=alice, name="Alice's bot")
