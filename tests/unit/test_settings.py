@@ -150,6 +150,25 @@ def test_a_bad_e_mail_port_stops_start_up(tmp_path):
     assert "EMAIL_PORT='smtp' is not an integer" in result.stderr
 
 
+SITE_URL = "from django.conf import settings as s; print(s.SITE_URL)"
+
+
+def test_the_site_url_for_e_mail_links_defaults_to_the_first_host_over_https(tmp_path):
+    production = {**PRODUCTION, "ALLOWED_HOSTS": ".example.org,rummy.example.org"}
+    result = manage("shell", "--no-imports", "-c", SITE_URL, tmp_path=tmp_path, **production)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "https://rummy.example.org"
+    given = {**PRODUCTION, "SITE_URL": "https://cards.example.org:8443/"}
+    result = manage("shell", "--no-imports", "-c", SITE_URL, tmp_path=tmp_path, **given)
+    assert result.stdout.strip() == "https://cards.example.org:8443"
+
+
+def test_a_site_url_without_http_or_https_stops_start_up(tmp_path):
+    result = manage("check", tmp_path=tmp_path, DEBUG="1", SITE_URL="rummy.example.org")
+    assert result.returncode != 0
+    assert "SITE_URL must be the site's address with http:// or https://" in result.stderr
+
+
 def test_the_redis_channel_layer_outwaits_its_own_blocking_receive(tmp_path):
     # A consumer's receive blocks in BZPOPMIN for the layer's brpop_timeout; a read timeout
     # no longer than that ends the wait with an error, and the consumer and its socket die.
