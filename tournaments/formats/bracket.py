@@ -317,11 +317,31 @@ def rounds_count(bracket: Bracket) -> int:
     double elimination counts the longest road, through the losers bracket to the grand
     final and its reset (7 for 8 players: 6 without the reset). Not the number of
     :class:`RoundSpec` columns, which counts the third-place match and each section apart.
+
+    Byes count no round: a match that can never have two players (a seed above the field,
+    the loser of a walkover) is passed at once, and whoever waits for it plays on as soon
+    as the other match that feeds them is played. So a double elimination of 5 has 6
+    rounds with the reset, not 7: seeds 2 and 3 meet in the first round, beside seeds 4
+    and 5, and the losers bracket's first round has no match at all.
     """
     depth: dict[str, int] = {}
+    played: dict[str, bool] = {}  # two players may meet in it
+    someone: dict[str, bool] = {}  # a player may come out of it as its winner
     for key, node in bracket.nodes.items():  # in order of play: feeds come first
+        present = []
+        for feed in node.feeds:
+            if feed.kind == "seed":
+                present.append(feed.seed <= bracket.entrants)
+            elif node.reset:  # the grand final's two players again
+                present.append(played[node.feeds[0].key])
+            elif feed.kind == "winner":
+                present.append(someone[feed.key])
+            else:  # a loser: only of a match that was played
+                present.append(played[feed.key])
+        played[key] = all(present)
+        someone[key] = any(present)
         before = [depth[feed.key] for feed in node.feeds if feed.kind != "seed"]
-        depth[key] = 1 + max(before, default=0)
+        depth[key] = max(before, default=0) + played[key]
     return max(depth.values(), default=0)
 
 

@@ -48,27 +48,56 @@ def test_an_eight_player_double_elimination_has_six_rounds_and_the_reset():
 
 @pytest.mark.parametrize("n", SIZES)
 def test_the_round_count_is_the_longest_road_through_the_bracket(n):
+    """Nobody ever plays more matches than the rounds counted, and someone can play them
+    all: a player of a first-round match who wins every match (single elimination), or
+    loses one winners-bracket match and wins every other (double elimination)."""
     k = math.ceil(math.log2(n))
     single, third, double, no_reset = brackets(n)
     assert rounds_count(single) == rounds_count(third) == k
-    assert rounds_count(no_reset) == 2 * k
-    assert rounds_count(double) == 2 * k + 1
-    # Nobody ever plays more matches than that; in a full field someone plays them all: the
-    # top seed, who (in a double elimination) loses the first match and then wins them all.
+    if n == 2**k or n > 2 ** (k - 1) + 1:  # a full field, or more than one match in round 1
+        assert rounds_count(no_reset) == 2 * k
+        assert rounds_count(double) == 2 * k + 1
     for bracket in (single, third, double, no_reset):
-        for seed in range(4):
-            chooser = random_winner if seed else top_seed_loses_once
-            _, states, _ = play_out(bracket, list(range(1, n + 1)), chooser, random.Random(seed))
-            played = matches_played(states)
-            assert max(played.values()) <= rounds_count(bracket)
-            if n == 2**k and not seed and bracket is not double:  # no reset: not needed
-                assert played[1] == rounds_count(bracket)
+        longest = max(
+            matches_played(play_out(bracket, list(range(1, n + 1)), chooser, rng)[1])[player]
+            for player, chooser, rng in roads(bracket)
+        )
+        assert longest == rounds_count(bracket), (bracket.format, bracket.options)
+        for seed in range(2):
+            _, states, _ = play_out(
+                bracket, list(range(1, n + 1)), random_winner, random.Random(seed)
+            )
+            assert max(matches_played(states).values()) <= rounds_count(bracket)
 
 
-def top_seed_loses_once(state, rng):
-    if state.key == "W1.1":
-        return max(state.players)
-    return min(state.players)
+def test_a_double_elimination_of_five_has_six_rounds_with_the_reset():
+    # Seeds 2 and 3 meet in the first round beside 4 and 5 (their opponents are byes); the
+    # losers bracket's first round has no match; the loser of 4 v 5 starts in its second.
+    assert rounds_count(double_elim.build(5)) == 6
+    assert rounds_count(double_elim.build(5, reset=False)) == 5
+    assert rounds_count(double_elim.build(9)) == 8
+
+
+def roads(bracket: Bracket):
+    """The long roads to try: each of the two lowest seeds (who play in the first round),
+    losing no match, or only their j-th."""
+    n = bracket.entrants
+    for player in (n, n - 1) if n > 2 else (n,):
+        for j in range(0, bracket.size.bit_length() + 1):
+            yield player, loses_only(player, j), random.Random(j)
+
+
+def loses_only(player: int, j: int):
+    """A chooser: ``player`` loses their ``j``-th match (none if 0) and wins every other."""
+    seen = [0]
+
+    def choose(state, rng):
+        if player not in state.players:
+            return rng.choice(state.players)
+        seen[0] += 1
+        return next(p for p in state.players if p != player) if seen[0] == j else player
+
+    return choose
 
 
 def matches_played(states) -> dict[int, int]:
