@@ -5,6 +5,7 @@ start another game, and the API answers 409 with the match."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -228,3 +229,51 @@ def test_a_ready_tournament_match_is_the_lobbys_first_screen_and_the_api_says_40
     assert (answer["body"]["match"], answer["body"]["url"]) == (match.pk, f"/matches/{match.pk}")
     assert answer["body"]["detail"] == f"your tournament match {match.pk} is ready: play it first"
     assert list(Match.objects.values_list("pk", flat=True)) == [match.pk], "nothing else began"
+
+
+def test_a_refusal_is_shown_in_words_never_markup_nor_undefined(page, context, live, alice, house):
+    """The shared fetch helper (api.js): a proxy's error page reads as its status, a 400
+    names its fields, and the buttons are given back."""
+    sign_in(context, live, alice.user)
+    page.goto("/lobby")
+    flash = page.locator("#lobby-flash")
+    easy = page.get_by_role("button", name=re.compile(r"^Easy"))
+
+    def answer(status: int, body: str, content_type: str):
+        page.unroute("**/api/matches")
+        page.route(
+            "**/api/matches",
+            lambda route: route.fulfill(status=status, body=body, content_type=content_type),
+        )
+
+    answer(502, "<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html")
+    easy.click()
+    expect(flash).to_have_text("The game did not start: The server answered 502.")
+    assert "<" not in flash.inner_text() and "undefined" not in flash.inner_text()
+    expect(easy).to_be_enabled()
+
+    invalid = {
+        "detail": "Invalid input.",
+        "code": "invalid",
+        "errors": {
+            "time_control.base_seconds": ["Ensure this value is less than or equal to 10800."]
+        },
+    }
+    answer(400, json.dumps(invalid), "application/json")
+    easy.click()
+    expect(flash).to_have_text(
+        "The game did not start: time_control.base_seconds: "
+        "Ensure this value is less than or equal to 10800."
+    )
+    expect(easy).to_be_enabled()
+
+    # A message about the whole body reads without a field's name.
+    whole = {
+        "detail": "Invalid input.",
+        "code": "invalid",
+        "errors": {"non_field_errors": ["Pick one."]},
+    }
+    answer(400, json.dumps(whole), "application/json")
+    easy.click()
+    expect(flash).to_have_text("The game did not start: Pick one.")
+    assert not Match.objects.exists()

@@ -3,7 +3,7 @@
 // sent to the sign-in page with a way back (?next=).
 
 // ``detail`` is the server's reason in words, shown to a person as it is; an answer without
-// one (a proxy's error page) reads as its status.
+// one (a proxy's error page, a body that is not JSON) reads as its status.
 export class ApiError extends Error {
   constructor(status, body, retryAfter = null) {
     super((body && typeof body.detail === "string" && body.detail) || `The server answered ${status}.`);
@@ -52,10 +52,12 @@ export function signInAgain() {
   goTo(`${login}?next=${encodeURIComponent(here)}&expired=1`);
 }
 
-function sessionLost(status, body) {
+function sessionLost(status, body, text) {
   if (status === 401) return true;
-  // A signed-out session fails Django's CSRF check before authentication says so.
-  return status === 403 && body && /CSRF/i.test(body.detail || "");
+  // A signed-out session fails Django's CSRF check before authentication says so (in JSON
+  // from the API, or as Django's own page).
+  const said = body && typeof body.detail === "string" ? body.detail : text || "";
+  return status === 403 && /CSRF/i.test(said);
 }
 
 // fetch JSON; returns {status, data, etag}. A 304 has data null.
@@ -80,11 +82,13 @@ export async function api(path, { method = "GET", body, etag, redirectOn401 = tr
     try {
       data = JSON.parse(text);
     } catch {
-      data = { detail: text.slice(0, 200), code: "bad_response" };
+      // Not the API's answer (a proxy's error page): its markup is no reason for a person,
+      // who reads the status instead.
+      data = { code: "bad_response" };
     }
   }
   if (!response.ok) {
-    if (redirectOn401 && sessionLost(response.status, data)) {
+    if (redirectOn401 && sessionLost(response.status, data, text)) {
       signInAgain();
     }
     throw new ApiError(response.status, data, response.headers.get("Retry-After"));
