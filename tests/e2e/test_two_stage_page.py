@@ -4,14 +4,17 @@ drawn as a bracket (the event page's bracket drawing, fed the playoff's rounds).
 from __future__ import annotations
 
 import pytest
+from django.db.models import Q
+from django.test import Client
 from playwright.sync_api import expect
 
+from games.models import Match
 from tests.e2e.conftest import TIMEOUT_MS
-from tests.e2e.helpers import open_event, settle
-from tests.factories import BotFactory
-from tests.tournaments import humans
+from tests.e2e.helpers import open_event, settle, sign_in
+from tests.factories import BotFactory, PlayerFactory
+from tests.tournaments import decide, humans
 from tournaments import services
-from tournaments.models import Entry, Event
+from tournaments.models import Entry, Event, Pairing
 
 pytestmark = pytest.mark.e2e
 
@@ -78,3 +81,53 @@ def test_a_double_elimination_playoff_plays_up_to_its_reset(browser, live, viewp
     assert page.evaluate("document.scrollingElement.scrollWidth") <= viewport["width"]
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def test_a_player_who_did_not_qualify_reads_that_they_are_out(browser, live):
+    """Once the playoff is drawn, a player left in their group reads that they are out, with
+    their group and place, not that a next match is coming."""
+    alice = PlayerFactory(user__username="alice", name="Alice")
+    bob = PlayerFactory(user__username="bob", name="Bob")  # goes on: the playoff waits for him
+    bots = [BotFactory(name=f"Group bot {n}", bot_strategy="greedy") for n in range(6)]
+    event = open_event("Summer groups", [alice, bob, *bots], "two_stage", group_count=2)
+    services.event_start(event=event)
+    for _ in range(10):  # Alice loses each of her group matches, Bob wins his; bots play
+        settle()
+        ours = Pairing.objects.filter(
+            Q(entry_a__player__in=(alice, bob)) | Q(entry_b__player__in=(alice, bob)),
+            event=event,
+            match__status__in=(Match.Status.SCHEDULED, Match.Status.ACTIVE),
+        )
+        for pairing in ours:
+            a, b = pairing.entry_a.player, pairing.entry_b.player
+            winner = bob if bob in (a, b) else (b if a == alice else a)
+            decide(event, pairing.key, winner)
+        if Entry.objects.filter(event=event, playoff_seed__isnull=False).exists():
+            break
+    settle()
+    event.refresh_from_db()
+    assert event.status == Event.Status.RUNNING
+    row = next(
+        r
+        for r in Client().get(f"/api/events/{event.pk}/standings").json()["rows"]
+        if r["player"]["id"] == alice.pk
+    )
+    assert row["reached"].startswith("Group ") and row["rank"] > 4
+
+    for viewport in ({"width": 1280, "height": 900}, {"width": 390, "height": 844}):
+        context = browser.new_context(base_url=live, viewport=viewport)
+        context.set_default_timeout(TIMEOUT_MS)
+        sign_in(context, live, alice.user)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
+        page.goto(f"/events/{event.pk}")
+        yours = page.locator("#your-match")
+        expect(yours).to_have_attribute("data-state", "out")
+        expect(yours).to_contain_text(
+            f"You are out of the event. Reached: {row['reached']}; place {row['rank']}."
+        )
+        expect(page.get_by_role("button", name="Withdraw")).to_have_count(0)
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= viewport["width"]
+        context.close()
+        assert not errors, f"JavaScript errors on the page: {errors}"

@@ -196,12 +196,17 @@ function yourPairing(bracket, mine) {
     || null;
 }
 
-// Knocked out of an elimination event: none of the bracket's matches still to be played or
+// Knocked out of an elimination event (or of a groups-then-playoffs event once its playoff is
+// drawn: not qualified, or out of the playoff): none of the matches still to be played or
 // waiting for earlier results is theirs (a player still in always has one).
 function knockedOut(event, bracket) {
   const entry = event.your_entry;
   if (!entry || event.status !== "running") return false;
-  if (event.format !== "single_elim" && event.format !== "double_elim") return false;
+  if (event.format === "two_stage") {
+    if (!bracket.rounds.some((r) => r.stage === "playoff")) return false; // groups in play
+  } else if (event.format !== "single_elim" && event.format !== "double_elim") {
+    return false;
+  }
   return bracket.rounds.length > 0 && !yourPairing(bracket, entry.id);
 }
 
