@@ -68,23 +68,28 @@ def browsing(browser, live, user, size):
         context.close()
 
 
-def box(locator) -> dict:
-    found = locator.bounding_box()
-    assert found is not None, f"{locator} is not shown"
-    return found
+#: Reads every element's box for each CSS selector given, in one task of the page.
+BOXES = """(selectors) => Object.fromEntries(Object.entries(selectors).map(([name, css]) =>
+  [name, [...document.querySelectorAll(css)].map((n) => {
+    const r = n.getBoundingClientRect();
+    return {x: r.x, y: r.y, width: r.width, height: r.height};
+  })]))"""
 
 
-def assert_inside_the_first_screen(page, locator, what: str) -> None:
-    """Every element the locator finds lies inside the viewport. The boxes are read in one
-    go in the page: a view pushed meanwhile re-draws the table between two reads one at a
-    time, and the second would look for an element the first no longer has."""
+def boxes(page, **selectors: str) -> dict[str, list[dict]]:
+    """The boxes of the elements each selector finds, all read in one go in the page.
+
+    A view pushed meanwhile re-draws the table: boxes read one call at a time (or a locator's
+    elements found in one call and measured in the next) can look at cards the page has
+    already replaced, which measure 0 x 0. One synchronous read sees one drawing."""
+    return page.evaluate(BOXES, selectors)
+
+
+def assert_inside_the_first_screen(page, found: list[dict], what: str) -> None:
+    """Every box lies inside the viewport."""
     viewport = page.viewport_size
-    boxes = locator.evaluate_all(
-        "nodes => nodes.map(n => { const r = n.getBoundingClientRect();"
-        " return {x: r.x, y: r.y, width: r.width, height: r.height}; })"
-    )
-    assert boxes, f"no {what} shown"
-    for b in boxes:
+    assert found, f"no {what} shown"
+    for b in found:
         assert b["width"] > 0 and b["height"] > 0, (what, "is not shown", b)
         assert b["x"] >= 0 and b["x"] + b["width"] <= viewport["width"] + 0.5, (what, b)
         assert b["y"] >= 0 and b["y"] + b["height"] <= viewport["height"] + 0.5, (what, b)
@@ -121,33 +126,44 @@ def test_the_whole_table_fits_the_first_screen_with_the_opponent_on_top(
             play_one_turn(page)
         else:
             pytest.fail("no draw from the stock in 30 turns")
-        assert_inside_the_first_screen(page, page.locator("#actions .button"), "draw buttons")
-        assert_inside_the_first_screen(page, page.locator("#seat-bottom .hand .card"), "hand")
+        before_draw = boxes(page, buttons="#actions .button", hand="#seat-bottom .hand .card")
+        assert_inside_the_first_screen(page, before_draw["buttons"], "draw buttons")
+        assert_inside_the_first_screen(page, before_draw["hand"], "hand")
         before = ply(page)
         stock.click()
         wait_past(page, before)
         expect(page.locator("#seat-bottom .hand .card")).to_have_count(11)
+        expect(page.locator("#seat-bottom .card.new")).to_have_count(1)
 
-        hand = page.locator("#seat-bottom .hand .card")
-        assert_inside_the_first_screen(page, hand, "the hand of eleven")
-        assert_inside_the_first_screen(page, page.locator("#actions > *"), "the moves")
-        assert_inside_the_first_screen(page, page.locator("#seat-top .seat-name"), "opponent")
-        assert_inside_the_first_screen(page, page.locator("#centre .pile"), "discard pile")
-        top, piles = box(page.locator("#seat-top")), box(page.locator("#centre .piles"))
-        mine = box(page.locator("#seat-bottom .hand"))
+        seen = boxes(
+            page,
+            hand="#seat-bottom .hand .card",
+            moves="#actions > *",
+            opponent="#seat-top .seat-name",
+            pile="#centre .pile",
+            top="#seat-top",
+            piles="#centre .piles",
+            mine="#seat-bottom .hand",
+            new="#seat-bottom .card.new",
+            badge="#seat-bottom .card.new .badge",
+            others="#seat-bottom .card:not(.new)",
+        )
+        assert len(seen["hand"]) == 11
+        assert_inside_the_first_screen(page, seen["hand"], "the hand of eleven")
+        assert_inside_the_first_screen(page, seen["moves"], "the moves")
+        assert_inside_the_first_screen(page, seen["opponent"], "opponent")
+        assert_inside_the_first_screen(page, seen["pile"], "discard pile")
+        top, piles, mine = seen["top"][0], seen["piles"][0], seen["mine"][0]
         assert top["y"] < piles["y"] < mine["y"], "opponent, piles, your hand: top to bottom"
-        for i in range(hand.count()):
-            card = box(hand.nth(i))
+        for card in seen["hand"]:
             assert card["width"] >= 34 and card["height"] >= 48, f"too small to tap: {card}"
 
         # The NEW badge stays on its card and covers no other card.
-        new = page.locator("#seat-bottom .card.new")
-        expect(new).to_have_count(1)
-        badge, own = box(new.locator(".badge")), box(new)
+        (badge,), (own,) = seen["badge"], seen["new"]
         assert own["x"] <= badge["x"] and badge["x"] + badge["width"] <= own["x"] + own["width"]
         assert own["y"] <= badge["y"] and badge["y"] + badge["height"] <= own["y"] + own["height"]
-        for other in page.locator("#seat-bottom .card:not(.new)").all():
-            assert not overlap(badge, box(other)), "the NEW badge covers another card"
+        for other in seen["others"]:
+            assert not overlap(badge, other), "the NEW badge covers another card"
 
         hint = page.locator("#actions .hint")
         table_text = page.locator("#table").inner_text()
