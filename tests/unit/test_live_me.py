@@ -127,11 +127,13 @@ def test_a_tournament_match_ready_reaches_its_players_then_its_start(alice, bob,
 
 def test_the_summary_on_connect_shows_what_is_pending(alice, bob, charlie):
     challenge = play.challenge_create(challenger=charlie, opponent=alice)
+    # Alice is in a game with Bob when her tournament match is paired (no game can be begun
+    # once it is ready).
+    in_play = play.challenge_create(challenger=bob, opponent=alice)
+    play.challenge_answer(match=in_play, player=alice, accept=True)
     event = event_with([alice, BotFactory(bot_strategy="greedy")], "single_elim")
     tournament_services.event_start(event=event)
     waiting = pairing(event, "R1.1").match
-    in_play = play.challenge_create(challenger=bob, opponent=alice)
-    play.challenge_answer(match=in_play, player=alice, accept=True)
 
     async def scenario():
         a, c = await me(alice), await me(charlie)
