@@ -370,6 +370,11 @@ def test_an_organisers_decision_is_said_once_and_nobody_forfeited(
         page.screenshot(
             path=str(screenshots / f"table-organiser-decided-{size}.png"), full_page=True
         )
+        # The bracket says it in the printed bracket's word.
+        page.goto(f"/events/{event.pk}")
+        expect(page.locator('.pairing[data-key="R1.1"] .foot a')).to_have_text("decided")
+        page.goto(f"/events/{event.pk}/print/bracket")
+        expect(page.locator('.bracket-match[data-key="R1.1"] .foot')).to_have_text("R1.1 · decided")
 
 
 def test_after_the_demo_a_newcomer_joins_its_ladder_and_plays_a_bot_at_once(

@@ -15,6 +15,16 @@ const scrolledTo = new Map();
 let last = null; // the last bracket drawn: drawn again when the screen turns wide or narrow
 const laidOutFor = new WeakMap(); // part -> its sizes when it was last laid out
 
+// How a match was decided when not by its games, in the printed pages' words (web/paper.py).
+const RESULT_TEXT = {
+  forfeit: "forfeit",
+  no_show: "no show",
+  double_no_show: "neither came",
+  override: "decided",
+  walkover: "walkover",
+  bye: "bye",
+};
+
 export function sectionOf(name, format) {
   if (/^Losers/i.test(name)) return "Losers bracket";
   if (/^Grand final|third/i.test(name)) return "Finals";
@@ -69,7 +79,7 @@ export function pairingNode(pairing, live, feeds = new Map(), mine = null) {
       const game = live && live.games ? live.games.find((g) => g.status === "active") : null;
       text = game ? `live · game ${game.number + 1}: ${game.score_a}–${game.score_b}` : "live";
     } else if (pairing.status === "finished" && pairing.result !== "played") {
-      text = pairing.result.replace("_", " ");
+      text = RESULT_TEXT[pairing.result] || pairing.result.replaceAll("_", " ");
     }
     // A match at a table: its score pad, where its hands are entered and read.
     const href = pairing.match_venue === "table" ? `/matches/${pairing.match}/pad`
