@@ -362,3 +362,41 @@ def test_oklahoma_takes_the_upcard_from_a_card_picker_and_hollywood_fits_a_phone
     expect(third).to_have_count(2)  # Ada's second win counts in games 1 and 2
     no_sideways_scroll(page)
     page.screenshot(path=str(screenshots / "score-pad-hollywood-phone.png"), full_page=True)
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_after_a_shutout_the_sheet_gives_the_hand_points_and_their_doubling_apart(
+    open_page, screenshots, viewport
+):
+    """Two gins of 95 and 94 win a game to 100 without the other winning a hand: the sheet's
+    hand points are the 189 the hands added up to, the shutout's doubling a line of its own
+    (+189), then the bonuses and the total (378 + 100 + 2 x 25 = 528)."""
+    ada = PlayerFactory(user__username="ada", name="Ada")
+    bo = PlayerFactory(user__username="bo", name="Bo")
+    match = tables.table_match_create(
+        player_a=ada, player_b=bo, rules={"name": "standard", "best_of": 1, "target": 100}, table=2
+    )
+    for defender in (70, 69):  # gin: the defender's deadwood + 25
+        tables.hand_enter(
+            match_id=match.pk,
+            player=ada,
+            user=ada.user,
+            kind="gin",
+            knocker=ada.pk,
+            deadwood={bo.pk: defender},
+        )
+    page = open_page(bo.user, viewport)
+    page.goto(f"/matches/{match.pk}/pad")
+
+    def cells(label: str):
+        row = page.get_by_role("rowheader", name=label, exact=True)
+        return pad(page).locator("tr", has=row).locator("td")
+
+    expect(cells("Hand points")).to_have_text(["189", "0"])
+    expect(cells("Shutout: hand points doubled")).to_have_text(["+189", ""])
+    expect(cells("Game bonus")).to_have_text(["100", "0"])
+    expect(cells("Box bonus")).to_have_text(["50", "0"])
+    expect(cells("Total")).to_have_text(["528", "0"])
+    no_sideways_scroll(page)
+    name = "phone" if viewport == PHONE else "desktop"
+    page.screenshot(path=str(screenshots / f"pad-shutout-{name}.png"), full_page=True)

@@ -335,12 +335,20 @@ function gameTable(sheet, game) {
   const done = game.columns.some((column) => column.result);
   if (done) {
     const result = (column) => column.result;
-    foot.push(line("Hand points", (column, side) => (result(column) ? String(result(column).hand_points[side]) : "")));
+    // The points of the hands won, as the hands added them up; a shutout then doubles the
+    // winner's (the result's hand points are after it) or, by the rules, the game bonus. A
+    // game conceded before anyone won a hand doubles nothing worth a line.
+    const doubled = (column, side) => (result(column) ? result(column).hand_points[side] - column.scores[side] : 0);
+    const shutout = (column, side) => Boolean(result(column) && result(column).shutout && result(column).winner === side
+      && (doubled(column, side) > 0 || column.hands_won[side] > 0));
+    const pointsDoubled = game.columns.some((column) => [0, 1].some((side) => doubled(column, side) > 0));
+    foot.push(line("Hand points", (column, side) => (result(column) ? String(column.scores[side]) : "")));
+    if (game.columns.some((column) => [0, 1].some((side) => shutout(column, side)))) {
+      foot.push(line(pointsDoubled ? "Shutout: hand points doubled" : "Shutout: game bonus doubled",
+        (column, side) => (!shutout(column, side) ? "" : doubled(column, side) > 0 ? `+${doubled(column, side)}` : "yes")));
+    }
     foot.push(line("Game bonus", (column, side) => (result(column) ? String(result(column).game_bonus[side]) : "")));
     foot.push(line("Box bonus", (column, side) => (result(column) ? String(result(column).line_bonus[side]) : "")));
-    if (game.columns.some((column) => column.result && column.result.shutout)) {
-      foot.push(line("Shutout", (column, side) => (result(column) && result(column).shutout && result(column).winner === side ? "yes" : "")));
-    }
   }
   foot.push(line(done ? "Total" : "Total so far", (column, side) => String(column.result ? column.result.final[side] : column.scores[side]), "total-row"));
   // Hollywood's three games are scored at once on one sheet: its columns are the games.
