@@ -21,6 +21,7 @@ def test_me_shows_my_player_and_account(alice_client, alice):
         "created_at": alice.created_at.isoformat().replace("+00:00", "Z"),
         "username": "alice",
         "is_staff": False,
+        "email_events": True,
     }
 
 
@@ -79,6 +80,7 @@ def test_a_staff_user_without_a_player_is_answered_their_account():
         "username": "root",
         "is_staff": True,
         "permissions": [],
+        "email_events": None,
     }
     assert rename.status_code == 404
     assert not Player.objects.exists()

@@ -328,6 +328,8 @@ WEB_RULES: dict[str, list[Rule]] = {
         ]
         for page in ("event", "edit", "entrants", "check_in", "start", "round")
     },
+    # An unsubscribe link that is not one (forged or altered): 400, nothing turned off.
+    "web:unsubscribe": [Rule(lambda w: {"token": "not-a-token"}, reads=frozenset({400}))],
     # Someone else's reset link without its token: the page says the link does not work.
     "web:password_reset_confirm": [
         Rule(lambda w: {"uidb64": _uid(w["alice"].user), "token": "set-password"}),
