@@ -218,9 +218,11 @@ bench-schedule: $(STAMP)
 bench-socket-flood: $(STAMP)
 	$(BIN)/python bench/socket_flood.py $(BENCH_ARGS)
 
-# Capacity benchmark (bench/capacity.py): CPU per move, game view, bot match and leaderboard
-# page (this process + its PostgreSQL backend), so per-core rates for the capacity model in
-# docs/operations.md; the engine alone as the same run's baseline (~1 min).
+# Capacity benchmark (bench/capacity.py): CPU per move (on the table socket and over REST),
+# game view, bot match and leaderboard page (this process + its PostgreSQL backends), so
+# per-core rates for the capacity model in docs/operations.md; the engine alone as the same
+# run's baseline (~1 min). BENCH_ARGS="--against REV": the same operations on commit REV's
+# code in the same run (a git worktree), each figure beside the other with their ratio.
 .PHONY: bench-capacity
 bench-capacity: $(STAMP)
 	$(BIN)/python bench/capacity.py $(BENCH_ARGS)
