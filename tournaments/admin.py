@@ -35,6 +35,8 @@ from tournaments.models import (
     Webhook,
     WebhookDelivery,
 )
+from tournaments.services.events import check_in_derive, clock_check
+from tournaments.services.repeat import repeat_check
 
 FORM_TEMPLATE = "admin/tournaments/form.html"
 
@@ -94,9 +96,16 @@ EVENT_SETTINGS = [
     "rated",
     "venue",
     "accept_entered_results",
+    "description",
+    "co_organisers",
+    "starts_at",
     "registration_opens_at",
     "registration_closes_at",
+    "check_in_minutes",
     "check_in_opens_at",
+    "repeat_rule",
+    "repeat_timezone",
+    "repeat_lead_minutes",
     "capacity",
     "bots_only",
     "late_registration",
@@ -197,6 +206,18 @@ class EventForm(RulesFields, _TiebreakFields, forms.ModelForm):
         # What is stored (a new event: the default tiebreaks); a given initial wins.
         for name, tiebreak in zip(TIEBREAK_FIELDS, self.instance.tiebreaks or [], strict=False):
             self.initial.setdefault(name, tiebreak)
+        # Only a repeating event needs these: left empty, they keep the model's defaults.
+        for name in ("repeat_lead_minutes", "repeat_timezone"):
+            if name in self.fields:
+                self.fields[name].required = False
+
+    def clean_repeat_lead_minutes(self):
+        given = self.cleaned_data.get("repeat_lead_minutes")
+        return Event._meta.get_field("repeat_lead_minutes").default if given is None else given
+
+    def clean_repeat_timezone(self):
+        given = self.cleaned_data.get("repeat_timezone")
+        return given or Event._meta.get_field("repeat_timezone").default
 
     def clean(self):
         cleaned = super().clean()  # the rules, from their fields
@@ -209,10 +230,21 @@ class EventForm(RulesFields, _TiebreakFields, forms.ModelForm):
         for name, value in cleaned.items():
             if name in model_fields:
                 setattr(candidate, name, value)
+        changed = set(self.changed_data)
         try:
+            # The clock first, as POST and PATCH /api/events check it: a start to come, the
+            # check-in window from its minutes, a repeat rule that can run.
+            check_in_derive(candidate, given=changed)
+            clock_check(candidate, changed=changed)
+            repeat_check(candidate, changed=changed)
+            self.instance.check_in_opens_at = candidate.check_in_opens_at
+            cleaned["check_in_opens_at"] = candidate.check_in_opens_at
             services.event_validate(candidate)
         except services.TournamentError as error:
-            if error.code == "invalid_rules":
+            option = getattr(error, "option", None)
+            if option in self.fields and error.code not in ("invalid_rules", "invalid_tiebreaks"):
+                self.add_error(option, str(error))
+            elif error.code == "invalid_rules":
                 self.add_rules_error(str(error))
             elif error.code == "invalid_tiebreaks" and "tiebreak_unplayed" not in str(error):
                 self.add_error(self._tiebreak_at_fault(tiebreaks, str(error)), str(error))
@@ -316,6 +348,7 @@ class AddBotsForm(forms.Form):
 @admin.register(Event)
 class EventAdmin(admin.ModelAdmin):
     form = EventForm
+    filter_horizontal = ["co_organisers"]
     list_display = [
         "name",
         "format",
@@ -381,16 +414,20 @@ class EventAdmin(admin.ModelAdmin):
             "timeout_policy",
             "grace_seconds",
         ]
-        entry = [
+        schedule = [
+            "description",
+            "co_organisers",
+            "starts_at",
             "registration_opens_at",
             "registration_closes_at",
+            "check_in_minutes",
             "check_in_opens_at",
-            "capacity",
-            "bots_only",
-            "seeding",
-            "seeding_seed",
+            "repeat_rule",
+            "repeat_timezone",
+            "repeat_lead_minutes",
         ]
-        listed = {*general, *match, *clock, *entry, *own, "rules", "tiebreaks"}
+        entry = ["capacity", "bots_only", "seeding", "seeding_seed"]
+        listed = {*general, *match, *clock, *schedule, *entry, *own, "rules", "tiebreaks"}
         rest = [n for n in self.settings_fields if n not in listed]  # a setting added later
         fieldsets = [
             (None, {"fields": general + rest}),
@@ -409,6 +446,14 @@ class EventAdmin(admin.ModelAdmin):
             )
         fieldsets += [
             ("Clock", {"fields": clock}),
+            (
+                "Schedule",
+                {
+                    "fields": schedule,
+                    "description": "When it starts by itself, its check-in, and how it "
+                    "repeats (an iCalendar rule, e.g. FREQ=WEEKLY;BYDAY=SA;BYHOUR=14).",
+                },
+            ),
             ("Registration and seeding", {"fields": entry}),
             ("Format options", {"fields": options}),
             ("Progress", {"fields": self.progress}),

@@ -1,5 +1,7 @@
 """Every admin action an organiser has, done through the admin pages (staff only)."""
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.messages import get_messages
 
@@ -441,3 +443,46 @@ def test_staff_create_an_event_for_bots_only_in_the_form(admin_client):
     response = admin_client.post("/admin/tournaments/event/add/", {**EVENT_FORM, "bots_only": "on"})
     assert response.status_code == 302, response.content
     assert Event.objects.get().bots_only is True
+
+
+def _moment(minutes: float) -> str:
+    from django.utils import timezone
+
+    return (timezone.now() + timedelta(minutes=minutes)).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _admin_when(minutes: float) -> dict:
+    """The admin's split date and time widget's fields for a moment ``minutes`` from now."""
+    date, time = _moment(minutes).split(" ")
+    return {"starts_at_0": date, "starts_at_1": time}
+
+
+def test_staff_put_an_event_on_a_clock_in_the_form_and_its_check_in_follows_the_start(
+    admin_client,
+):
+    response = admin_client.post(
+        "/admin/tournaments/event/add/",
+        {**EVENT_FORM, **_admin_when(120), "check_in_minutes": 30, "description": "Bring cards"},
+    )
+    assert response.status_code == 302, response.content
+    event = Event.objects.get()
+    assert event.description == "Bring cards"
+    assert event.starts_at - event.check_in_opens_at == timedelta(minutes=30)
+    assert (event.repeat_lead_minutes, event.repeat_timezone) == (60, "UTC")  # the defaults
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        (lambda: _admin_when(-5), "the start is in the past"),
+        (lambda: {**_admin_when(10), "check_in_minutes": 30}, "check-in"),
+        (lambda: {**_admin_when(60), "repeat_rule": "FREQ=SOMETIMES"}, "repeat"),
+        (lambda: {**_admin_when(60), "repeat_rule": "FREQ=MINUTELY"}, "15 minutes"),
+    ],
+)
+def test_a_clock_that_cannot_run_is_refused_in_the_form_as_by_the_api(admin_client, fields, named):
+    response = admin_client.post("/admin/tournaments/event/add/", {**EVENT_FORM, **fields()})
+    assert response.status_code == 200  # the form again, with the refusal beside its field
+    errors = response.context["adminform"].form.errors
+    assert any(named in message for messages in errors.values() for message in messages), errors
+    assert not Event.objects.exists()
