@@ -23,7 +23,10 @@ from django.utils import timezone
 
 from accounts.live import player_tell
 from config.live import dumps, publish_on_commit
+from games.engine.rules import RuleSet
 from games.models import Game, Match
+from games.rating_hook import player_rating
+from games.sheets import rules_line, time_control_line
 
 #: The audiences of a table: the player indices, and everyone else.
 SPECTATORS = "watch"
@@ -96,7 +99,11 @@ def challenge_message(match: Match, status: str) -> dict:
     """``challenge``: a challenge between two people and what became of it.
 
     ``status`` is ``challenged`` (new), ``accepted`` (``game`` is the table to open),
-    ``declined``, ``withdrawn`` (by the challenger) or ``cancelled`` (by staff).
+    ``declined``, ``withdrawn`` (by the challenger) or ``cancelled`` (by staff). What the
+    challenged player weighs comes in words too: ``rules`` (the rules in one line, as a score
+    sheet prints them), ``clock`` (the time control, "10 min + 5 s, 30 s a turn") and
+    ``challenger_rating`` (``{"rating", "provisional", "pool": {"id", "name"}}`` in the pool
+    that would rate the match, else the challenger's main rating; null for none).
     """
     game = (
         Game.objects.filter(match=match, status=Game.Status.ACTIVE)
@@ -120,6 +127,9 @@ def challenge_message(match: Match, status: str) -> dict:
         "best_of": match.best_of,
         "target": match.target,
         "time_control": time_control,
+        "rules": rules_line(RuleSet.from_dict(match.rules)),
+        "clock": time_control_line(match),
+        "challenger_rating": player_rating(match.player_a_id, match.pk),
     }
 
 

@@ -33,3 +33,26 @@ def match_rating(match_id: int) -> dict[str, Any] | None:
     if _source is None:
         return None
     return _source(match_id)
+
+
+#: ``{"rating", "provisional", "pool": {"id", "name"}}`` of a player as a match shows them, or
+#: None (see ``ladders.selectors.player_rating_brief``): ``(player_id, match_id)``.
+PlayerRatingSource = Callable[[int, int], dict[str, Any] | None]
+
+_player_source: PlayerRatingSource | None = None
+
+
+def player_rating_source_set(source: PlayerRatingSource | None) -> None:
+    """Register where :func:`player_rating` reads (None: nobody shows a rating)."""
+    global _player_source
+    _player_source = source
+
+
+def player_rating(player_id: int, match_id: int) -> dict[str, Any] | None:
+    """The player's rating as ``match`` shows it: in the pool that rates it, else their main one.
+
+    None without a rating app, or for a player with no rating anywhere.
+    """
+    if _player_source is None:
+        return None
+    return _player_source(player_id, match_id)

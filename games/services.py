@@ -390,7 +390,7 @@ def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
         if match.player_b_id != player.pk:
             raise NotAPlayer("only the challenged player can answer this challenge")
         if match.status != Match.Status.CHALLENGED:
-            raise Conflict(f"this challenge is already {match.status}", code="not_pending")
+            raise Conflict(_challenge_gone(match), code="not_pending")
         if accept:
             _lock_players(match.player_a, match.player_b)
             _refuse_in_ranked_match(match.player_b, match.player_a, caller=player)
@@ -411,6 +411,15 @@ def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
     return match
 
 
+def _challenge_gone(match: Match) -> str:
+    """Why a challenge can no longer be answered or withdrawn, in words."""
+    if match.status == Match.Status.DECLINED:
+        return "this challenge was declined already"
+    if match.status == Match.Status.CANCELLED:
+        return "this challenge was withdrawn"
+    return "this challenge was accepted already"  # the match is on, or over
+
+
 def match_cancel(*, match: Match, player: Player | None = None, reason: str = "") -> Match:
     """Withdraw a challenge not yet answered (its challenger), or cancel (staff: player None)."""
     with transaction.atomic():
@@ -421,7 +430,12 @@ def match_cancel(*, match: Match, player: Player | None = None, reason: str = ""
         if player is None:
             allowed |= set(IN_PROGRESS)
         if match.status not in allowed:
-            raise Conflict(f"a match that is {match.status} cannot be cancelled", code="too_late")
+            detail = (
+                f"{_challenge_gone(match)}: there is nothing to withdraw"
+                if player is not None
+                else f"a match that is {match.status} cannot be cancelled"
+            )
+            raise Conflict(detail, code="too_late")
         if match.status == Match.Status.CHALLENGED:
             # Withdrawn: the challenged player's offer goes; cancelled by staff: both hear.
             to = (

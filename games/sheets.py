@@ -13,9 +13,63 @@ from typing import Any
 
 from games.engine.cards import card_index, card_name
 from games.engine.match import Match as EngineMatch
-from games.engine.rules import RuleSet, ScoringStyle
+from games.engine.rules import RuleSet, ScoringStyle, ShutoutStyle
 from games.engine.table import EnteredHand, HandKind
 from games.models import Match, TableHand
+
+TIMES = "\u00d7"
+#: A preset's name as a person reads it.
+PRESET_NAMES = {
+    "standard": "Standard",
+    "oklahoma": "Oklahoma",
+    "straight": "Straight gin",
+    "hollywood": "Hollywood",
+}
+SHUTOUT_TEXT = {
+    ShutoutStyle.DOUBLE_HAND_POINTS: "a shutout doubles the hand points",
+    ShutoutStyle.DOUBLE_GAME_BONUS: "a shutout doubles the game bonus",
+    ShutoutStyle.NONE: "no shutout bonus",
+}
+
+
+def rules_line(rules: RuleSet) -> str:
+    """The rules of a match in one line, as a score sheet prints them."""
+    hollywood = rules.scoring is ScoringStyle.HOLLYWOOD
+    name = PRESET_NAMES.get(rules.name, rules.name.capitalize())
+    if hollywood:
+        name = f"{name} (three games scored at once)" if name == "Hollywood" else name
+    parts = [name]
+    if rules.straight:
+        parts.append("no knocking: only gin ends a hand")
+    elif rules.oklahoma:
+        spade = rules.oklahoma_spade_multiplier
+        parts.append(
+            "the first upcard sets the knock limit (an ace: gin only)"
+            + (f", a spade upcard scores {TIMES}{spade}" if spade > 1 else "")
+        )
+    else:
+        parts.append(f"knock at {rules.knock_limit} or less")
+    if hollywood and rules.name != "hollywood":
+        parts.append("Hollywood: three games scored at once")
+    parts.append(
+        f"gin {rules.gin_bonus}, big gin {rules.big_gin_bonus}, undercut {rules.undercut_bonus}"
+    )
+    parts.append(f"game {rules.game_bonus}, box {rules.line_bonus}, {SHUTOUT_TEXT[rules.shutout]}")
+    parts.append(f"best of {rules.best_of} to {rules.target}")
+    return " · ".join(parts)
+
+
+def time_control_line(match: Match) -> str:
+    """A match's clock in one line, as the lobby writes it: "10 min + 5 s, 30 s a turn"."""
+    if not match.is_timed:
+        return "untimed"
+    base = match.base_seconds or 0
+    clock = f"{base // 60} min" if base % 60 == 0 else f"{base} s"
+    if match.increment_seconds:
+        clock = f"{clock} + {match.increment_seconds} s"
+    if match.turn_limit_seconds:
+        clock = f"{clock}, {match.turn_limit_seconds} s a turn"
+    return clock
 
 
 def table_hands(*, match: Match) -> list[TableHand]:

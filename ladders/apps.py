@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from games.rating_hook import match_rating_source_set
+from games.rating_hook import match_rating_source_set, player_rating_source_set
 
 
 class LaddersConfig(AppConfig):
@@ -16,6 +16,12 @@ class LaddersConfig(AppConfig):
         match_finished.connect(receivers.on_match_finished, dispatch_uid="ladders.rate")
         # The match API and the table read a match's rating change from here.
         match_rating_source_set(lambda match_id: selectors.match_rating(match_id=match_id))
+        # A challenge shows its challenger's rating from here.
+        player_rating_source_set(
+            lambda player_id, match_id: selectors.player_rating_brief(
+                player_id=player_id, match_id=match_id
+            )
+        )
         try:
             from tournaments import rating_hook
             from tournaments.signals import rated_match_finished

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
 
 from accounts.models import Player
@@ -266,6 +266,36 @@ def match_rating(*, match_id: int) -> dict[str, Any] | None:
             }
         )
     return {"pool": pool_brief(pool), "ratings": ratings}
+
+
+def player_rating_brief(*, player_id: int, match_id: int) -> dict[str, Any] | None:
+    """A player's rating as a match shows them (a challenge to them, before it is accepted).
+
+    In the pool that would rate the match (``match_rating``'s pool) if one does, a newcomer's
+    initial rating there if they have none yet (``rating_for``); otherwise their main rating:
+    the one of the pool they played most rated matches in (the most recent on a tie). None
+    for a player with no rating anywhere and an unrated match.
+    ``{"rating": one decimal, "provisional", "pool": {"id", "name"}}``.
+    """
+    rated = match_rating(match_id=match_id)
+    if rated is not None:
+        pool = Ladder.objects.get(pk=rated["pool"]["id"])
+        row = rating_for(pool=pool, player=Player.objects.get(pk=player_id))
+    else:
+        row = (
+            Rating.objects.filter(player_id=player_id)
+            .select_related("ladder")
+            .order_by("-matches_played", F("last_active").desc(nulls_last=True), "pk")
+            .first()
+        )
+        if row is None:
+            return None
+        pool = row.ladder
+    return {
+        "rating": _one_decimal(row.rating),
+        "provisional": bool(row.provisional),
+        "pool": {"id": pool.pk, "name": pool.name},
+    }
 
 
 def ratings_at_table(*, match: Match) -> dict[str, Any] | None:

@@ -9,9 +9,10 @@ right now::
 then pushes, as they happen (each rendered for this player by the service that made the
 change, and sent to this player's sockets only; see ``accounts.live``):
 
-- ``{"type": "challenge", "status", "match", "game", "challenger", "opponent", ...}``: a
-  challenge to them (``challenged``), their challenge ``accepted`` (``game``: the table to
-  open), ``declined``, ``withdrawn`` by its challenger, or ``cancelled`` by staff;
+- ``{"type": "challenge", "status", "match", "game", "challenger", "opponent", "clock",
+  "rules", "challenger_rating", ...}``: a challenge to them (``challenged``), their challenge
+  ``accepted`` (``game``: the table to open), ``declined``, ``withdrawn`` by its challenger,
+  or ``cancelled`` by staff (``games.live.challenge_message``);
 - ``{"type": "pairing", "match", "game", "ladder", "opponent"}``: the ladder matchmaker
   paired them and the match has started;
 - ``{"type": "match_ready", "status", "match", "game", "event", "round", "deadline",

@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.engine.rules import RuleSet, ScoringStyle, ShutoutStyle
+from games.engine.rules import RuleSet, ScoringStyle
 from games.models import Match
+from games.sheets import rules_line
 from tournaments import selectors as event_selectors
 from tournaments.models import Event, Format, Pairing
 
@@ -49,18 +50,6 @@ PAIRED_COLUMNS = {"losses": "wins", "games_lost": "games_won"}
 GROUP_LABELS = {**STANDING_LABELS, "match_points": "Pts", "wins": "W", "losses": "L"}
 GROUP_LABELS["games_won"] = "Games won"
 GROUP_LABELS["games_lost"] = "Games lost"
-#: A preset's name as a person reads it.
-PRESET_NAMES = {
-    "standard": "Standard",
-    "oklahoma": "Oklahoma",
-    "straight": "Straight gin",
-    "hollywood": "Hollywood",
-}
-SHUTOUT_TEXT = {
-    ShutoutStyle.DOUBLE_HAND_POINTS: "a shutout doubles the hand points",
-    ShutoutStyle.DOUBLE_GAME_BONUS: "a shutout doubles the game bonus",
-    ShutoutStyle.NONE: "no shutout bonus",
-}
 #: How a pairing decided without a played result reads in a list of tables.
 RESULT_TEXT = {
     Pairing.Result.FORFEIT: "forfeit",
@@ -296,33 +285,6 @@ def pairings_by_table(
 
 
 # --- score sheets --------------------------------------------------------------------------
-
-
-def rules_line(rules: RuleSet) -> str:
-    """The rules of a match in one line, as a score sheet prints them."""
-    hollywood = rules.scoring is ScoringStyle.HOLLYWOOD
-    name = PRESET_NAMES.get(rules.name, rules.name.capitalize())
-    if hollywood:
-        name = f"{name} (three games scored at once)" if name == "Hollywood" else name
-    parts = [name]
-    if rules.straight:
-        parts.append("no knocking: only gin ends a hand")
-    elif rules.oklahoma:
-        spade = rules.oklahoma_spade_multiplier
-        parts.append(
-            "the first upcard sets the knock limit (an ace: gin only)"
-            + (f", a spade upcard scores {TIMES}{spade}" if spade > 1 else "")
-        )
-    else:
-        parts.append(f"knock at {rules.knock_limit} or less")
-    if hollywood and rules.name != "hollywood":
-        parts.append("Hollywood: three games scored at once")
-    parts.append(
-        f"gin {rules.gin_bonus}, big gin {rules.big_gin_bonus}, undercut {rules.undercut_bonus}"
-    )
-    parts.append(f"game {rules.game_bonus}, box {rules.line_bonus}, {SHUTOUT_TEXT[rules.shutout]}")
-    parts.append(f"best of {rules.best_of} to {rules.target}")
-    return " · ".join(parts)
 
 
 def score_sheets(*, event: Event, number: int | None = None) -> list[ScoreSheet]:

@@ -3,6 +3,8 @@
 from django import template
 from django.utils.html import format_html, format_html_join
 
+from games.sheets import time_control_line
+
 register = template.Library()
 
 SUITS = {"C": ("♣", "clubs"), "D": ("♦", "diamonds"), "H": ("♥", "hearts"), "S": ("♠", "spades")}
@@ -43,15 +45,7 @@ def cards(codes):
 @register.filter
 def time_control(match) -> str:
     """``5 min + 5 s``, or ``untimed``."""
-    if match.base_seconds is None:
-        return "untimed"
-    base = match.base_seconds
-    text = f"{base // 60} min" if base % 60 == 0 else f"{base} s"
-    if match.increment_seconds:
-        text += f" + {match.increment_seconds} s"
-    if match.turn_limit_seconds:
-        text += f", {match.turn_limit_seconds} s a turn"
-    return text
+    return time_control_line(match)
 
 
 @register.filter

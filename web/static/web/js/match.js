@@ -1,8 +1,9 @@
 // A match page: "I am here" tells a tournament that this player showed up (the time left to
 // do so counts down beside it); a challenger waits here for the challenged player's answer
-// and goes to the table once they accept; a finished rated match whose rating change is not
+// (and may withdraw the challenge) and goes to the table once they accept; the challenged
+// player may accept or decline here; a finished rated match whose rating change is not
 // written yet shows it once it is.
-import { api, ApiError, flash, goTo } from "./api.js";
+import { api, ApiError, el, flash, goTo, reasonOf } from "./api.js";
 import { startCountdowns } from "./countdown.js";
 
 const button = document.getElementById("show-up");
@@ -31,6 +32,13 @@ if (button) {
   });
 }
 
+// A refusal in the API's words, with the way to the match it names (a tournament match).
+function refused(error) {
+  flash(box, error instanceof ApiError ? reasonOf(error) : "The connection failed: try again.", { ms: 0 });
+  const url = error instanceof ApiError && typeof error.body.url === "string" ? error.body.url : null;
+  if (url && url.startsWith("/")) box.append(" ", el("a", { href: url }, "Go to your match"));
+}
+
 const awaiting = document.getElementById("awaiting");
 if (awaiting) {
   const poll = async () => {
@@ -44,6 +52,40 @@ if (awaiting) {
     setTimeout(poll, 2000);
   };
   setTimeout(poll, 2000);
+
+  // The challenger takes the challenge back: the challenged player's notice goes at once.
+  const withdraw = document.getElementById("withdraw");
+  withdraw.addEventListener("click", async () => {
+    if (withdraw.disabled) return;
+    withdraw.disabled = true;
+    try {
+      await api(withdraw.dataset.url, { method: "POST" });
+      window.location.reload(); // the page says it was cancelled
+    } catch (error) {
+      refused(error);
+      withdraw.disabled = false;
+    }
+  });
+}
+
+// The challenged player answers here too: accepted, to the table; declined, the page says so.
+const challenged = document.getElementById("challenged");
+if (challenged) {
+  for (const button of document.querySelectorAll("[data-answer]")) {
+    button.addEventListener("click", async () => {
+      if (button.disabled) return;
+      button.disabled = true;
+      try {
+        const { data } = await api(`/api/matches/${challenged.dataset.match}/${button.dataset.answer}`, { method: "POST" });
+        if (data.current_game) return goTo(`/games/${data.current_game}`);
+        return window.location.reload();
+      } catch (error) {
+        refused(error);
+        button.disabled = false;
+      }
+      return undefined;
+    });
+  }
 }
 
 const pendingRating = document.querySelector("[data-pending]");

@@ -1,10 +1,11 @@
 // The signed-in player's own socket (/ws/me), opened on every page by base.html: a banner
-// (role=alert) with a countdown when their tournament match waits for them, and a notice with
-// a link when a challenge arrives or is answered, the ladder pairs them, or an event's start
-// withdrew them (they had not checked in). Each message is
+// (role=alert) with a countdown when their tournament match waits for them; a notice for each
+// challenge to them (the challenger's rating, the clock and the rules, Accept and Decline), gone
+// once it is withdrawn; a notice with a link when their challenge is answered, the ladder pairs
+// them, or an event's start withdrew them (they had not checked in). Each message is
 // also dispatched on window as a "rummy:me" event (detail: the message), and the socket's
 // state as "rummy:me-open" / "rummy:me-close", for the page's own script (the lobby).
-import { api, ApiError, el, goTo } from "./api.js";
+import { api, ApiError, el, goTo, reasonOf } from "./api.js";
 import { connect } from "./live.js";
 
 const main = document.getElementById("content");
@@ -124,11 +125,61 @@ function renderBanner(message) {
 
 // --- notices -----------------------------------------------------------------------------------
 
+// How a challenger is rated, in words: "1520", "1500?" while provisional, with the pool.
+function ratingText(rating) {
+  if (!rating || typeof rating.rating !== "number") return "";
+  const pool = rating.pool && rating.pool.name ? ` ${rating.pool.name}` : "";
+  return ` (${Math.round(rating.rating)}${rating.provisional ? "?" : ""}${pool})`;
+}
+
+// Accept or decline from the notice. Accepted: to the table; declined: the notice says so; a
+// refusal (answered or withdrawn meanwhile, a tournament match waiting) in the API's words,
+// with the way to the match it names.
+async function answer(message, node, accept) {
+  if (node.getAttribute("aria-busy")) return;
+  node.setAttribute("aria-busy", "true");
+  const problem = node.querySelector(".problem");
+  problem.replaceChildren();
+  try {
+    const { data } = await api(`/api/matches/${message.match}/${accept ? "accept" : "decline"}`, { method: "POST" });
+    if (accept) {
+      goTo(data.current_game ? `/games/${data.current_game}` : `/matches/${message.match}`);
+      return;
+    }
+    notice(`challenge-${message.match}`, `You declined ${message.challenger.name}'s challenge.`);
+  } catch (error) {
+    node.removeAttribute("aria-busy");
+    problem.append(` ${reasonOf(error)}`);
+    const url = error instanceof ApiError && typeof error.body.url === "string" ? error.body.url : null;
+    if (url && url.startsWith("/")) problem.append(" ", el("a", { href: url }, "Go to your match"));
+    if (error instanceof ApiError && error.status === 409 && error.code === "not_pending") {
+      node.querySelectorAll(".answer").forEach((button) => button.remove());
+    }
+  }
+}
+
+// A challenge to this player: who (with their rating), the clock and the rules, Accept and
+// Decline. Kept while it waits (data-pending), so a summary can drop the ones gone meanwhile.
+function invitation(message) {
+  const key = `challenge-${message.match}`;
+  const node = el("p", { class: "notice challenge", dataset: { key, pending: "true" } },
+    el("strong", {}, message.challenger.name), ratingText(message.challenger_rating), " challenges you: ",
+    el("span", { class: "challenge-clock" }, typeof message.clock === "string" ? message.clock : ""), el("br"),
+    el("span", { class: "challenge-rules" }, typeof message.rules === "string" ? message.rules : ""), el("br"),
+    el("button", { type: "button", class: "button primary answer", onclick: () => answer(message, node, true) }, "Accept"), " ",
+    el("button", { type: "button", class: "button answer", onclick: () => answer(message, node, false) }, "Decline"),
+    el("span", { class: "problem" }),
+    el("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: () => node.remove() }, "×"));
+  const old = notices.querySelector(`[data-key="${key}"]`);
+  if (old) old.replaceWith(node);
+  else notices.append(node);
+}
+
 function challenge(message) {
   const key = `challenge-${message.match}`;
   const onLobby = here === "/lobby"; // the lobby lists challenges itself
   if (message.status === "challenged") {
-    if (!onLobby) notice(key, `${message.challenger.name} challenges you. `, el("a", { href: "/lobby" }, "Answer in the lobby"));
+    if (!onLobby && here !== `/matches/${message.match}`) invitation(message); // nor its own page
   } else if (message.status === "accepted") {
     notice(key, `${message.opponent.name} accepted your challenge. `,
       el("a", { class: "button primary", href: message.game ? `/games/${message.game}` : `/matches/${message.match}` }, "Go to the table"));
@@ -153,11 +204,13 @@ function withdrawn(message) {
 
 function summary(message) {
   renderBanner(message.match_ready);
-  const waiting = message.challenges.length;
-  if (waiting && here !== "/lobby") {
-    notice("challenges", `${waiting} challenge${waiting === 1 ? "" : "s"} waiting for you. `, el("a", { href: "/lobby" }, "Answer in the lobby"));
-  } else {
-    unnotice("challenges");
+  // Each open challenge its own notice; one answered or withdrawn while the socket was away goes.
+  const open = new Set(message.challenges.map((c) => `challenge-${c.match}`));
+  for (const node of notices.querySelectorAll("[data-pending]")) {
+    if (!open.has(node.dataset.key)) node.remove();
+  }
+  for (const c of message.challenges) {
+    if (!notices.querySelector(`[data-key="challenge-${c.match}"][data-pending]`)) challenge(c);
   }
   const active = message.active;
   if (active && !isHere(active.match, active.game) && !message.match_ready) {
