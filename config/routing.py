@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.consumers import GameConsumer
+from games.consumers import GameConsumer, LobbyConsumer
 from tournaments.consumers import EventConsumer
 from web.consumers import MeConsumer
 
@@ -10,4 +10,5 @@ websocket_urlpatterns = [
     path("ws/games/<int:game_id>", GameConsumer.as_asgi()),
     path("ws/events/<int:event_id>", EventConsumer.as_asgi()),
     path("ws/me", MeConsumer.as_asgi()),
+    path("ws/lobby", LobbyConsumer.as_asgi()),
 ]

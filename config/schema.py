@@ -164,6 +164,31 @@ OPERATION_CODES: dict[str, dict[str, list[str]]] = {
         ],
         "409": ["in_ranked_match", "in_tournament_match", "player_deleted", "opponent_is_guest"],
     },
+    "POST /api/seeks": {
+        "400": [
+            "invalid_rules",
+            "bot_challenger",
+            "duplicate_deals_need_bots",
+            "rated_unavailable",
+            "invalid_rating_range",
+        ],
+        "409": ["in_tournament_match", "too_many_seeks"],
+    },
+    "POST /api/seeks/{id}/join": {
+        "400": ["invalid_rules", "duplicate_deals_need_bots"],
+        "409": [
+            "own_seek",
+            "seek_taken",
+            "seek_closed",
+            "outside_rating_range",
+            "in_ranked_match",
+            "in_tournament_match",
+        ],
+    },
+    "POST /api/seeks/{id}/cancel": {
+        "403": ["not_a_player"],
+        "409": ["seek_taken", "seek_closed"],
+    },
     "POST /api/matches/{id}/accept": {
         "403": ["not_a_player"],
         "409": ["not_pending", "in_ranked_match", "in_tournament_match", "not_scheduled"],

@@ -37,7 +37,7 @@ from config.sockets import (
     socket_db,
     still_signed_in,
 )
-from games import live, selectors, services
+from games import live, seeks, selectors, services
 from games.engine.actions import Action as EngineAction
 from games.engine.errors import EngineError
 from games.models import Action, Game
@@ -422,3 +422,62 @@ class GameConsumer(JsonSocket):
     async def game_presence(self, event: dict) -> None:
         self.presence = json.loads(event["text"])["players"]
         await self.send(text_data=event["text"])
+
+
+class LobbyConsumer(JsonSocket):
+    """The lobby socket, ``ws://HOST/ws/lobby``: the open games (seeks), live.
+
+    On connect and on ``{"type": "sync"}``: ``{"type": "seeks", "seeks": [...]}``, the list
+    ``GET /api/seeks`` answers; the same message again after every change (posted, taken,
+    cancelled, expired). A signed-in player's sockets also hear ``{"type": "seek_taken",
+    "seek", "match", "game", "url", "opponent"}`` when someone joins their open game.
+
+    Anyone may watch. When a signed-in player's lobby socket closes, their open games are
+    cancelled: a game offered by someone who has left would start a match nobody plays.
+    """
+
+    metrics_name = "lobby"
+
+    types = ("sync",)
+    reads = ("sync",)
+
+    async def connect(self):
+        self.groups_joined: list[str] = []
+        self.player = None
+        if self.scope.get("auth_failed"):
+            await self.refuse_connection(CLOSE_UNAUTHENTICATED)
+            return
+        if self.user.is_authenticated:
+            try:
+                self.player = await socket_db(player_for_user)(user=self.user)
+            except OUTAGE_ERRORS:
+                await self.refuse_connection(1013)  # try again later
+                return
+        # Join before reading the list: a change committed meanwhile arrives after it.
+        self.groups_joined.append(seeks.LOBBY_GROUP)
+        if self.player is not None:
+            self.groups_joined.append(seeks.lobby_player_group(self.player.pk))
+        for group in self.groups_joined:
+            await group_join(self.channel_layer, group, self.channel_name)
+        await self.accept()
+        await self._send_seeks()
+
+    async def disconnect(self, code):
+        for group in getattr(self, "groups_joined", []):
+            await group_leave(self.channel_layer, group, self.channel_name)
+        if getattr(self, "player", None) is not None:
+            try:
+                await socket_db(seeks.seeks_poster_left)(player_id=self.player.pk)
+            except Exception:  # the database away: the seeks expire by themselves
+                logger.warning("cancelling a departed poster's seeks failed", exc_info=True)
+
+    async def _send_seeks(self) -> None:
+        try:
+            message = await socket_db(seeks.seeks_message)()
+        except OUTAGE_ERRORS:
+            await self.send_error("service_unavailable", "try again shortly")
+            return
+        await self.send_json(message)
+
+    async def on_sync(self, message: dict) -> None:
+        await self._send_seeks()

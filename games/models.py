@@ -458,3 +458,47 @@ class TableHand(models.Model):
     def deadwood(self) -> tuple[int | None, int | None]:
         """Each player's deadwood (player A's first), as entered."""
         return (self.deadwood_a, self.deadwood_b)
+
+
+class Seek(models.Model):
+    """An open game in the lobby: a player's offer to play anyone who takes it.
+
+    Whoever joins first plays it: the join claims the row with a conditional update (``open``
+    to ``taken``) and starts the match in the same transaction, so two joins at once start
+    one match. A seek ends when taken, cancelled by its poster, when the poster leaves the
+    lobby, or once ``expires_at`` has passed (an open seek past it is not offered).
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        TAKEN = "taken", "Taken"
+        CANCELLED = "cancelled", "Cancelled"
+        EXPIRED = "expired", "Expired"
+
+    poster = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="seeks")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    rules = models.JSONField(help_text="The rule set's options, as a match stores them.")
+    best_of = models.PositiveSmallIntegerField(default=1)
+    target = models.PositiveIntegerField(default=100)
+    time_control = models.JSONField(
+        null=True, blank=True, help_text="The match's time control; empty: untimed."
+    )
+    rated = models.BooleanField(default=False)
+    rating_min = models.PositiveIntegerField(null=True, blank=True)
+    rating_max = models.PositiveIntegerField(null=True, blank=True)
+    match = models.OneToOneField(
+        Match, on_delete=models.SET_NULL, null=True, blank=True, related_name="seek"
+    )
+    taken_by = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["status", "expires_at"], name="games_seek_open")]
+
+    def __str__(self) -> str:
+        return f"Seek {self.pk} by {self.poster_id} ({self.status})"

@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ratings import INITIAL_RATING
+
 logger = logging.getLogger(__name__)
 
 #: ``{"pool": {...}, "ratings": [...] | None}`` for a match a pool rates, else None (see
@@ -56,3 +58,29 @@ def player_rating(player_id: int, match_id: int) -> dict[str, Any] | None:
     if _player_source is None:
         return None
     return _player_source(player_id, match_id)
+
+
+#: Ratings by player id in the pool of rated events, for a list of ids; unrated players left
+#: out (see ``ladders.selectors.ratings_for_players``).
+RatingsSource = Callable[[list[int]], dict[int, float]]
+
+_ratings_source: RatingsSource | None = None
+
+
+def ratings_source_set(source: RatingsSource | None) -> None:
+    """Register where :func:`ratings_of` reads (None: everyone has the initial rating)."""
+    global _ratings_source
+    _ratings_source = source
+
+
+def ratings_of(player_ids: list[int]) -> dict[int, int]:
+    """Each player's rating in the pool of rated events, rounded; the initial rating for a
+    player it has not rated: what the lobby's open games show beside a name and check a
+    rating range against."""
+    ratings = dict.fromkeys(player_ids, round(INITIAL_RATING))
+    if _ratings_source is None:
+        return ratings
+    for player_id, rating in _ratings_source(list(player_ids)).items():
+        if player_id in ratings and rating is not None:
+            ratings[player_id] = round(rating)
+    return ratings

@@ -1,6 +1,10 @@
 from django.apps import AppConfig
 
-from games.rating_hook import match_rating_source_set, player_rating_source_set
+from games.rating_hook import (
+    match_rating_source_set,
+    player_rating_source_set,
+    ratings_source_set,
+)
 
 
 class LaddersConfig(AppConfig):
@@ -22,6 +26,8 @@ class LaddersConfig(AppConfig):
                 player_id=player_id, match_id=match_id
             )
         )
+        # The lobby's open games show and range-check ratings in the rated-events pool.
+        ratings_source_set(lambda player_ids: selectors.ratings_for_players(player_ids=player_ids))
         try:
             from tournaments import rating_hook
             from tournaments.signals import rated_match_finished

@@ -13,6 +13,7 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from accounts.models import Player
+from games import rating_hook
 from games import selectors as game_selectors
 from games.engine.rules import RuleSet, ScoringStyle
 from games.models import IN_PROGRESS, Deal, Game, Match
@@ -157,6 +158,12 @@ HOME_LIVE_GAMES = 8
 HOME_EVENTS = 5
 HOME_LADDERS = 2
 HOME_LEADERS = 5
+
+
+def lobby_rating(*, player: Player) -> int:
+    """The rating the lobby's open games show beside the player's name and check a range
+    against: theirs in the pool of rated events (the initial rating before any)."""
+    return rating_hook.ratings_of([player.pk])[player.pk]
 
 
 def live_games(*, limit: int = HOME_LIVE_GAMES) -> list[Match]:

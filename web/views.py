@@ -192,7 +192,8 @@ def _with_events(matches: list[Match]) -> list[Match]:
 def lobby(request: HttpRequest) -> HttpResponse:
     """Play in one tap: the computer at three levels (:data:`QUICK_GAME`), a ranked ladder's
     queue, a person found by name; the full challenge form behind "Custom game" (open when a
-    link or a search picked someone). Then challenges to answer and my matches.
+    link or a search picked someone); the open games (seeks), live on ``ws/lobby``, with a
+    short form to post one. Then challenges to answer and my matches.
 
     While the player's tournament match is ready or in play, the first screen is its notice
     with the way there instead (the API would refuse another game: 409
@@ -229,6 +230,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "chosen": chosen.pk if chosen is not None else None,
         "time_controls": TIME_CONTROLS,
         "rule_presets": RULE_PRESETS,
+        "my_rating": web_selectors.lobby_rating(player=me),
         "current": _with_events(
             _with_current_games(
                 list(mine.filter(status__in=[Match.Status.ACTIVE, Match.Status.SCHEDULED]))

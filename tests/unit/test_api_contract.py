@@ -259,6 +259,7 @@ SOURCES = [
     ROOT / "ladders" / "seasons.py",
     ROOT / "games" / "tables.py",
     ROOT / "games" / "table_api.py",
+    ROOT / "games" / "seeks.py",
     ROOT / "tournaments" / "organiser_api.py",
     ROOT / "tournaments" / "interchange.py",
     ROOT / "tournaments" / "webhooks.py",

@@ -23,9 +23,9 @@ from rest_framework.test import APIClient
 
 from accounts.models import Player
 from accounts.services import bot_register, bot_token_issue
+from games import seeks, tables
 from games import services as play
-from games import tables
-from games.models import Game, Match, TableHand
+from games.models import Game, Match, Seek, TableHand
 from ladders import services as ladders
 from ladders.models import QueueEntry
 from tests.factories import BotFactory, PlayerFactory
@@ -104,7 +104,10 @@ def world(db):
         player_a=alice, player_b=bob, rules=None, table=1, source=Match.Source.CHALLENGE
     )
     robo = bot_register(owner=alice, name="Robo")
+    # Dora's open game, for ratings of 2000 and up: mallory (1500) may read it, not take it.
+    seek = seeks.seek_create(poster=dora, rating_min=2000)
     return {
+        "seek": seek,
         "robo": robo,
         "robo_token": bot_token_issue(bot=robo)[0],
         "alice": alice,
@@ -143,6 +146,7 @@ def fingerprint(world: dict) -> dict:
         "pairings": sorted(Pairing.objects.values_list("pk", "ready_a_at", "ready_b_at")),
         "hands": sorted(TableHand.objects.values_list("pk", "match_id", "number")),
         "confirmations": sorted(Match.objects.values_list("pk", "confirmation")),
+        "seeks": sorted(Seek.objects.values_list("pk", "status", "match_id")),
     }
 
 
@@ -173,6 +177,7 @@ DRAFT = lambda w: {"pk": w["draft"].pk}  # noqa: E731
 OPEN = lambda w: {"pk": w["open"].pk}  # noqa: E731
 ROBO = lambda w: {"pk": w["robo"].pk}  # noqa: E731
 AT_TABLE = lambda w: {"pk": w["at_table"].pk}  # noqa: E731
+SEEK = lambda w: {"pk": w["seek"].pk}  # noqa: E731
 AT_TABLE_HAND = lambda w: {"pk": w["at_table"].pk, "number": 0}  # noqa: E731
 
 API_RULES: dict[str, list[Rule]] = {
@@ -193,6 +198,11 @@ API_RULES: dict[str, list[Rule]] = {
     "match-hand": [Rule(AT_TABLE_HAND)],
     "match-confirm": [Rule(AT_TABLE)],
     "match-dispute": [Rule(AT_TABLE)],
+    # An open game is public; joining one outside your rating range is a 409, and only its
+    # poster cancels it.
+    "seek-detail": [Rule(SEEK)],
+    "seek-join": [Rule(SEEK)],
+    "seek-cancel": [Rule(SEEK)],
     "game-detail": [Rule(GAME)],
     "game-actions": [Rule(GAME)],
     "game-continue": [Rule(GAME)],

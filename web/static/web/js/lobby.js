@@ -3,9 +3,13 @@
 // queue, watching the wait until the matchmaker pairs us. The player's own socket (me.js,
 // "rummy:me" events) shows a new challenge and a pairing at once; the queue is polled as
 // well, slowly while that socket is open. A refusal shows the server's reason (its
-// ``detail``) and, when it names the player's match elsewhere, the way there.
+// ``detail``) and, when it names the player's match elsewhere, the way there. The open games
+// (seeks) come live on the lobby's socket (ws/lobby), GET /api/seeks while it is not open:
+// Join plays one at once; a posted game of ours waits here with Cancel until someone joins,
+// and the socket then takes us to the table.
 import { api, ApiError, el, flash, goTo, reasonOf } from "./api.js";
 import { startCountdowns } from "./countdown.js";
+import { connect } from "./live.js";
 
 const flashBox = document.getElementById("lobby-flash");
 const myId = flashBox ? Number(flashBox.dataset.me) : null;
@@ -308,3 +312,105 @@ async function loadLadders() {
 }
 
 loadLadders();
+
+// --- open games (seeks) ------------------------------------------------------------------------
+
+const openGames = document.getElementById("open-games");
+const RULE_NAMES = { standard: "Standard", oklahoma: "Oklahoma", straight: "Straight gin", hollywood: "Hollywood" };
+const SEEK_POLL_MS = 5000;
+
+// "Standard, knock at 10" / "Oklahoma" / "Straight gin": the rules in one line.
+function rulesLine(rules) {
+  const name = RULE_NAMES[rules.name] || rules.name;
+  if (rules.straight || rules.oklahoma) return name;
+  return `${name}, knock at ${rules.knock_limit}`;
+}
+
+function seekItem(seek) {
+  const mine = seek.poster.id === myId;
+  const range = seek.rating_min !== null || seek.rating_max !== null
+    ? ` · ratings ${seek.rating_min ?? ""}–${seek.rating_max ?? ""}` : "";
+  const button = mine
+    ? el("button", { type: "button", class: "button small", onclick: (e) => seekCommand(e.currentTarget, seek, "cancel") }, "Cancel")
+    : el("button", { type: "button", class: "button small primary", onclick: (e) => seekCommand(e.currentTarget, seek, "join") }, "Join");
+  return el("li", { class: mine ? "seek mine" : "seek", dataset: { seek: String(seek.id) } },
+    el("span", { class: "who" }, mine ? "You" : seek.poster.name, el("span", { class: "meta" }, ` (${seek.poster.rating})`)),
+    el("span", { class: "what" }, `${rulesLine(seek.rules)} · ${timeControlText(seek.time_control)} · ${matchLength(seek.best_of, seek.target)} · ${seek.rated ? "rated" : "casual"}${range}`),
+    button);
+}
+
+function showSeeks(seeks) {
+  const now = Date.now();
+  const open = seeks.filter((s) => s.status === "open" && Date.parse(s.expires_at) > now);
+  document.getElementById("seek-list").replaceChildren(...open.map(seekItem));
+  document.getElementById("seek-empty").hidden = open.length > 0;
+}
+
+async function seekCommand(button, seek, command) {
+  if (button.disabled) return;
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  try {
+    const { data } = await api(`/api/seeks/${seek.id}/${command}`, { method: "POST" });
+    if (command === "join" && data.game) {
+      goTo(`/games/${data.game}`);
+      return;
+    }
+    await pollSeeks();
+  } catch (error) {
+    refused(error, command === "join" ? "Could not join" : "Could not cancel");
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+    pollSeeks();
+  }
+}
+
+let lobbySocket = null;
+let seekTimer = null;
+
+async function pollSeeks() {
+  clearTimeout(seekTimer);
+  try {
+    const { data } = await api(openGames.dataset.api);
+    showSeeks(data);
+  } catch {
+    // the next message or poll repairs it
+  }
+  if (!(lobbySocket && lobbySocket.isOpen)) seekTimer = setTimeout(pollSeeks, SEEK_POLL_MS);
+}
+
+if (openGames) {
+  const seekForm = document.getElementById("seek-form");
+  seekForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const submit = document.getElementById("seek-submit");
+    if (submit.disabled) return;
+    submit.disabled = true;
+    const data = new FormData(seekForm);
+    const clock = seekForm.querySelector("#seek-clock").selectedOptions[0];
+    const body = { rules: data.get("rules"), target: Number(data.get("target")), best_of: 1, rated: false };
+    if (clock && clock.dataset.base) {
+      body.time_control = { base_seconds: Number(clock.dataset.base), increment_seconds: Number(clock.dataset.increment) };
+    }
+    const spread = Number(data.get("range"));
+    if (spread) {
+      const mine = Number(openGames.dataset.rating);
+      body.rating_min = Math.max(0, mine - spread);
+      body.rating_max = mine + spread;
+    }
+    try {
+      await api(openGames.dataset.api, { method: "POST", body });
+      flash(flashBox, "Your game is open: wait here, the table opens when someone joins.", { kind: "info" });
+      await pollSeeks();
+    } catch (error) {
+      refused(error, "Could not post the game");
+    }
+    submit.disabled = false;
+  });
+  lobbySocket = connect("/ws/lobby");
+  lobbySocket.on("seeks", (message) => showSeeks(message.seeks));
+  lobbySocket.on("seek_taken", (message) => { if (message.url) goTo(message.url); });
+  lobbySocket.on("close", () => { clearTimeout(seekTimer); seekTimer = setTimeout(pollSeeks, SEEK_POLL_MS); });
+  lobbySocket.on("open", () => clearTimeout(seekTimer));
+  pollSeeks();
+}
