@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0006_player_preferences'),
+        ('accounts', '0005_mail'),
         ('games', '0007_match_confirm_result'),
     ]
 
