@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from channels.db import database_sync_to_async as db
+from django.test import Client
 from django.utils import timezone
 
 from games import services as play
@@ -137,3 +138,25 @@ def test_withdrawing_an_answered_challenge_is_refused_in_words(
     assert response.json()["detail"] == detail
     again = bob_client.post(f"/api/matches/{created['id']}/{answer}")
     assert again.status_code == 409 and again.json()["detail"].startswith("this challenge was")
+
+
+def test_the_match_page_offers_the_challenger_a_withdraw_and_the_challenged_an_answer(
+    alice, bob, charlie
+):
+    match = play.challenge_create(challenger=alice, opponent=bob)
+    pages = {}
+    for player in (alice, bob, charlie):
+        web = Client()
+        web.force_login(player.user)
+        response = web.get(f"/matches/{match.pk}")
+        pages[player.name] = (response.status_code, response.content.decode())
+    status, page = pages["Alice"]
+    assert status == 200
+    assert f'data-url="/api/matches/{match.pk}/cancel">Withdraw the challenge<' in page
+    assert 'data-answer="accept"' not in page
+    status, page = pages["Bob"]
+    assert status == 200
+    assert 'data-answer="accept"' in page and 'data-answer="decline"' in page
+    assert "Withdraw the challenge" not in page
+    # Charlie may not even see another pair's challenge.
+    assert pages["Charlie"][0] == 404

@@ -149,7 +149,7 @@ async function answer(message, node, accept) {
     notice(`challenge-${message.match}`, `You declined ${message.challenger.name}'s challenge.`);
   } catch (error) {
     node.removeAttribute("aria-busy");
-    problem.append(` ${reasonOf(error)}`);
+    problem.append(el("br"), reasonOf(error)); // on a line of its own, under the buttons
     const url = error instanceof ApiError && typeof error.body.url === "string" ? error.body.url : null;
     if (url && url.startsWith("/")) problem.append(" ", el("a", { href: url }, "Go to your match"));
     if (error instanceof ApiError && error.status === 409 && error.code === "not_pending") {
