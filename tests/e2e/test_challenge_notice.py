@@ -74,6 +74,8 @@ def test_a_challenge_is_accepted_declined_and_withdrawn_from_where_it_is_seen(
         )
         alice_page.goto(f"/matches/{first.pk}")
         expect(alice_page.locator("#awaiting")).to_contain_text("Waiting for Bob")
+        # Her page's polling gets no answer now: only the push of the answer can open the table.
+        alice_page.route(re.compile(r"/api/matches/\d+$"), lambda route: route.abort())
 
         offer = offer_of(bob_page, first)
         expect(offer).to_contain_text("Alice (1612 Evening ladder) challenges you: 5 min + 5 s")
@@ -86,6 +88,7 @@ def test_a_challenge_is_accepted_declined_and_withdrawn_from_where_it_is_seen(
         game = Game.objects.get(match=first, status=Game.Status.ACTIVE)
         assert bob_page.url.endswith(f"/games/{game.pk}")
         expect(alice_page).to_have_url(re.compile(rf"/games/{game.pk}$"))  # her waiting page
+        alice_page.unroute(re.compile(r"/api/matches/\d+$"))
 
         # 2. A second challenge, declined from the notice.
         bob_page.goto("/events")

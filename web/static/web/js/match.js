@@ -52,6 +52,13 @@ if (awaiting) {
     setTimeout(poll, 2000);
   };
   setTimeout(poll, 2000);
+  // The answer is pushed on the player's own socket (me.js): the table opens at once; the
+  // polling above stays as the fallback while that socket is away.
+  window.addEventListener("rummy:me", ({ detail }) => {
+    if (detail.type !== "challenge" || String(detail.match) !== awaiting.dataset.match) return;
+    if (detail.status === "accepted" && detail.game) goTo(`/games/${detail.game}`);
+    else if (detail.status !== "challenged") window.location.reload();
+  });
 
   // The challenger takes the challenge back: the challenged player's notice goes at once.
   const withdraw = document.getElementById("withdraw");
