@@ -100,8 +100,9 @@ def test_a_challenge_is_accepted_declined_and_withdrawn_from_where_it_is_seen(
         assert second.status == Match.Status.DECLINED
 
         # 3. A third, withdrawn by Alice from her waiting page: it leaves Bob's screen at once.
-        bob_page.goto("/leaderboard")
+        # Made before Bob opens the page: his notice comes from the summary of his socket.
         third = play.challenge_create(challenger=alice, opponent=bob, best_of=3, target=100)
+        bob_page.goto("/leaderboard")
         offer = offer_of(bob_page, third)
         expect(offer.get_by_role("button", name="Accept")).to_be_visible()
         expect(offer).to_contain_text("best of 3 to 100")
