@@ -40,7 +40,11 @@ class PlayerSerializer(serializers.ModelSerializer):
 class PlayerUpdateSerializer(serializers.Serializer):
     """What a player may change about themselves."""
 
-    name = StrictCharField(max_length=NAME_MAX_LENGTH, required=False)
+    name = StrictCharField(
+        max_length=NAME_MAX_LENGTH,
+        required=False,
+        error_messages={"blank": names.BLANK_MESSAGE, "max_length": names.TOO_LONG_MESSAGE},
+    )
 
 
 class MeUpdateSerializer(PlayerUpdateSerializer):
@@ -51,6 +55,18 @@ class MeUpdateSerializer(PlayerUpdateSerializer):
         required=False,
         help_text="E-mail me about my events: when an event I entered is about to start, and "
         "when my match is ready while I am not on the site (needs an e-mail address).",
+    )
+    theme = serializers.ChoiceField(
+        choices=Player.Theme.choices,
+        required=False,
+        help_text="The pages' colours: ``system`` (as the device is set), ``light`` or ``dark``.",
+    )
+    sounds = StrictBooleanField(
+        required=False, help_text="Sounds at the table (your turn, a move, a deal's end, low time)."
+    )
+    confirm_discard = StrictBooleanField(
+        required=False,
+        help_text="A tapped card is only chosen; a second tap (or Enter) discards it.",
     )
 
 
@@ -71,6 +87,9 @@ class MeSerializer(serializers.ModelSerializer):
             "username",
             "is_staff",
             "email_events",
+            "theme",
+            "sounds",
+            "confirm_discard",
         ]
         read_only_fields = fields
 
@@ -422,6 +441,11 @@ MeAnswerSerializer = inline_serializer(
         "email_events": serializers.BooleanField(
             allow_null=True, help_text="E-mail me about my events (null: no player)."
         ),
+        "theme": serializers.CharField(
+            help_text="system, light or dark (a staff user without a player: system)."
+        ),
+        "sounds": serializers.BooleanField(),
+        "confirm_discard": serializers.BooleanField(),
         "permissions": serializers.ListField(
             child=serializers.CharField(), required=False, help_text="Staff only."
         ),
@@ -456,6 +480,10 @@ class MeView(generics.GenericAPIView):
                 "username": user.get_username(),
                 "is_staff": user.is_staff,
                 "email_events": None,
+                # No player, nowhere to keep them: the defaults, which the pages use too.
+                "theme": Player.Theme.SYSTEM,
+                "sounds": True,
+                "confirm_discard": False,
             }
         if user.is_staff:
             body["permissions"] = staff_permissions(user)
@@ -487,16 +515,20 @@ class MeView(generics.GenericAPIView):
 
     @extend_schema(request=MeUpdateSerializer, responses={200: MeSerializer})
     def patch(self, request: Request) -> Response:
-        """Change the caller's display name and their preferences (``email_events``)."""
+        """Change the caller's display name (checked as at sign-up: the same refusals in the
+        same words as ``/account``) and their preferences (``email_events``, ``theme``,
+        ``sounds``, ``confirm_discard``)."""
         player = self.get_object()
         serializer = MeUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         changes = dict(serializer.validated_data)
         email_events = changes.pop("email_events", None)
+        preferences = {key: changes.pop(key) for key in services.PREFERENCES if key in changes}
         try:
             player = services.player_update(player=player, **changes)
         except DjangoValidationError as error:
             return name_refusal(error)
+        player = services.preferences_update(player=player, **preferences)
         if email_events is not None:
             player = mail.email_events_set(player=player, on=email_events)
         return Response(MeSerializer(player).data)

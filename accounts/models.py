@@ -89,6 +89,27 @@ class Player(models.Model):
         help_text="E-mail me about my events: when an event I entered is about to start, and "
         "when my match is ready while I am not on the site.",
     )
+
+    class Theme(models.TextChoices):
+        SYSTEM = "system", "As my device is set"
+        LIGHT = "light", "Light"
+        DARK = "dark", "Dark"
+
+    theme = models.CharField(
+        max_length=6,
+        choices=Theme.choices,
+        default=Theme.SYSTEM,
+        help_text="The pages' colours: light, dark, or as the device is set (the default).",
+    )
+    sounds = models.BooleanField(
+        default=True,
+        help_text="Sounds at the table: your turn, a move, a deal's end, low time.",
+    )
+    confirm_discard = models.BooleanField(
+        default=False,
+        help_text="Confirm before discarding: a card tapped (or Enter) is only chosen, and a "
+        "second tap or Enter discards it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     deleted_at = models.DateTimeField(
         null=True,

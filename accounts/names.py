@@ -35,6 +35,10 @@ CONFUSABLE_MESSAGE = "This name looks too much like the name of another player."
 RESERVED_MESSAGE = (
     "Names that end in a bot strategy in brackets, like “Ada (expert)”, are for bots."
 )
+#: A rename to nothing, and one too long: the API's and the account page's words (format
+#: the second with ``max_length``).
+BLANK_MESSAGE = "Choose a display name."
+TOO_LONG_MESSAGE = "A display name has at most {max_length} characters."
 
 #: Scripts that may appear together in one name (TR39's highly restrictive profile).
 _SCRIPT_SETS = [

@@ -288,6 +288,27 @@ def player_update(*, player: Player, name: str | None = None) -> Player:
     return player
 
 
+#: The preferences a person sets for themselves (``/account``, ``PATCH /api/me``).
+PREFERENCES = ("theme", "sounds", "confirm_discard")
+
+
+def preferences_update(*, player: Player, **changes: object) -> Player:
+    """Set some of the player's :data:`PREFERENCES` (the others are left as they are).
+
+    A theme that is not one of :class:`Player.Theme` is a ``ValidationError`` on ``theme``.
+    """
+    unknown = set(changes) - set(PREFERENCES)
+    if unknown:
+        raise TypeError(f"not a preference: {', '.join(sorted(unknown))}")
+    if "theme" in changes and changes["theme"] not in Player.Theme.values:
+        raise ValidationError({"theme": ["Choose system, light or dark."]})
+    for field, value in changes.items():
+        setattr(player, field, value)
+    if changes:
+        Player.objects.filter(pk=player.pk).update(**changes)
+    return player
+
+
 def bot_create(*, name: str, strategy: str) -> Player:
     """Create a bot player that plays with the named strategy. Bots have no user."""
     name = names.normalize(name)

@@ -1,4 +1,5 @@
-"""The account pages: the e-mail address and the e-mails about one's events (with the
+"""The account pages: the display name and the preferences (colours, sounds, confirm before
+discarding), the e-mail address and the e-mails about one's events (with the
 unsubscribe link every such e-mail carries), a change of password, a password reset by
 e-mail (Django's own views and tokens), deleting one's account, and taking over a guest with
 a new account from an invitation link.
@@ -27,8 +28,9 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 from rest_framework.throttling import SimpleRateThrottle
 
-from accounts import deletion, invitations, mail, services
+from accounts import deletion, invitations, mail, names, services
 from accounts.lockout import lockout_message, lockout_response
+from accounts.models import NAME_MAX_LENGTH, Player
 from accounts.selectors import player_for_user
 from web.forms import GuestClaimForm
 from web.views import SignUpRateThrottle, signin_required
@@ -57,6 +59,38 @@ class EmailEventsForm(forms.Form):
         help_text="When an event you entered is about to start (its check-in opens), and "
         "when your match is ready while you are not on the site. Each e-mail has a link "
         "that turns them off.",
+    )
+
+
+class NameForm(forms.Form):
+    """The display name; beyond these two checks (in the API's words), the service's."""
+
+    name = forms.CharField(
+        label="Display name",
+        max_length=NAME_MAX_LENGTH,
+        error_messages={
+            "required": names.BLANK_MESSAGE,
+            "max_length": names.TOO_LONG_MESSAGE.format(max_length=NAME_MAX_LENGTH),
+        },
+        help_text="What other players see. Checked as at sign-up: not taken, not a look-alike "
+        "of another player's name, one script, no bot's “(expert)” at the end.",
+    )
+
+
+class PreferencesForm(forms.Form):
+    theme = forms.ChoiceField(
+        label="Colours", choices=Player.Theme.choices, widget=forms.RadioSelect
+    )
+    sounds = forms.BooleanField(
+        label="Sounds at the table",
+        required=False,
+        help_text="Your turn, a move, a deal's end, and low time on your clock.",
+    )
+    confirm_discard = forms.BooleanField(
+        label="Confirm before discarding",
+        required=False,
+        help_text="A tapped card (or Enter) is only chosen; tap it again, or press Enter, to "
+        "discard it.",
     )
 
 
@@ -103,13 +137,65 @@ def account(request: HttpRequest) -> HttpResponse:
                 return redirect("web:account")
     if request.method == "POST" and status == 200:
         status = 400
+    return _account_page(request, form=form, status=status)
+
+
+def _account_page(request: HttpRequest, *, status: int = 200, **forms_given) -> HttpResponse:
+    """The account page with its forms: those given (bound, with their errors), the others
+    filled with what is saved."""
     me = player_for_user(user=request.user)
     context = {
-        "form": form,
+        "form": EmailForm(initial={"email": request.user.email}),
         "me": me,
         "events_form": EmailEventsForm(initial={"email_events": me.email_events}) if me else None,
+        "name_form": NameForm(initial={"name": me.name}) if me else None,
+        "preferences_form": PreferencesForm(
+            initial={name: getattr(me, name) for name in services.PREFERENCES}
+        )
+        if me
+        else None,
+        **forms_given,
     }
     return render(request, "web/account.html", context, status=status)
+
+
+@signin_required
+@require_http_methods(["POST"])
+def account_name(request: HttpRequest) -> HttpResponse:
+    """Change one's display name, with the sign-up's checks (``services.player_update``, as
+    ``PATCH /api/me``): a refusal is shown beside the field, in the API's words."""
+    me = player_for_user(user=request.user)
+    if me is None:
+        messages.error(request, "This account has no player, so it has no display name.")
+        return redirect("web:account")
+    form = NameForm(request.POST)
+    if form.is_valid():
+        try:
+            services.player_update(player=me, name=form.cleaned_data["name"])
+        except ValidationError as error:
+            for message in error.message_dict.get("name", error.messages):
+                form.add_error("name", message)
+        else:
+            messages.success(request, f"Your display name is now {me.name}.")
+            return redirect("web:account")
+    return _account_page(request, name_form=form, status=400)
+
+
+@signin_required
+@require_http_methods(["POST"])
+def account_preferences(request: HttpRequest) -> HttpResponse:
+    """Save the colours, the sounds and "confirm before discarding"
+    (``services.preferences_update``, as ``PATCH /api/me``)."""
+    me = player_for_user(user=request.user)
+    if me is None:
+        messages.error(request, "This account has no player, so it keeps no preferences.")
+        return redirect("web:account")
+    form = PreferencesForm(request.POST)
+    if not form.is_valid():
+        return _account_page(request, preferences_form=form, status=400)
+    services.preferences_update(player=me, **form.cleaned_data)
+    messages.success(request, "Your preferences are saved.")
+    return redirect("web:account")
 
 
 @signin_required

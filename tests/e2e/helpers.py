@@ -16,6 +16,15 @@ def sign_in(context, live: str, user) -> None:
     context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": live}])
 
 
+def header_link(page, name: str):
+    """A link of the site header, through its Menu button where the menu is folded (a
+    phone)."""
+    menu = page.locator("header.site .menu-button")
+    if menu.is_visible():
+        menu.click()
+    return page.get_by_role("navigation", name="Main").get_by_role("link", name=name, exact=True)
+
+
 def open_event(name: str, players, format: str = "single_elim", **options):
     """An untimed event open for registration with ``players`` entered."""
     from tournaments import services

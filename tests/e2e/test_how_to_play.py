@@ -22,7 +22,7 @@ from games.engine import (
 )
 from games.engine.game import Game
 from ladders import services as ladder_services
-from tests.e2e.helpers import sign_in
+from tests.e2e.helpers import header_link, sign_in
 from tests.factories import BotFactory, PlayerFactory
 
 SIZES = {
@@ -61,7 +61,7 @@ def shown(page, name: str) -> str:
 def test_the_rules_pages_worked_examples_are_the_engines_scores(sized, screenshots):
     size, _context, page = sized
     page.goto("/lobby" if size == "desktop" else "/")
-    page.get_by_role("navigation", name="Main").get_by_role("link", name="How to play").click()
+    header_link(page, "How to play").click()
     expect(page).to_have_url(re.compile(r"/how-to-play$"))
     expect(page.get_by_role("heading", level=1)).to_have_text("How to play Gin Rummy")
 

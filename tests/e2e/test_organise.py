@@ -10,7 +10,7 @@ from django.contrib.auth.models import Permission
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import TIMEOUT_MS
-from tests.e2e.helpers import sign_in
+from tests.e2e.helpers import header_link, sign_in
 from tests.factories import PlayerFactory
 from tournaments.models import Entry, Event, EventLog, Pairing
 
@@ -56,7 +56,7 @@ def test_an_organiser_runs_a_swiss_from_the_pages(browser, live, screenshots, si
     try:
         # The header links the organiser's pages; a new event from there.
         page.goto("/")
-        page.get_by_role("link", name="Organise").click()
+        header_link(page, "Organise").click()
         page.get_by_role("link", name="New event").click()
         form = page.locator("#event-form")
         form.get_by_label("Name").fill("Thursday club night")
@@ -145,7 +145,7 @@ def test_an_organiser_runs_a_swiss_from_the_pages(browser, live, screenshots, si
         expect(page.get_by_role("heading", name="At a glance")).to_be_visible()
         shot("overview")
         fits(page)
-        page.locator("header.site").get_by_role("link", name="Organise").click()
+        header_link(page, "Organise").click()
         expect(page.locator(".event-rows")).to_contain_text("Thursday club night")
         shot("events")
         fits(page)

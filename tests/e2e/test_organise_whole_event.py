@@ -120,6 +120,7 @@ def test_an_organiser_runs_an_eight_player_swiss_at_tables_to_its_champion_from_
     hands = Organiser(page)
     try:
         page.goto("/")
+        hands.click(page.locator("header.site .menu-button"))  # the header's menu, on a phone
         hands.click(page.get_by_role("link", name="Organise"))
         hands.click(page.get_by_role("link", name="New event"))
         form = page.locator("#event-form")
@@ -130,7 +131,9 @@ def test_an_organiser_runs_an_eight_player_swiss_at_tables_to_its_champion_from_
         hands.type(form.get_by_label("Game to (points)"), "50")
         hands.click(page.get_by_role("button", name="Create the event"))
         expect(page.get_by_role("heading", name="Add entrants")).to_be_visible()
-        hands.step("Create the event (Organise, New event; name, format, tables, best of, to)")
+        hands.step(
+            "Create the event (Menu, Organise, New event; name, format, tables, best of, to)"
+        )
 
         hands.type(page.locator("#import-csv"), "\n".join(NAMES))
         hands.click(page.get_by_role("button", name="Import"))

@@ -22,6 +22,9 @@ def test_me_shows_my_player_and_account(alice_client, alice):
         "username": "alice",
         "is_staff": False,
         "email_events": True,
+        "theme": "system",
+        "sounds": True,
+        "confirm_discard": False,
     }
 
 
@@ -81,6 +84,9 @@ def test_a_staff_user_without_a_player_is_answered_their_account():
         "is_staff": True,
         "permissions": [],
         "email_events": None,
+        "theme": "system",
+        "sounds": True,
+        "confirm_discard": False,
     }
     assert rename.status_code == 404
     assert not Player.objects.exists()
@@ -91,3 +97,43 @@ def test_anonymous_users_have_no_me(client):
         assert response.status_code == 401
         assert response.json()["code"] == "not_authenticated"
     assert not Player.objects.filter(name="Ghost").exists()
+
+
+def test_i_set_my_preferences(alice_client, alice):
+    response = alice_client.patch(
+        "/api/me", {"theme": "dark", "sounds": False, "confirm_discard": True}, format="json"
+    )
+
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["theme"], body["sounds"], body["confirm_discard"]) == ("dark", False, True)
+    alice.refresh_from_db()
+    assert (alice.theme, alice.sounds, alice.confirm_discard) == ("dark", False, True)
+    assert alice.name == "Alice"  # a change of preferences alone leaves the name
+
+
+def test_a_preference_left_out_is_left_as_it_was(alice_client, alice):
+    alice_client.patch("/api/me", {"theme": "light"}, format="json")
+
+    response = alice_client.patch("/api/me", {"sounds": False}, format="json")
+
+    assert (response.json()["theme"], response.json()["sounds"]) == ("light", False)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"theme": "purple"}, {"theme": ""}, {"sounds": "yes"}, {"confirm_discard": 1}],
+)
+def test_a_preference_that_is_not_one_is_refused_and_nothing_changes(alice_client, alice, body):
+    response = alice_client.patch("/api/me", {**body, "name": "Alicia"}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid" and response.json()["detail"]
+    assert list(response.json()["errors"]) == list(body)
+    alice.refresh_from_db()
+    assert (alice.name, alice.theme, alice.sounds, alice.confirm_discard) == (
+        "Alice",
+        "system",
+        True,
+        False,
+    )
