@@ -83,7 +83,7 @@ def test_an_open_game_appears_live_in_another_lobby_and_one_tap_joins_it(
 
     alice_page.goto("/lobby")
     form = alice_page.locator("#seek-form")
-    form.get_by_label("Time control").select_option("3+2")
+    form.get_by_label("Clock").select_option("3+2")
     tap(size, form.get_by_role("button", name="Post an open game"))
     mine = alice_page.locator("#seek-list .seek.mine")
     expect(mine).to_contain_text("You (1500)")
