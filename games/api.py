@@ -787,11 +787,6 @@ class SeekListView(APIView):
 
     throttle_scope = "play"
 
-    def get_permissions(self):
-        if self.request.method == "POST":
-            return [permissions.IsAuthenticated()]
-        return []
-
     @extend_schema(responses={200: SeekSerializer(many=True)})
     def get(self, request: Request) -> Response:
         return Response(SeekSerializer(seeks.seeks_open(), many=True).data)
