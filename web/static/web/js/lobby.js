@@ -339,7 +339,12 @@ function seekItem(seek) {
     button);
 }
 
+// The list last received: drawn again now and then, as an open game past its 10 minutes
+// leaves the list without a message.
+let lastSeeks = [];
+
 function showSeeks(seeks) {
+  lastSeeks = seeks;
   const now = Date.now();
   const open = seeks.filter((s) => s.status === "open" && Date.parse(s.expires_at) > now);
   document.getElementById("seek-list").replaceChildren(...open.map(seekItem));
@@ -407,6 +412,7 @@ if (openGames) {
     }
     submit.disabled = false;
   });
+  setInterval(() => showSeeks(lastSeeks), 15000);
   lobbySocket = connect("/ws/lobby");
   lobbySocket.on("seeks", (message) => showSeeks(message.seeks));
   lobbySocket.on("seek_taken", (message) => { if (message.url) goTo(message.url); });
