@@ -19,12 +19,14 @@ export function cardsText(codes) {
   return (codes || []).map(cardText).join(" ");
 }
 
-// A card face; `tag` "button" makes it playable.
+// A card face; `tag` "button" makes it playable. Otherwise it is an image named for screen
+// readers ("seven of hearts"): a name on a plain span is not read.
 export function cardFace(code, { tag = "span", cls = "", attrs = {} } = {}) {
   return el(
     tag,
     {
       class: `card suit-${code[1].toLowerCase()} ${cls}`.trim(),
+      role: tag === "button" ? null : "img",
       title: cardLabel(code),
       "aria-label": cardLabel(code),
       dataset: { card: code },
@@ -42,5 +44,5 @@ export function cardList(codes, { cls = "" } = {}) {
 }
 
 export function cardBack({ label = "face-down card" } = {}) {
-  return el("span", { class: "card back", "aria-label": label, title: label }, el("span", { "aria-hidden": "true" }, "🂠"));
+  return el("span", { class: "card back", role: "img", "aria-label": label, title: label }, el("span", { "aria-hidden": "true" }, "🂠"));
 }

@@ -63,8 +63,9 @@ function showMove() {
   }
   const current = moveButtons[at - 1];
   if (current) {
-    // Keep the move in sight inside the list without scrolling the page.
-    const top = current.offsetTop - moveList.offsetTop;
+    // Keep the move in sight inside the list without scrolling the page (measured on the
+    // screen: offsetTop counts from the nearest positioned box, which the list itself is).
+    const top = current.getBoundingClientRect().top - moveList.getBoundingClientRect().top + moveList.scrollTop;
     if (top < moveList.scrollTop || top + current.offsetHeight > moveList.scrollTop + moveList.clientHeight) {
       moveList.scrollTop = top - moveList.clientHeight / 2;
     }

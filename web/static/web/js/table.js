@@ -7,6 +7,7 @@
 // table is fetched afresh.
 import { api, ApiError, el, flash, kindTag, signInAgain, goTo } from "./api.js";
 import { cardBack, cardFace, cardLabel, cardList, cardText, cardsText } from "./cards.js";
+import { play } from "./sounds.js";
 
 const POLL_MS = 800; // the opponent's move shows within a second
 const HIDDEN_MS = 4000; // a background tab polls gently
@@ -20,6 +21,8 @@ const you = root.dataset.you === "" ? null : Number(root.dataset.you);
 const rules = JSON.parse((document.getElementById("table-rules") || { textContent: "{}" }).textContent);
 // A rated match: {pool, players: [{rating, provisional}, ...]} in seat order (null: unrated).
 const seatRatings = JSON.parse((document.getElementById("table-ratings") || { textContent: "null" }).textContent);
+// "Confirm before discarding" (the account's preference): a tapped card is only chosen.
+const confirmDiscard = document.body.dataset.confirmDiscard === "on";
 // A finger, not a mouse pointer: say "Tap".
 const touch = window.matchMedia("(pointer: coarse)").matches || window.matchMedia("(max-width: 40rem)").matches;
 
@@ -33,6 +36,8 @@ const state = {
   match: null,
   busy: false,
   mode: null, // "knock" or "gin" while choosing the card to put face down
+  chosen: null, // with confirmDiscard: the card chosen to discard, until tapped again
+  lowWarned: null, // the ply whose low clock has been sounded
   newCards: new Set(),
   timer: null,
   stopped: false,
@@ -178,13 +183,25 @@ function accept(view, etag) {
     const added = view.hand.filter((c) => !before.has(c));
     state.newCards = added.length === 1 ? new Set(added) : new Set();
   }
-  if (!old || view.ply !== old.ply || view.status !== old.status) state.mode = null;
+  if (!old || view.ply !== old.ply || view.status !== old.status) {
+    state.mode = null;
+    state.chosen = null;
+  }
+  if (old) playFor(old, view);
   state.view = view;
   state.etag = etag;
   state.receivedAt = performance.now();
   state.zeroPolled.clear();
   render();
   if (view.status === "finished") gameOver();
+}
+
+// The sound for what changed between two views: a deal's end, else your turn, else a move.
+function playFor(old, view) {
+  const results = (view.results || []).length;
+  if (results > (old.results || []).length || (view.pause && !old.pause)) play("deal_end");
+  else if (view.your_turn && !old.your_turn) play("turn");
+  else if (view.ply !== old.ply && view.deal) play("move");
 }
 
 async function gameOver() {
@@ -409,6 +426,7 @@ async function submit(action, button) {
     }
     flash(flashBox, "");
     state.mode = null;
+    state.chosen = null;
   } catch (error) {
     refused = true;
     if (error instanceof ApiError && error.code === "not_authenticated") {
@@ -426,6 +444,7 @@ async function submit(action, button) {
   }
   if (refused) {
     state.mode = null;
+    state.chosen = null;
     await poll({ fresh: true });
   }
 }
@@ -436,7 +455,21 @@ function onCard(event) {
   if (state.busy) return;
   const card = button.dataset.card;
   if (state.mode) submit({ type: state.mode, card }, button);
+  else if (confirmDiscard && state.chosen !== card) choose(card);
   else submit({ type: "discard", card }, button);
+}
+
+// Confirm before discarding: the card is lifted and named; a second tap (or Enter) discards
+// it, another card is chosen instead, Esc puts it back.
+function choose(card) {
+  if (!legal(state.view, "discard").some((a) => a.card === card)) {
+    submit({ type: "discard", card }); // the server says why not, as without a confirmation
+    return;
+  }
+  state.chosen = card;
+  render();
+  const node = root.querySelector(`#seat-bottom [data-card="${CSS.escape(card)}"]`);
+  if (node) node.focus();
 }
 
 function onAction(event) {
@@ -552,7 +585,7 @@ function seat(view, index, hands) {
   } else {
     const count = isYou || you === null ? deal.hand_sizes[index] : view.opponent.card_count;
     const known = you !== null && !isYou ? view.opponent.known_cards : deal.known[index];
-    const backs = el("div", { class: "backs", "aria-label": `${count} cards in hand` });
+    const backs = el("div", { class: "backs", role: "img", "aria-label": `${count} cards in hand` });
     for (let i = 0; i < count; i += 1) backs.append(cardBack());
     parts.push(el("p", { class: "count" }, `${count} cards in hand`), backs);
     if (known.length) {
@@ -588,15 +621,18 @@ function handNode(view) {
     const classes = ["playable-" + (discards.has(code) ? "yes" : "no")];
     if (discards.has(code)) classes.push("playable");
     if (state.mode) classes.push(choices.has(code) ? "choice" : "dim");
+    const chosen = !state.mode && state.chosen === code;
+    if (chosen) classes.push("choice");
     if (state.newCards.has(code)) classes.push("new");
     if (code === forbidden) classes.push("taken");
     let label = cardLabel(code);
     if (state.newCards.has(code)) label += ", just drawn";
     if (code === forbidden) label += ", just taken from the pile";
+    if (chosen) label += ", chosen: press again to discard it";
     const face = cardFace(code, {
       tag: "button",
       cls: classes.join(" "),
-      attrs: { type: "button", "aria-label": label, dataset: { card: code, ply: String(view.ply), focus: `card:${code}` } },
+      attrs: { type: "button", "aria-label": label, "aria-pressed": confirmDiscard && !state.mode ? String(chosen) : null, dataset: { card: code, ply: String(view.ply), focus: `card:${code}` } },
     });
     if (state.newCards.has(code)) face.append(el("span", { class: "badge", "aria-hidden": "true" }, "new"));
     if (code === forbidden) face.append(el("span", { class: "badge", "aria-hidden": "true" }, "taken"));
@@ -684,8 +720,13 @@ function actionButtons(view) {
     button.addEventListener("click", onAction);
     buttons.push(button);
   }
-  if (legal(view, "discard").length && !state.mode) {
-    buttons.push(el("span", { class: "hint" }, touch ? "Tap a card to discard it." : "Click a card (or Enter on it) to discard it."));
+  if (legal(view, "discard").length && !state.mode && state.chosen) {
+    buttons.push(el("span", { class: "hint", role: "status" },
+      `Discard ${cardText(state.chosen)}? ${touch ? "Tap it again" : "Click it again (or Enter)"} to discard it${touch ? "" : "; Esc keeps it"}.`));
+  } else if (legal(view, "discard").length && !state.mode) {
+    buttons.push(el("span", { class: "hint" }, confirmDiscard
+      ? touch ? "Tap a card to choose it, then again to discard it." : "Click a card (or Enter on it) to choose it, then again to discard it."
+      : touch ? "Tap a card to discard it." : "Click a card (or Enter on it) to discard it."));
   }
   if (state.mode) {
     buttons.push(el("span", { class: "hint" }, `${state.mode === "gin" ? "Gin" : "Knock"}: ${touch ? "tap" : "choose"} the card to put face down${touch ? "" : " (Esc cancels)"}.`));
@@ -761,6 +802,10 @@ function renderClocks() {
     node.querySelector(".note").textContent = flagged ? " out of time" : running && ms < 20000 ? " low" : "";
     node.classList.toggle("running", running);
     node.classList.toggle("low", running && ms < 20000);
+    if (index === you && running && ms > 0 && ms < 20000 && state.lowWarned !== view.ply) {
+      state.lowWarned = view.ply;
+      play("low");
+    }
     node.classList.toggle("flagged", flagged);
     if (running && ms <= 0 && !state.zeroPolled.has(view.seq)) {
       // The server settles the clock on the next read: ask at once.
@@ -1146,8 +1191,9 @@ document.addEventListener("keydown", (event) => {
   const target = event.target;
   if (target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName))) return;
   const key = event.key.toLowerCase();
-  if (key === "escape" && state.mode) {
+  if (key === "escape" && (state.mode || state.chosen)) {
     state.mode = null;
+    state.chosen = null;
     render();
     event.preventDefault();
     return;
