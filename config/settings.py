@@ -690,6 +690,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 10.0,
         "options": {"expires": 60},
     },
+    # Open games past their lifetime: marked expired and the lobby told (games.seeks).
+    "sweep-seeks": {
+        "task": "games.sweep_seeks",
+        "schedule": 15.0,
+        "options": {"expires": 30},
+    },
     # Ladders: pair every queue, start ladder matches whose start task was lost, rate
     # finished ladder matches a failed receiver missed (ladders.services.ladders_sweep).
     "sweep-ladders": {

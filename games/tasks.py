@@ -6,7 +6,7 @@ database: the match row lock plus a status or ply check, and unique constraints 
 
 from celery import shared_task
 
-from games import services
+from games import seeks, services
 
 
 @shared_task(name="games.play_match")
@@ -46,3 +46,10 @@ def sweep_bot_matches() -> int:
     """Beat, every 10 s (batch, behind the matches queued before it): play the bot-vs-bot
     matches whose task was lost (services.bot_match_sweep)."""
     return services.bot_match_sweep()
+
+
+@shared_task(name="games.sweep_seeks")
+def sweep_seeks() -> int:
+    """Beat, every 15 s (batch): mark the open games past their time expired, and tell the
+    lobby (games.seeks.seeks_expire; they are already left out of the list and refused)."""
+    return seeks.seeks_expire()

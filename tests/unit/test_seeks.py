@@ -184,6 +184,18 @@ def test_an_expired_game_is_not_listed_nor_joined(alice, bob_client):
     assert Seek.objects.get(pk=seek.pk).status == "expired"
 
 
+def test_beat_marks_the_expired_games_and_leaves_the_others(alice, bob, settings):
+    from games import tasks
+
+    entry = settings.CELERY_BEAT_SCHEDULE["sweep-seeks"]
+    assert entry["task"] == tasks.sweep_seeks.name == "games.sweep_seeks"
+    old = seeks.seek_create(poster=alice, now=timezone.now() - seeks.SEEK_TTL)
+    fresh = seeks.seek_create(poster=bob)
+    assert tasks.sweep_seeks() == 1
+    assert Seek.objects.get(pk=old.pk).status == "expired"
+    assert Seek.objects.get(pk=fresh.pk).status == "open"
+
+
 def test_the_poster_leaving_cancels_their_games_only(alice, bob):
     mine = seeks.seek_create(poster=alice)
     theirs = seeks.seek_create(poster=bob)

@@ -15,6 +15,7 @@ EXPECTED = {
     "games.sweep_clocks": INTERACTIVE,
     "games.play_match": BATCH,
     "games.sweep_bot_matches": BATCH,
+    "games.sweep_seeks": BATCH,
     "ladders.matchmake": INTERACTIVE,
     "ladders.start_matches": INTERACTIVE,
     "ladders.sweep": INTERACTIVE,
