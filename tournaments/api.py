@@ -473,7 +473,9 @@ ReadySerializer = inline_serializer(
 class EventFilter(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(choices=Event.Status.choices)
     format = django_filters.ChoiceFilter(choices=Format.choices)
-    repeats = django_filters.BooleanFilter(
+    # "true" or "false" and nothing else (a bare 1 or yes is a 400, as the schema says).
+    repeats = django_filters.ChoiceFilter(
+        choices=[("true", "true"), ("false", "false")],
         method="filter_repeats",
         label="true: the recurring events (templates) only; false: none of them.",
     )
@@ -485,7 +487,7 @@ class EventFilter(django_filters.FilterSet):
 
     def filter_repeats(self, queryset, name, value):
         templates = Q(status=Event.Status.DRAFT) & ~Q(repeat_rule="")
-        return queryset.filter(templates) if value else queryset.exclude(templates)
+        return queryset.filter(templates) if value == "true" else queryset.exclude(templates)
 
 
 class EventListView(generics.ListAPIView):
