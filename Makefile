@@ -12,7 +12,7 @@ TEST_REDIS_URL    ?= redis://127.0.0.1:6379/9
 CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: venv run demo migrate worker beat test test-unit test-integration test-e2e browsers \
+.PHONY: venv run demo migrate worker beat test test-unit test-integration test-e2e browsers schema \
         lint format cluster cluster-stop cluster-status
 
 $(STAMP): pyproject.toml
@@ -91,6 +91,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
+
+# The stored copy of the API's schema (tests/unit/test_schema_stored.py compares it): refresh
+# it when a change is meant to alter the API, and commit the difference with the change.
+schema: $(STAMP)
+	DEBUG=1 DATABASE_URL= CELERY_BROKER_URL= REDIS_URL= \
+	    $(BIN)/python manage.py spectacular --file docs/openapi.yaml
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
