@@ -1,0 +1,34 @@
+"""Enqueueing a task by its registered name, once the transaction commits.
+
+A service that hands work to a task (a bot's reply, a countdown, a webhook's delivery) names
+the task instead of importing its app's ``tasks`` module: the tasks import the services, so an
+import the other way would close a circle. The names are the ones the tasks register with
+``@shared_task(name=...)``. A worker imports every app's ``tasks`` module when it starts; a web
+process has them imported here, once, the first time a name is not yet known (Celery's
+autodiscovery, the same as a worker's). An unknown name fails loudly (``NotRegistered``, a
+``KeyError``) instead of dropping the work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import Task, current_app
+
+
+def registered(name: str) -> Task:
+    """The task registered as ``name``, importing the apps' tasks modules if need be."""
+    tasks = current_app.tasks
+    if name not in tasks:
+        current_app.loader.import_default_modules()
+    return tasks[name]
+
+
+def task_on_commit(name: str, *args: Any, **kwargs: Any) -> None:
+    """Enqueue the task registered as ``name`` with these arguments after the commit."""
+    registered(name).delay_on_commit(*args, **kwargs)
+
+
+def task_on_commit_with(name: str, args: tuple = (), **options: Any) -> None:
+    """Enqueue ``name`` after the commit with Celery options (``countdown=``, ``queue=``)."""
+    registered(name).apply_async_on_commit(args, **options)
