@@ -52,5 +52,5 @@ urlpatterns = [
     path("leaderboard", views.leaderboard, name="leaderboard"),
     path("players/<int:pk>", views.player_detail, name="player"),
     path("favicon.ico", views.favicon, name="favicon"),
-    path("organise/", include("web.organise_urls")),
+    path("organise/", include("web.organise.urls")),
 ]

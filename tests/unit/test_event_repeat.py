@@ -250,7 +250,7 @@ def test_a_template_with_an_opening_time_is_not_opened_by_the_clock(api):
 
 
 def test_the_organiser_form_offers_the_repeat_settings():
-    from web.organise_forms import EventForm
+    from web.organise.forms import EventForm
 
     form = EventForm()
 
