@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Fault drills on the whole cluster: PostgreSQL restarted, Redis restarted, beat gone.
 
+One file on purpose, though long: a benchmark is one command, and its set-up, load and
+report read top to bottom.
+
     make drills              (or: .venv/bin/python bench/drills.py [--only NAME ...])
 
 The cluster of deploy/cluster.py (gunicorn, two Celery workers, beat) runs on a PostgreSQL

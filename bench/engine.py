@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Engine benchmark: our Gin Rummy engine beside RLCard and OpenSpiel, in the same run.
 
+One file on purpose, though long: a benchmark is one command, and its set-up, load and
+report read top to bottom.
+
 Run it with ``make bench-engine`` (which builds ``bench/.venv`` with the peers) or directly
 with ``bench/.venv/bin/python bench/engine.py [--quick] [--json]``. See ``bench/README.md``
 for what each figure means. A contender that cannot be imported is reported as not

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Ladders benchmark: leaderboard pages, a matchmaker pass, replaying the rating history.
 
+One file on purpose, though long: a benchmark is one command, and its set-up, load and
+report read top to bottom.
+
     make bench-ladders                          (or .venv/bin/python bench/ladders.py [--quick])
 
 Runs on the local PostgreSQL in a scratch database of its own (``bench_ladders_<pid>``,

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Live benchmark: the table socket against the polling it replaces, and 2,000 sockets at once.
 
+One file on purpose, though long: a benchmark is one command, and its set-up, load and
+report read top to bottom.
+
     make bench-live        (or: .venv/bin/python bench/live.py [--quick] [--games N] ...)
 
 One run, with the local launcher of deploy/cluster.py (gunicorn serving the ASGI app with

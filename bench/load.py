@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Load benchmark: 200 people playing timed games on the table socket while a 256-bot event runs.
 
+One file on purpose, though long: a benchmark is one command, and its set-up, load and
+report read top to bottom.
+
     make bench-load        (or: .venv/bin/python bench/load.py [--quick] [--compare] ...)
 
 On the local launcher of deploy/cluster.py (gunicorn with four uvicorn workers serving the

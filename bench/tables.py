@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Tables benchmark: 200 table-match hands entered at once on the cluster, against sheet reads.
 
+One file on purpose, though long: a benchmark is one command, and its set-up, load and
+report read top to bottom.
+
     make bench-tables      (or: .venv/bin/python bench/tables.py [--quick] [--matches N] ...)
 
 One run, with the local launcher of deploy/cluster.py (gunicorn serving the ASGI app with

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Local multi-process launcher: gunicorn, two Celery workers and beat on loopback.
 
+One file on purpose, though long: the launcher is run as a script (and imported by the
+benchmarks and drills), and its processes, their supervisor and its commands read together.
+
 gunicorn runs uvicorn workers on the ASGI app (deploy/gunicorn.conf.py): pages, the API and
 the live sockets. Every process shares REDIS_URL's channel layer, so a push published by a
 worker or by either web process reaches a socket held by any of them.

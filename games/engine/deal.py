@@ -1,5 +1,8 @@
 """One deal (a hand of Gin Rummy) as a state machine.
 
+Long on purpose: the deal's states, each state's legal actions and the transitions between
+them are one state machine, read together.
+
 A deal is its seed, its dealer, its rule set and the ordered actions applied to it:
 :meth:`Deal.replay` rebuilds any state from those.  Seats are 0 and 1.
 
