@@ -24,6 +24,7 @@ from accounts.auth import TokenAuthentication
 from accounts.models import NAME_MAX_LENGTH, Player
 from config.api import error_body, refusal
 from config.fields import StrictBooleanField, StrictCharField
+from config.schema import error_codes
 
 # --- Serializers ----------------------------------------------------------------------------
 
@@ -178,6 +179,7 @@ class RegisterView(APIView):
     throttle_scope = "register"
 
     @extend_schema(request=RegisterSerializer, responses={201: TokenSerializer}, auth=[])
+    @error_codes({"400": NAME_CODES})
     def post(self, request: Request) -> Response:
         serializer = RegisterSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -201,6 +203,7 @@ class SignInView(APIView):
     throttle_scope = "sign-in"
 
     @extend_schema(request=SignInSerializer, responses={200: TokenSerializer}, auth=[])
+    @error_codes({"429": ["locked_out"]})
     def post(self, request: Request) -> Response:
         serializer = SignInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -274,6 +277,7 @@ class PasswordChangeView(APIView):
     throttle_scope = "sign-in"
 
     @extend_schema(request=PasswordChangeSerializer, responses={200: TokenSerializer})
+    @error_codes({"400": ["wrong_password"]})
     def post(self, request: Request) -> Response:
         body = PasswordChangeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -335,6 +339,7 @@ class PlayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         return selectors.player_list()
 
     @extend_schema(request=PlayerUpdateSerializer, responses={200: PlayerSerializer})
+    @error_codes({"400": NAME_CODES})
     def partial_update(self, request: Request, pk=None) -> Response:
         player = self.get_object()
         serializer = PlayerUpdateSerializer(data=request.data)
@@ -388,6 +393,7 @@ class GuestInvitationView(APIView):
     permission_classes = [permissions.IsAuthenticated, MayInviteGuests]
 
     @extend_schema(request=None, responses={200: InvitationSerializer, 409: ErrorSerializer})
+    @error_codes({"409": ["not_a_guest"]})
     def post(self, request: Request, pk: int) -> Response:
         guest = get_object_or_404(Player, pk=pk)
         try:
@@ -493,6 +499,7 @@ class MeView(generics.GenericAPIView):
         request=PasswordSerializer,
         responses={204: None, 400: ErrorSerializer, 409: ErrorSerializer},
     )
+    @error_codes({"400": ["wrong_password"], "409": ["account_busy"]})
     def delete(self, request: Request) -> Response:
         """Delete the caller's account (``accounts.deletion``), with their password in a
         JSON body, ``{"password": "..."}`` (OpenAPI 3.0 describes no body for a DELETE; this
@@ -514,6 +521,7 @@ class MeView(generics.GenericAPIView):
         return Response(status=204)
 
     @extend_schema(request=MeUpdateSerializer, responses={200: MeSerializer})
+    @error_codes({"400": NAME_CODES})
     def patch(self, request: Request) -> Response:
         """Change the caller's display name (checked as at sign-up: the same refusals in the
         same words as ``/account``) and their preferences (``email_events``, ``theme``,

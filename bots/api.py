@@ -23,11 +23,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services
-from accounts.api import require_player
+from accounts.api import NAME_CODES, require_player
 from accounts.models import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, Player
 from accounts.selectors import player_for_user
 from config.api import refusal
 from config.fields import StrictCharField
+from config.schema import error_codes
 
 
 class BotSerializer(serializers.ModelSerializer):
@@ -106,6 +107,7 @@ class BotListView(APIView):
         return Response(BotSerializer(bots, many=True).data)
 
     @extend_schema(request=BotCreateSerializer, responses={201: BotSerializer})
+    @error_codes({"400": NAME_CODES, "403": ["not_a_person"], "409": ["too_many_bots"]})
     def post(self, request: Request) -> Response:
         owner = _owner(request)
         serializer = BotCreateSerializer(data=request.data)
@@ -127,6 +129,7 @@ class BotDetailView(APIView):
         return Response(BotSerializer(_own_bot(request, pk)).data)
 
     @extend_schema(request=BotUpdateSerializer, responses={200: BotSerializer})
+    @error_codes({"400": NAME_CODES})
     def patch(self, request: Request, pk: int) -> Response:
         bot = _own_bot(request, pk)
         serializer = BotUpdateSerializer(data=request.data)
@@ -173,6 +176,7 @@ class BotAccountView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(responses={200: BotSerializer})
+    @error_codes({"403": ["not_a_bot"]})
     def get(self, request: Request) -> Response:
         player = player_for_user(user=request.user)
         if player is None or not player.is_external:

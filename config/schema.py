@@ -7,7 +7,8 @@ every operation that can give them, so a client (or a fuzzer such as schemathesi
 every status code it can receive in the schema, including the web server's 414 for an
 over-long URL. Each error answer's description names every ``code`` it can carry (also as
 the extension ``x-error-codes``): the common ones (:data:`COMMON_CODES`) and the operation's
-own (:data:`OPERATION_CODES`).
+own, which each app declares beside its view with :func:`error_codes` (the platform names no
+app's paths).
 
 Two more corrections make the schema say what the server does:
 
@@ -21,7 +22,12 @@ Two more corrections make the schema say what the server does:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from drf_spectacular.utils import extend_schema
+
+_View = TypeVar("_View", bound=Callable[..., Any])
 
 ERROR_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -73,361 +79,57 @@ COMMON_CODES: dict[str, list[str]] = {
 #: Only where a body is read: malformed or too deeply nested JSON.
 BODY_CODES = {"400": ["parse_error"]}
 
-#: A refused move names the rule it broke (the engine's ``rule`` of the error).
-MOVE_RULES = [
-    "big_gin_needs_eleven_melded",
-    "card_not_in_hand",
-    "card_required",
-    "deal_over",
-    "discard_of_taken_card",
-    "gin_needs_no_deadwood",
-    "illegal_action",
-    "invalid_action",
-    "invalid_card",
-    "invalid_melds",
-    "knock_limit",
-    "straight_gin_no_knock",
-    "upcard_offer",
-    "wrong_phase",
-]
+#: The key of an operation that carries a view's declared codes from drf-spectacular to
+#: :func:`document_errors`, which takes it out: the schema never shows it.
+OWN_CODES = "x-own-error-codes"
 
-#: A refused hand of a table match names the rule it broke (``games.engine.table.ENTRY_RULES``
-#: that are about the hand; those about the match's state answer 409).
-HAND_RULES = [
-    "invalid_entry",
-    "invalid_card",
-    "knocker_required",
-    "drawn_hand_no_score",
-    "deadwood_missing",
-    "deadwood_range",
-    "gin_with_deadwood",
-    "upcard_required",
-    "straight_gin_no_knock",
-    "knock_limit",
-    "duplicate_deals_at_table",
-]
-HAND_STATES = ["match_over", "game_over", "deal_in_progress"]
-#: Refusals of the result of a table match (confirming, disputing).
-RESULT_CONFLICTS = ["not_decided", "own_report", "match_over", "not_at_table"]
-
-#: What an event's options can be refused with (creating, editing or starting it).
-EVENT_OPTION_CODES = [
-    "unknown_format",
-    "unknown_seeding",
-    "invalid_rules",
-    "invalid_tiebreaks",
-    "invalid_registration_window",
-    "capacity",
-    "invalid_groups",
-    "invalid_arena_minutes",
-    "invalid_venue",
-    "duplicate_deals_at_table",
-    "arena_online_only",
-    "start_in_past",
-    "registration_after_start",
-    "check_in_needs_start",
-    "check_in_too_long",
-    "check_in_before_registration",
-    "check_in_conflict",
-    "description_too_long",
-    "invalid_repeat_rule",
-]
-#: Entering a player (an organiser's add or import).
-ENTER_CODES = ["unknown_bot", "duplicate_deals_need_bots"]
-ENTER_CONFLICTS = [
-    "already_registered",
-    "disqualified",
-    "event_full",
-    "event_over",
-    "registration_closed",
-    "guests_and_bots",
-]
-
-#: The codes of each operation's own refusals (its service's), by status, beside the common
-#: ones. ``tests/unit/test_api_contract.py`` checks that every code the code base can answer
-#: with is named here or in the common codes.
-OPERATION_CODES: dict[str, dict[str, list[str]]] = {
-    "POST /api/auth/register": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
-    "POST /api/auth/login": {"429": ["locked_out"]},
-    "PATCH /api/me": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
-    "DELETE /api/me": {"400": ["wrong_password"], "409": ["account_busy"]},
-    "POST /api/auth/password": {"400": ["wrong_password"]},
-    "PATCH /api/players/{id}": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
-    "POST /api/players/{id}/invitation": {"409": ["not_a_guest"]},
-    "POST /api/matches": {
-        "400": [
-            "invalid_rules",
-            "same_player",
-            "unknown_bot",
-            "bot_challenger",
-            "duplicate_deals_need_bots",
-        ],
-        "409": ["in_ranked_match", "in_tournament_match", "player_deleted", "opponent_is_guest"],
-    },
-    "POST /api/seeks": {
-        "400": [
-            "invalid_rules",
-            "bot_challenger",
-            "duplicate_deals_need_bots",
-            "rated_unavailable",
-            "invalid_rating_range",
-        ],
-        "409": ["in_tournament_match", "too_many_seeks"],
-    },
-    "POST /api/seeks/{id}/join": {
-        "400": ["invalid_rules", "duplicate_deals_need_bots"],
-        "409": [
-            "own_seek",
-            "seek_taken",
-            "seek_closed",
-            "outside_rating_range",
-            "in_ranked_match",
-            "in_tournament_match",
-        ],
-    },
-    "POST /api/seeks/{id}/cancel": {
-        "403": ["not_a_player"],
-        "409": ["seek_taken", "seek_closed"],
-    },
-    "POST /api/matches/{id}/accept": {
-        "403": ["not_a_player"],
-        "409": ["not_pending", "in_ranked_match", "in_tournament_match", "not_scheduled"],
-    },
-    "POST /api/matches/{id}/decline": {"403": ["not_a_player"], "409": ["not_pending"]},
-    "POST /api/matches/{id}/cancel": {"403": ["not_a_player"], "409": ["too_late"]},
-    "POST /api/matches/{id}/resign": {"403": ["not_a_player"], "409": ["too_late"]},
-    "GET /api/matches/{id}/replay": {"409": ["not_finished"]},
-    # Table matches: hands entered from a score pad, the sheet, the result.
-    "GET /api/matches/{id}/sheet": {"409": ["not_at_table"]},
-    "POST /api/matches/{id}/hands": {
-        "400": ["reason_required", "not_in_match", *HAND_RULES],
-        "403": ["not_a_player"],
-        "409": ["stale_hand", "not_at_table", *HAND_STATES],
-    },
-    "PUT /api/matches/{id}/hands/{number}": {
-        "400": ["reason_required", "not_in_match", *HAND_RULES],
-        "403": ["not_a_player", "organisers_only"],
-        "409": ["no_such_hand", "later_hand_refused", "not_at_table", *HAND_STATES],
-    },
-    "DELETE /api/matches/{id}/hands/last": {
-        "400": ["reason_required"],
-        "403": ["not_a_player"],
-        "409": ["no_hands", "stale_hand", "match_over", "not_at_table"],
-    },
-    "POST /api/matches/{id}/confirm": {
-        "400": ["reason_required"],
-        "403": ["not_a_player"],
-        "409": RESULT_CONFLICTS,
-    },
-    "POST /api/matches/{id}/dispute": {
-        "400": ["reason_required"],
-        "403": ["not_a_player"],
-        "409": RESULT_CONFLICTS,
-    },
-    "POST /api/games/{id}/actions": {
-        "400": MOVE_RULES,
-        "403": ["not_a_player"],
-        "409": ["stale_ply", "not_your_turn", "game_over", "paused"],
-    },
-    "POST /api/games/{id}/continue": {"403": ["not_a_player"], "409": ["game_over", "not_paused"]},
-    "POST /api/events": {
-        "400": [
-            "unknown_format",
-            "unknown_seeding",
-            "invalid_rules",
-            "invalid_tiebreaks",
-            "invalid_registration_window",
-            "capacity",
-            "invalid_groups",
-            "invalid_arena_minutes",
-            "invalid_venue",
-            "duplicate_deals_at_table",
-            "arena_online_only",
-            "start_in_past",
-            "registration_after_start",
-            "check_in_needs_start",
-            "check_in_too_long",
-            "check_in_before_registration",
-            "check_in_conflict",
-            "description_too_long",
-            "invalid_repeat_rule",
-        ],
-    },
-    "POST /api/events/{id}/register": {
-        "400": ["unknown_bot", "duplicate_deals_need_bots"],
-        "403": ["bots_only"],
-        "409": [
-            "already_registered",
-            "disqualified",
-            "event_full",
-            "event_over",
-            "registration_closed",
-        ],
-    },
-    "POST /api/events/{id}/withdraw": {
-        "409": ["not_registered", "already_withdrawn", "event_over"],
-    },
-    "POST /api/events/{id}/check-in": {
-        "409": ["not_registered", "check_in_closed", "no_check_in"],
-    },
-    "POST /api/events/{id}/matches/{match_id}/ready": {
-        "403": ["not_a_player"],
-        "409": ["match_over", "too_late"],
-    },
-    # An arena's players: a break, coming back, half the clock for a point more.
-    "POST /api/events/{id}/pause": {"409": ["not_arena", "event_not_running", "not_entered"]},
-    "POST /api/events/{id}/rejoin": {
-        "409": ["not_arena", "event_not_running", "not_entered", "arena_over"]
-    },
-    "POST /api/events/{id}/matches/{match_id}/berserk": {
-        "403": ["not_a_player"],
-        "409": [
-            "not_arena",
-            "berserk_not_allowed",
-            "match_over",
-            "not_timed",
-            "berserk_already",
-            "berserk_too_late",
-        ],
-    },
-    # The organiser API (staff): the admin's actions.
-    "PATCH /api/events/{id}": {
-        "400": [*EVENT_OPTION_CODES, "guests_need_tables"],
-        "409": ["event_started"],
-    },
-    "POST /api/events/{id}/open-registration": {"409": ["event_started", "event_repeats"]},
-    "POST /api/events/{id}/close-registration": {"409": ["registration_closed"]},
-    "POST /api/events/{id}/players": {
-        "400": ENTER_CODES,
-        "403": ["bots_only"],
-        "409": [*ENTER_CONFLICTS, "guests_need_tables"],
-    },
-    "POST /api/events/{id}/guests": {
-        "400": ["name_taken", "name_mixed_script", "name_confusable", "name_reserved"],
-        "403": ["bots_only"],
-        "409": [*ENTER_CONFLICTS, "guests_need_tables"],
-    },
-    "POST /api/events/{id}/bots": {
-        "400": ["unknown_bot", "invalid_count"],
-        "409": ENTER_CONFLICTS,
-    },
-    "POST /api/events/{id}/import": {
-        "400": [
-            "invalid_csv",
-            "unknown_player",
-            "duplicate_entry",
-            "invalid_seed",
-            "duplicate_seed",
-            "too_many",
-            *ENTER_CODES,
-        ],
-        "409": [*ENTER_CONFLICTS, "event_started", "guests_need_tables"],
-    },
-    "POST /api/events/{id}/seed": {
-        "400": ["invalid_seed", "duplicate_seed", "unknown_entry", "incomplete_order"],
-        "409": ["event_started", "same_stable"],
-    },
-    "POST /api/events/{id}/start": {
-        "400": ["not_enough_entries", "unknown_bot", *EVENT_OPTION_CODES],
-        "409": ["event_started", "same_stable", "event_repeats"],
-    },
-    "POST /api/events/{id}/cancel": {"409": ["event_over"]},
-    "GET /api/events/{id}/trf": {"400": ["trf_format"], "409": ["not_started"]},
-    "POST /api/events/{id}/entries/{entry_id}/withdraw": {
-        "409": ["already_withdrawn", "event_over"]
-    },
-    "POST /api/events/{id}/entries/{entry_id}/disqualify": {
-        "409": ["already_withdrawn", "event_over"]
-    },
-    "POST /api/events/{id}/entries/{entry_id}/reinstate": {
-        "400": ["unknown_bot", "duplicate_deals_need_bots"],
-        "403": ["bots_only"],
-        "409": [
-            "not_withdrawn",
-            "event_over",
-            "cannot_reinstate",
-            "event_full",
-            "guests_need_tables",
-            "guests_and_bots",
-        ],
-    },
-    "POST /api/events/{id}/entries/{entry_id}/check-in": {
-        "409": ["not_registered", "check_in_closed", "no_check_in"]
-    },
-    "DELETE /api/events/{id}/entries/{entry_id}/check-in": {"409": ["check_in_closed"]},
-    "POST /api/events/{id}/pairings/{key}/override": {
-        "400": ["reason_required", "not_in_match"],
-        "409": ["event_not_running", "no_match", "no_change", "playoff_started"],
-    },
-    "POST /api/events/{id}/pairings/{key}/table": {
-        "409": [
-            "not_mixed",
-            "event_not_running",
-            "no_match",
-            "already_at_table",
-            "match_started",
-            "bots_play_online",
-        ]
-    },
-    "POST /api/events/{id}/pairings/{key}/rerun": {
-        "409": ["event_not_running", "no_match", "not_bots", "not_failed", "playoff_started"]
-    },
-    "POST /api/events/{id}/webhooks": {"400": ["webhook_url_refused"]},
-    "POST /api/ladders/{id}/queue": {
-        "400": ["unknown_bot"],
-        "403": ["bots_only", "guest_cannot_queue"],
-        "409": [
-            "already_queued",
-            "queued_elsewhere",
-            "in_match",
-            "match_in_progress",
-            "ladder_closed",
-            "not_a_ladder",
-        ],
-    },
-    "DELETE /api/ladders/{id}/queue": {"409": ["not_queued"]},
-    "POST /api/ladders/{id}/seasons": {"400": ["invalid_season"], "409": ["season_open"]},
-    "POST /api/bots": {
-        "400": ["name_mixed_script", "name_confusable", "name_reserved"],
-        "403": ["not_a_person"],
-        "409": ["too_many_bots"],
-    },
-    "PATCH /api/bots/{id}": {"400": ["name_mixed_script", "name_confusable", "name_reserved"]},
-    "GET /api/bot/account": {"403": ["not_a_bot"]},
-}
-
-#: The organiser API's writes on an event: for its organisers only (its creator and
-#: co-organisers, or those who may manage every event), anyone else 403 ``not_your_event``.
-EVENT_WRITES = [
-    "PATCH /api/events/{id}",
-    "POST /api/events/{id}/open-registration",
-    "POST /api/events/{id}/close-registration",
-    "POST /api/events/{id}/players",
-    "POST /api/events/{id}/guests",
-    "POST /api/events/{id}/bots",
-    "POST /api/events/{id}/import",
-    "POST /api/events/{id}/seed",
-    "POST /api/events/{id}/start",
-    "POST /api/events/{id}/cancel",
-    "POST /api/events/{id}/entries/{entry_id}/withdraw",
-    "POST /api/events/{id}/entries/{entry_id}/disqualify",
-    "POST /api/events/{id}/entries/{entry_id}/reinstate",
-    "POST /api/events/{id}/entries/{entry_id}/check-in",
-    "DELETE /api/events/{id}/entries/{entry_id}/check-in",
-    "POST /api/events/{id}/pairings/{key}/override",
-    "POST /api/events/{id}/pairings/{key}/rerun",
-    "POST /api/events/{id}/pairings/{key}/table",
-    "POST /api/events/{id}/webhooks",
-    "POST /api/events/{id}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend",
-]
-for _operation in EVENT_WRITES:
-    _own = OPERATION_CODES.setdefault(_operation, {})
-    _own["403"] = [*_own.get("403", []), "not_your_event"]
-del _operation, _own
+#: Every declaration :func:`error_codes` made, by the view (and methods) it decorates.
+_DECLARED: dict[str, dict[str, list[str]]] = {}
 
 
-def operation_codes(path: str, method: str, operation: dict[str, Any]) -> dict[str, list[str]]:
-    """Every code the operation can answer with, by status (common ones and its own)."""
+def error_codes(
+    *declarations: Mapping[str, Sequence[str]], methods: Sequence[str] | None = None
+) -> Callable[[_View], _View]:
+    """Declare the codes of a view's own refusals (its services'), by status, beside the
+    common ones: ``@error_codes({"409": ["not_pending"]})``.
+
+    Decorates a view's method (``post``, ...) or a view class, then for the ``methods``
+    named (all when None), as drf-spectacular's ``extend_schema`` does, which carries it: a
+    method's declaration reaches every view that inherits the method, and wins over theirs,
+    so where views answer with other codes than the parent whose method they share, each
+    class declares its own. Several declarations merge status by status in their order, so
+    a list an app shares (say every organiser write's 403) is one more argument.
+    ``tests/unit/test_api_contract.py`` checks that every code the code base can answer with
+    is declared or common, and that every declaration reaches an operation.
+    """
+    codes: dict[str, list[str]] = {}
+    for declaration in declarations:
+        for status, named in declaration.items():
+            if status not in DESCRIPTIONS:
+                raise ValueError(f"{status} is not an error status the schema documents")
+            codes[status] = [*codes.get(status, []), *named]
+
+    def decorate(view: _View) -> _View:
+        name = f"{view.__module__}.{view.__qualname__}"
+        if methods:
+            name = f"{name} {' '.join(sorted(methods))}"
+        _DECLARED[name] = codes
+        extensions = {OWN_CODES: {"view": name, "codes": codes}}
+        return extend_schema(methods=methods, extensions=extensions)(view)
+
+    return decorate
+
+
+def declared_error_codes() -> dict[str, dict[str, list[str]]]:
+    """Every declaration made with :func:`error_codes` so far (the API modules imported), by
+    the view and methods it decorates."""
+    return dict(_DECLARED)
+
+
+def operation_codes(
+    path: str, method: str, operation: dict[str, Any], own: Mapping[str, Sequence[str]]
+) -> dict[str, list[str]]:
+    """Every code the operation can answer with, by status: the common ones and its ``own``."""
     statuses = _codes(path, method, operation)
     if operation.get("requestBody"):
         statuses.add("413")
@@ -436,9 +138,9 @@ def operation_codes(path: str, method: str, operation: dict[str, Any]) -> dict[s
         codes[status] = list(COMMON_CODES.get(status, []))
         if operation.get("requestBody"):
             codes[status] += BODY_CODES.get(status, [])
-    for status, own in OPERATION_CODES.get(f"{method.upper()} {path}", {}).items():
+    for status, named in own.items():
         codes.setdefault(status, [])
-        codes[status] += [code for code in own if code not in codes[status]]
+        codes[status] += [code for code in named if code not in codes[status]]
     return {status: found for status, found in codes.items() if found}
 
 
@@ -475,13 +177,18 @@ def document_errors(result: dict[str, Any], generator, request, public) -> dict[
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
     reference = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
     for path, operations in result.get("paths", {}).items():
+        own = {
+            method: operation.pop(OWN_CODES, {}).get("codes", {})
+            for method, operation in operations.items()
+            if isinstance(operation, dict)
+        }
         if path == "/api/health":
             continue  # answers 200 or 503 with its own body, never an error shape
         for method, operation in operations.items():
             if method not in {"get", "post", "put", "patch", "delete"}:
                 continue
             responses = operation.setdefault("responses", {})
-            for code, names in operation_codes(path, method, operation).items():
+            for code, names in operation_codes(path, method, operation, own[method]).items():
                 if code not in responses:
                     responses[code] = {"content": reference, "description": DESCRIPTIONS[code]}
                 response = responses[code]

@@ -39,6 +39,7 @@ from config.fields import (
     StrictIntegerField,
     StrictPrimaryKeyRelatedField,
 )
+from config.schema import error_codes
 from games import delivery, rating_hook, seeks, selectors, services
 from games.engine.actions import Action as EngineAction
 from games.engine.actions import ActionKind
@@ -422,6 +423,23 @@ class MatchListView(generics.ListAPIView):
         "``in_tournament_match`` (with the ``match`` and the ``url`` of its page) while your "
         "tournament match is ready or in play online.",
     )
+    @error_codes(
+        {
+            "400": [
+                "invalid_rules",
+                "same_player",
+                "unknown_bot",
+                "bot_challenger",
+                "duplicate_deals_need_bots",
+            ],
+            "409": [
+                "in_ranked_match",
+                "in_tournament_match",
+                "player_deleted",
+                "opponent_is_guest",
+            ],
+        }
+    )
     def post(self, request: Request) -> Response:
         challenger = require_player(request)
         serializer = MatchCreateSerializer(data=request.data)
@@ -484,6 +502,12 @@ class _MatchCommand(APIView):
         return Response(MatchSerializer(match).data)
 
 
+@error_codes(
+    {
+        "403": ["not_a_player"],
+        "409": ["not_pending", "in_ranked_match", "in_tournament_match", "not_scheduled"],
+    }
+)
 class MatchAcceptView(_MatchCommand):
     """The challenged player accepts: the match starts.
 
@@ -496,6 +520,7 @@ class MatchAcceptView(_MatchCommand):
         return services.challenge_answer(match=match, player=player, accept=True)
 
 
+@error_codes({"403": ["not_a_player"], "409": ["not_pending"]})
 class MatchDeclineView(_MatchCommand):
     """The challenged player declines."""
 
@@ -503,6 +528,7 @@ class MatchDeclineView(_MatchCommand):
         return services.challenge_answer(match=match, player=player, accept=False)
 
 
+@error_codes({"403": ["not_a_player"], "409": ["too_late"]})
 class MatchCancelView(_MatchCommand):
     """The challenger withdraws a challenge not yet answered."""
 
@@ -510,6 +536,7 @@ class MatchCancelView(_MatchCommand):
         return services.match_cancel(match=match, player=player)
 
 
+@error_codes({"403": ["not_a_player"], "409": ["too_late"]})
 class MatchResignView(_MatchCommand):
     """A player resigns the match (the opponent wins it)."""
 
@@ -533,6 +560,7 @@ class MatchReplayView(APIView):
             409: OpenApiResponse(description="The match is not finished (`not_finished`)."),
         }
     )
+    @error_codes({"409": ["not_finished"]})
     def get(self, request: Request, pk: int) -> Response:
         match = _visible_match(request, pk)
         if match.status != Match.Status.FINISHED:
@@ -642,12 +670,38 @@ def _player_view(pk: int, player: Player, changed: Game | None = None) -> Respon
     )
 
 
+#: A refused move names the rule it broke (the engine's ``rule`` of the error).
+MOVE_RULES = [
+    "big_gin_needs_eleven_melded",
+    "card_not_in_hand",
+    "card_required",
+    "deal_over",
+    "discard_of_taken_card",
+    "gin_needs_no_deadwood",
+    "illegal_action",
+    "invalid_action",
+    "invalid_card",
+    "invalid_melds",
+    "knock_limit",
+    "straight_gin_no_knock",
+    "upcard_offer",
+    "wrong_phase",
+]
+
+
 class GameActionView(APIView):
     """Make a move: ``{ply, type, card?, melds?}``. Answers with your view after it."""
 
     permission_classes = [permissions.IsAuthenticated]
     throttle_scope = "play"
 
+    @error_codes(
+        {
+            "400": MOVE_RULES,
+            "403": ["not_a_player"],
+            "409": ["stale_ply", "not_your_turn", "game_over", "paused"],
+        }
+    )
     @extend_schema(request=ActionSerializer, responses={200: GameViewSerializer})
     def post(self, request: Request, pk: int) -> Response:
         # The game is not read first: the service finds and locks it and checks that the
@@ -716,6 +770,7 @@ class GameContinueView(APIView):
     throttle_scope = "play"
 
     @extend_schema(request=None, responses={200: GameViewSerializer})
+    @error_codes({"403": ["not_a_player"], "409": ["game_over", "not_paused"]})
     def post(self, request: Request, pk: int) -> Response:
         game, player = _game_and_player(request, pk)
         if player is None:
@@ -798,6 +853,18 @@ class SeekListView(APIView):
         "(``invalid_rules``, ``duplicate_deals_need_bots``, 409 ``in_tournament_match``), "
         "400 ``rated_unavailable`` for a rated one, 409 ``too_many_seeks`` past three open.",
     )
+    @error_codes(
+        {
+            "400": [
+                "invalid_rules",
+                "bot_challenger",
+                "duplicate_deals_need_bots",
+                "rated_unavailable",
+                "invalid_rating_range",
+            ],
+            "409": ["in_tournament_match", "too_many_seeks"],
+        }
+    )
     def post(self, request: Request) -> Response:
         poster = require_player(request)
         serializer = SeekCreateSerializer(data=request.data)
@@ -853,6 +920,19 @@ class _SeekCommand(APIView):
         return Response(SeekSerializer(seeks.seek_payload(_seek(seek.pk))).data)
 
 
+@error_codes(
+    {
+        "400": ["invalid_rules", "duplicate_deals_need_bots"],
+        "409": [
+            "own_seek",
+            "seek_taken",
+            "seek_closed",
+            "outside_rating_range",
+            "in_ranked_match",
+            "in_tournament_match",
+        ],
+    }
+)
 class SeekJoinView(_SeekCommand):
     """Join an open game: its match starts for both (answers with ``match`` and ``game``).
 
@@ -864,6 +944,7 @@ class SeekJoinView(_SeekCommand):
         return seeks.seek_join(seek=seek, player=player)
 
 
+@error_codes({"403": ["not_a_player"], "409": ["seek_taken", "seek_closed"]})
 class SeekCancelView(_SeekCommand):
     """Its poster cancels an open game. 409 ``seek_taken`` or ``seek_closed`` when too late."""
 

@@ -27,6 +27,7 @@ from rest_framework.views import APIView
 from accounts.selectors import player_for_user
 from config.api import refusal
 from config.fields import StrictCharField, StrictIntegerField
+from config.schema import error_codes
 from games import selectors, services, sheets, tables
 from games.models import Match, TableHand
 
@@ -183,6 +184,7 @@ class SheetView(APIView):
     who deals next. 409 ``not_at_table`` for a match played online."""
 
     @extend_schema(responses={200: SheetSerializer})
+    @error_codes({"409": ["not_at_table"]})
     def get(self, request: Request, pk: int) -> Response:
         match = _table_match(request, pk)
         if not match.at_table:
@@ -190,10 +192,37 @@ class SheetView(APIView):
         return Response(sheets.sheet_for_match(match=match))
 
 
+#: A refused hand names the rule it broke (``games.engine.table.ENTRY_RULES`` that are about
+#: the hand; those about the match's state answer 409).
+HAND_RULES = [
+    "invalid_entry",
+    "invalid_card",
+    "knocker_required",
+    "drawn_hand_no_score",
+    "deadwood_missing",
+    "deadwood_range",
+    "gin_with_deadwood",
+    "upcard_required",
+    "straight_gin_no_knock",
+    "knock_limit",
+    "duplicate_deals_at_table",
+]
+HAND_STATES = ["match_over", "game_over", "deal_in_progress"]
+#: Refusals of the result (confirming, disputing).
+RESULT_CONFLICTS = ["not_decided", "own_report", "match_over", "not_at_table"]
+
+
 class HandsView(_TableCommand):
     """Enter the next hand: ``{number, kind, knocker, deadwood, upcard}``. Answers 201 with the
     score sheet. When the hands decide the match it waits for the opponent's confirmation."""
 
+    @error_codes(
+        {
+            "400": ["reason_required", "not_in_match", *HAND_RULES],
+            "403": ["not_a_player"],
+            "409": ["stale_hand", "not_at_table", *HAND_STATES],
+        }
+    )
     @extend_schema(request=HandSerializer, responses={201: SheetSerializer})
     def post(self, request: Request, pk: int) -> Response:
         match = self.match(request, pk)
@@ -235,6 +264,13 @@ class LastHandView(_TableCommand):
         request=None,
         responses={200: SheetSerializer},
     )
+    @error_codes(
+        {
+            "400": ["reason_required"],
+            "403": ["not_a_player"],
+            "409": ["no_hands", "stale_hand", "match_over", "not_at_table"],
+        }
+    )
     def delete(self, request: Request, pk: int) -> Response:
         match = self.match(request, pk)
         raw = request.query_params.get("number", "")
@@ -270,6 +306,13 @@ class HandView(_TableCommand):
     ``later_hand_refused`` (a later hand no longer fits: take it back first)."""
 
     @extend_schema(request=CorrectedHandSerializer, responses={200: SheetSerializer})
+    @error_codes(
+        {
+            "400": ["reason_required", "not_in_match", *HAND_RULES],
+            "403": ["not_a_player", "organisers_only"],
+            "409": ["no_such_hand", "later_hand_refused", "not_at_table", *HAND_STATES],
+        }
+    )
     def put(self, request: Request, pk: int, number: int) -> Response:
         match = self.match(request, pk)
         if not tables.may_organise(request.user):
@@ -321,6 +364,7 @@ class _ResultCommand(_TableCommand):
         return _sheet(match.pk)
 
 
+@error_codes({"400": ["reason_required"], "403": ["not_a_player"], "409": RESULT_CONFLICTS})
 class ConfirmView(_ResultCommand):
     """Confirm the result the hands decided: the opponent of whoever entered the deciding hand
     (or an organiser, with a reason). The match is then finished: the event advances, it is
@@ -329,6 +373,7 @@ class ConfirmView(_ResultCommand):
     service = staticmethod(tables.result_confirm)
 
 
+@error_codes({"400": ["reason_required"], "403": ["not_a_player"], "409": RESULT_CONFLICTS})
 class DisputeView(_ResultCommand):
     """Dispute the result the hands decided, saying why (``{reason}``): the match waits for an
     organiser, who corrects the hands and confirms, or decides."""

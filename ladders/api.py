@@ -28,6 +28,7 @@ from accounts.models import Player
 from config.api import PageNumberPagination, StaffModelPermissions, error_body, refusal
 from config.errors import ServiceError
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from config.schema import error_codes
 from games.api import MatchListSerializer, PlayerBriefSerializer, RulesField
 from ladders import seasons, selectors, services
 from ladders.models import Ladder, Rating, RatingChange, Season, SeasonEntry
@@ -576,6 +577,20 @@ class QueueView(APIView):
         return Response(QueueStatusSerializer(_queue_status(ladder, player)).data)
 
     @extend_schema(request=QueueJoinSerializer, responses={201: QueueStatusSerializer})
+    @error_codes(
+        {
+            "400": ["unknown_bot"],
+            "403": ["bots_only", "guest_cannot_queue"],
+            "409": [
+                "already_queued",
+                "queued_elsewhere",
+                "in_match",
+                "match_in_progress",
+                "ladder_closed",
+                "not_a_ladder",
+            ],
+        }
+    )
     def post(self, request: Request, pk: int) -> Response:
         player = require_player(request)
         body = QueueJoinSerializer(data=request.data)
@@ -591,6 +606,7 @@ class QueueView(APIView):
         return Response(data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={204: None})
+    @error_codes({"409": ["not_queued"]})
     def delete(self, request: Request, pk: int) -> Response:
         player = require_player(request)
         ladder = _ladder(pk)
@@ -773,6 +789,7 @@ class SeasonListView(APIView):
         return Response(SeasonSerializer(ladder.seasons.order_by("-number"), many=True).data)
 
     @extend_schema(request=SeasonOpenSerializer, responses={201: SeasonSerializer})
+    @error_codes({"400": ["invalid_season"], "409": ["season_open"]})
     def post(self, request: Request, pk: int) -> Response:
         ladder = _ladder(pk)
         body = SeasonOpenSerializer(data=request.data)

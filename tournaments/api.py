@@ -37,6 +37,7 @@ from accounts.models import Player
 from accounts.selectors import player_for_user
 from config.api import StaffModelPermissions, refusal
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from config.schema import error_codes
 from games.api import IdFilter, PlayerBriefSerializer, RulesField
 from games.models import Match, TimeoutPolicy
 from tournaments import selectors, services
@@ -115,6 +116,10 @@ class EventOrganiser(permissions.BasePermission):
         if not selectors.may_manage(request.user, event):
             raise exceptions.PermissionDenied(not_your_event(event), code="not_your_event")
         return True
+
+
+#: What :class:`EventOrganiser` adds to the codes of a view it guards (an organiser's write).
+EVENT_ORGANISER_CODES = {"403": ["not_your_event"]}
 
 
 # --- serializers -----------------------------------------------------------------------------
@@ -490,6 +495,30 @@ class EventFilter(django_filters.FilterSet):
         return queryset.filter(templates) if value == "true" else queryset.exclude(templates)
 
 
+#: What an event's options can be refused with (creating, editing or starting it).
+EVENT_OPTION_CODES = [
+    "unknown_format",
+    "unknown_seeding",
+    "invalid_rules",
+    "invalid_tiebreaks",
+    "invalid_registration_window",
+    "capacity",
+    "invalid_groups",
+    "invalid_arena_minutes",
+    "invalid_venue",
+    "duplicate_deals_at_table",
+    "arena_online_only",
+    "start_in_past",
+    "registration_after_start",
+    "check_in_needs_start",
+    "check_in_too_long",
+    "check_in_before_registration",
+    "check_in_conflict",
+    "description_too_long",
+    "invalid_repeat_rule",
+]
+
+
 class EventListView(generics.ListAPIView):
     """Events, newest first (for staff, those they organise first), filtered by ``status``,
     ``format``, ``repeats`` (recurring events) and ``template`` (its occurrences). Staff POST
@@ -515,6 +544,7 @@ class EventListView(generics.ListAPIView):
     @extend_schema(
         request=EventCreateSerializer, responses={201: EventSerializer, 400: ErrorSerializer}
     )
+    @error_codes({"400": EVENT_OPTION_CODES})
     def post(self, request: Request) -> Response:
         serializer = EventCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -552,6 +582,10 @@ class EventDetailView(APIView):
     @extend_schema(
         request=EventCreateSerializer,
         responses={200: EventSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    @error_codes(
+        {"400": [*EVENT_OPTION_CODES, "guests_need_tables"], "409": ["event_started"]},
+        EVENT_ORGANISER_CODES,
     )
     def patch(self, request: Request, pk: int) -> Response:
         event = _event(request, pk)
@@ -607,6 +641,19 @@ class RegisterView(_EntryCommand):
     success_status = status.HTTP_201_CREATED
 
     @extend_schema(request=None, responses={201: EntrySerializer, 409: ErrorSerializer})
+    @error_codes(
+        {
+            "400": ["unknown_bot", "duplicate_deals_need_bots"],
+            "403": ["bots_only"],
+            "409": [
+                "already_registered",
+                "disqualified",
+                "event_full",
+                "event_over",
+                "registration_closed",
+            ],
+        }
+    )
     def post(self, request: Request, pk: int) -> Response:
         return super().post(request, pk)
 
@@ -614,6 +661,7 @@ class RegisterView(_EntryCommand):
         return services.entry_register(event=event, player=player)
 
 
+@error_codes({"409": ["not_registered", "already_withdrawn", "event_over"]})
 class WithdrawView(_EntryCommand):
     """Withdraw yourself; in a running event your unfinished match is forfeited."""
 
@@ -623,6 +671,7 @@ class WithdrawView(_EntryCommand):
         )
 
 
+@error_codes({"409": ["not_registered", "check_in_closed", "no_check_in"]})
 class CheckInView(_EntryCommand):
     """Check in during the check-in window (those who do not are removed at the start)."""
 
@@ -694,6 +743,7 @@ class MatchReadyView(APIView):
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(request=None, responses={200: ReadySerializer, 409: ErrorSerializer})
+    @error_codes({"403": ["not_a_player"], "409": ["match_over", "too_late"]})
     def post(self, request: Request, pk: int, match_id: int) -> Response:
         player = require_player(request)
         event = _event(request, pk)

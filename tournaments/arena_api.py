@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from accounts.api import require_player
 from config.api import refusal
 from config.errors import ServiceError
+from config.schema import error_codes
 from games.models import Match
 from tournaments.api import EntrySerializer, ErrorSerializer, _event
 from tournaments.models import Entry
@@ -54,6 +55,7 @@ class _ArenaEntryCommand(APIView):
         return Response(EntrySerializer(entry).data)
 
 
+@error_codes({"409": ["not_arena", "event_not_running", "not_entered"]})
 class ArenaPauseView(_ArenaEntryCommand):
     """Take a break from a running arena: no new match until you rejoin (yours goes on)."""
 
@@ -61,6 +63,7 @@ class ArenaPauseView(_ArenaEntryCommand):
         return arenas.arena_pause(event=event, player=player, by=user)
 
 
+@error_codes({"409": ["not_arena", "event_not_running", "not_entered", "arena_over"]})
 class ArenaRejoinView(_ArenaEntryCommand):
     """Come back to a running arena: you are paired as soon as another player is free."""
 
@@ -75,6 +78,19 @@ class ArenaBerserkView(APIView):
 
     @extend_schema(
         request=None, responses={200: BerserkSerializer, 403: ErrorSerializer, 409: ErrorSerializer}
+    )
+    @error_codes(
+        {
+            "403": ["not_a_player"],
+            "409": [
+                "not_arena",
+                "berserk_not_allowed",
+                "match_over",
+                "not_timed",
+                "berserk_already",
+                "berserk_too_late",
+            ],
+        }
     )
     def post(self, request: Request, pk: int, match_id: int) -> Response:
         player = require_player(request)

@@ -26,13 +26,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services as accounts
-from accounts.api import name_refusal
+from accounts.api import NAME_CODES, name_refusal
 from accounts.models import NAME_MAX_LENGTH, Player
 from config.api import StaffModelPermissions, error_body, refusal
 from config.fields import StrictCharField, StrictIntegerField
+from config.schema import error_codes
 from games.engine import bots as engine_bots
 from tournaments import interchange, selectors, services, webhooks
 from tournaments.api import (
+    EVENT_OPTION_CODES,
+    EVENT_ORGANISER_CODES,
     EntrySerializer,
     ErrorSerializer,
     EventOrganiser,
@@ -216,6 +219,7 @@ class DeliverySerializer(serializers.ModelSerializer):
 class OpenRegistrationView(OrganiserView):
     """Open registration now (a draft, or an event whose registration closed)."""
 
+    @error_codes({"409": ["event_started", "event_repeats"]}, EVENT_ORGANISER_CODES)
     @extend_schema(request=None, responses={200: EventSerializer, 409: ErrorSerializer})
     def post(self, request: Request, pk: int) -> Response:
         return self.act(request, pk, services.event_open_registration)
@@ -231,6 +235,7 @@ class OpenRegistrationView(OrganiserView):
 class CloseRegistrationView(OpenRegistrationView):
     """Close registration now; the event can still start (or reopen)."""
 
+    @error_codes({"409": ["registration_closed"]}, EVENT_ORGANISER_CODES)
     @extend_schema(request=None, responses={200: EventSerializer, 409: ErrorSerializer})
     def post(self, request: Request, pk: int) -> Response:
         return self.act(request, pk, services.event_close_registration)
@@ -239,6 +244,13 @@ class CloseRegistrationView(OpenRegistrationView):
 class StartView(OpenRegistrationView):
     """Start: drop those who did not check in, seed, pair the first round, start matches."""
 
+    @error_codes(
+        {
+            "400": ["not_enough_entries", "unknown_bot", *EVENT_OPTION_CODES],
+            "409": ["event_started", "same_stable", "event_repeats"],
+        },
+        EVENT_ORGANISER_CODES,
+    )
     @extend_schema(request=None, responses={200: EventSerializer, 409: ErrorSerializer})
     def post(self, request: Request, pk: int) -> Response:
         return self.act(request, pk, services.event_start)
@@ -247,11 +259,24 @@ class StartView(OpenRegistrationView):
 class CancelView(OpenRegistrationView):
     """Cancel an event that has not ended, with a reason; unfinished matches are cancelled."""
 
+    @error_codes({"409": ["event_over"]}, EVENT_ORGANISER_CODES)
     @extend_schema(request=ReasonSerializer, responses={200: EventSerializer, 409: ErrorSerializer})
     def post(self, request: Request, pk: int) -> Response:
         body = ReasonSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         return self.act(request, pk, services.event_cancel, reason=body.validated_data["reason"])
+
+
+#: Entering a player (an organiser's add or import).
+ENTER_CODES = ["unknown_bot", "duplicate_deals_need_bots"]
+ENTER_CONFLICTS = [
+    "already_registered",
+    "disqualified",
+    "event_full",
+    "event_over",
+    "registration_closed",
+    "guests_and_bots",
+]
 
 
 class PlayersAddView(OrganiserView):
@@ -260,6 +285,14 @@ class PlayersAddView(OrganiserView):
 
     @extend_schema(
         request=PlayerAddSerializer, responses={201: EntrySerializer, 409: ErrorSerializer}
+    )
+    @error_codes(
+        {
+            "400": ENTER_CODES,
+            "403": ["bots_only"],
+            "409": [*ENTER_CONFLICTS, "guests_need_tables"],
+        },
+        EVENT_ORGANISER_CODES,
     )
     def post(self, request: Request, pk: int) -> Response:
         body = PlayerAddSerializer(data=request.data)
@@ -301,6 +334,14 @@ class GuestsAddView(OrganiserView):
         request=GuestAddSerializer,
         responses={201: EntrySerializer, 400: ErrorSerializer, 409: ErrorSerializer},
     )
+    @error_codes(
+        {
+            "400": ["name_taken", *NAME_CODES],
+            "403": ["bots_only"],
+            "409": [*ENTER_CONFLICTS, "guests_need_tables"],
+        },
+        EVENT_ORGANISER_CODES,
+    )
     def post(self, request: Request, pk: int) -> Response:
         body = GuestAddSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -322,6 +363,9 @@ class BotsAddView(OrganiserView):
     @extend_schema(
         request=BotsAddSerializer, responses={201: EntrySerializer(many=True), 409: ErrorSerializer}
     )
+    @error_codes(
+        {"400": ["unknown_bot", "invalid_count"], "409": ENTER_CONFLICTS}, EVENT_ORGANISER_CODES
+    )
     def post(self, request: Request, pk: int) -> Response:
         body = BotsAddSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -340,6 +384,21 @@ class ImportView(OrganiserView):
     @extend_schema(
         request=ImportSerializer,
         responses={201: EntrySerializer(many=True), 400: ErrorSerializer, 409: ErrorSerializer},
+    )
+    @error_codes(
+        {
+            "400": [
+                "invalid_csv",
+                "unknown_player",
+                "duplicate_entry",
+                "invalid_seed",
+                "duplicate_seed",
+                "too_many",
+                *ENTER_CODES,
+            ],
+            "409": [*ENTER_CONFLICTS, "event_started", "guests_need_tables"],
+        },
+        EVENT_ORGANISER_CODES,
     )
     def post(self, request: Request, pk: int) -> Response:
         body = ImportSerializer(data=request.data)
@@ -360,6 +419,13 @@ class SeedView(OrganiserView):
 
     @extend_schema(
         request=SeedSerializer, responses={200: EntrySerializer(many=True), 409: ErrorSerializer}
+    )
+    @error_codes(
+        {
+            "400": ["invalid_seed", "duplicate_seed", "unknown_entry", "incomplete_order"],
+            "409": ["event_started", "same_stable"],
+        },
+        EVENT_ORGANISER_CODES,
     )
     def post(self, request: Request, pk: int) -> Response:
         body = SeedSerializer(data=request.data)
@@ -394,6 +460,7 @@ class TrfView(APIView):
             409: ErrorSerializer,
         }
     )
+    @error_codes({"400": ["trf_format"], "409": ["not_started"]})
     def get(self, request: Request, pk: int):
         event = _event(request, pk)
         try:
@@ -434,6 +501,7 @@ class EntryActionView(OrganiserView):
 _ENTRY_SCHEMA = {"responses": {200: EntrySerializer, 409: ErrorSerializer}}
 
 
+@error_codes({"409": ["already_withdrawn", "event_over"]}, EVENT_ORGANISER_CODES)
 class EntryWithdrawView(EntryActionView):
     """Withdraw an entry with a reason; in a running event its unfinished match is forfeited."""
 
@@ -447,6 +515,7 @@ class EntryWithdrawView(EntryActionView):
         return services.entry_withdraw(entry=entry, by=by, reason=reason)
 
 
+@error_codes({"409": ["already_withdrawn", "event_over"]}, EVENT_ORGANISER_CODES)
 class EntryDisqualifyView(EntryWithdrawView):
     """Disqualify an entry with a reason (it cannot come back)."""
 
@@ -454,6 +523,22 @@ class EntryDisqualifyView(EntryWithdrawView):
         return services.entry_withdraw(entry=entry, by=by, reason=reason, disqualify=True)
 
 
+@error_codes(
+    {
+        "400": ["unknown_bot", "duplicate_deals_need_bots"],
+        "403": ["bots_only"],
+        "409": [
+            "not_withdrawn",
+            "event_over",
+            "cannot_reinstate",
+            "event_full",
+            "guests_need_tables",
+            "guests_and_bots",
+        ],
+    },
+    EVENT_ORGANISER_CODES,
+    methods=["POST"],
+)
 class EntryReinstateView(EntryActionView):
     """Take a withdrawn entry back: before the start, or into later rounds of a Swiss."""
 
@@ -465,6 +550,11 @@ class EntryReinstateView(EntryActionView):
         return services.entry_reinstate(entry=entry, by=by)
 
 
+@error_codes(
+    {"409": ["not_registered", "check_in_closed", "no_check_in"]},
+    EVENT_ORGANISER_CODES,
+    methods=["POST"],
+)
 class EntryCheckInView(EntryReinstateView):
     """Check an entry in (during the check-in window); DELETE takes the check-in back (a name
     tapped by mistake at the desk), before the start: the entry is registered again."""
@@ -475,6 +565,7 @@ class EntryCheckInView(EntryReinstateView):
         return services.entry_check_in(entry=entry, by=by)
 
     @extend_schema(request=None, **_ENTRY_SCHEMA)
+    @error_codes({"409": ["check_in_closed"]}, EVENT_ORGANISER_CODES)
     def delete(self, request: Request, pk: int, entry_id: int) -> Response:
         entry = get_object_or_404(Entry, pk=entry_id, event=self.event(pk))
         try:
@@ -510,6 +601,13 @@ class OverrideView(PairingActionView):
     who is not in the pairing."""
 
     @extend_schema(request=OverrideSerializer, responses={200: OpenApiTypes.OBJECT})
+    @error_codes(
+        {
+            "400": ["reason_required", "not_in_match"],
+            "409": ["event_not_running", "no_match", "no_change", "playoff_started"],
+        },
+        EVENT_ORGANISER_CODES,
+    )
     def post(self, request: Request, pk: int, key: str) -> Response:
         body = OverrideSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -533,6 +631,10 @@ class RerunView(PairingActionView):
     """Play a failed bot match again (a new match); downstream is repaired."""
 
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: ErrorSerializer})
+    @error_codes(
+        {"409": ["event_not_running", "no_match", "not_bots", "not_failed", "playoff_started"]},
+        EVENT_ORGANISER_CODES,
+    )
     def post(self, request: Request, pk: int, key: str) -> Response:
         pairing = self.pairing(pk, key)
         try:
@@ -548,6 +650,19 @@ class ToTableView(PairingActionView):
     its players enter its hands. Audited."""
 
     @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 409: ErrorSerializer})
+    @error_codes(
+        {
+            "409": [
+                "not_mixed",
+                "event_not_running",
+                "no_match",
+                "already_at_table",
+                "match_started",
+                "bots_play_online",
+            ]
+        },
+        EVENT_ORGANISER_CODES,
+    )
     def post(self, request: Request, pk: int, key: str) -> Response:
         pairing = self.pairing(pk, key)
         try:
@@ -575,6 +690,7 @@ class WebhooksView(OrganiserView):
     @extend_schema(
         request=WebhookCreateSerializer, responses={201: WebhookSerializer, 400: ErrorSerializer}
     )
+    @error_codes({"400": ["webhook_url_refused"]}, EVENT_ORGANISER_CODES)
     def post(self, request: Request, pk: int) -> Response:
         body = WebhookCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -614,6 +730,7 @@ class ResendView(OrganiserView):
     staff_permissions = {"POST": "tournaments.change_webhookdelivery"}
 
     @extend_schema(request=None, responses={202: DeliverySerializer})
+    @error_codes(EVENT_ORGANISER_CODES)
     def post(self, request: Request, pk: int, webhook_id: int, delivery_id: int) -> Response:
         event = self.event(pk)
         delivery = get_object_or_404(
