@@ -29,6 +29,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from accounts.models import Player, stable_of
+from config.enqueue import task_on_commit
 from config.errors import ServiceError
 from games import services as games_services
 from games.engine import bots as engine_bots
@@ -131,8 +132,6 @@ def queue_join(
     for a person on a ladder for bots only, 403 ``guest_cannot_queue`` for a guest (who has
     no account to play online with).
     """
-    from ladders import tasks
-
     now = now or timezone.now()
     if not ladder.has_queue:
         raise Conflict(f"{ladder.name} is a rated pool without a queue", code="not_a_ladder")
@@ -180,7 +179,7 @@ def queue_join(
             raise Conflict(
                 f"you are already in the queue of {ladder.name}", code="already_queued"
             ) from None
-        tasks.matchmake.delay_on_commit(ladder.pk)
+        task_on_commit("ladders.matchmake", ladder.pk)
     return entry
 
 
@@ -297,8 +296,6 @@ def matchmaker_pass(
     sweep if such a task is lost). ``lock=False`` skips the ladder lock (the tests use it to
     show the entry locks alone never pair a player twice).
     """
-    from ladders import tasks
-
     now = now or timezone.now()
     clock = _Stopwatch()
     with transaction.atomic():
@@ -369,9 +366,9 @@ def matchmaker_pass(
             match_ids = _ladder_matches_create(ladder, pairs, now) if pairs else []
             clock.lap("write")
         for start in range(0, len(match_ids), START_CHUNK):
-            tasks.start_matches.delay_on_commit(match_ids[start : start + START_CHUNK])
+            task_on_commit("ladders.start_matches", match_ids[start : start + START_CHUNK])
         if more:
-            tasks.matchmake.delay_on_commit(ladder.pk)
+            task_on_commit("ladders.matchmake", ladder.pk)
     clock.lap("commit")
     return PassResult(len(rows), len(rows) - len(seekers), match_ids, found, dropped, clock.laps)
 
