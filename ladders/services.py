@@ -33,12 +33,13 @@ from config.enqueue import task_on_commit
 from config.errors import ServiceError
 from games import services as games_services
 from games.engine import bots as engine_bots
-from games.matchmaking import Seeker, WindowPolicy, pair
+from games.matchmaking import Seeker, pair
 from games.models import IN_PROGRESS, Match, seed_commitment
 from games.selectors import moves_made
 from ladders.bulk import bulk_insert, delete_ids, fetch_rows, gc_paused, lock_ids, stream_rows
 from ladders.live import pairing_tell
 from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange, Season
+from ladders.pools import RATED_EVENTS_POOL, window_policy
 from ratings import glicko2
 from ratings.elo import MatchResult, RatingUpdate, Side, rate_match
 from ratings.glicko2 import GlickoSide, GlickoUpdate, deviation_after_absence
@@ -258,16 +259,6 @@ def queue_leave(*, ladder: Ladder, player: Player) -> None:
 
 
 # --- matchmaking ----------------------------------------------------------------------------
-
-
-def window_policy(ladder: Ladder) -> WindowPolicy:
-    return WindowPolicy(
-        initial=ladder.window_initial,
-        step=ladder.window_step,
-        step_seconds=ladder.window_step_seconds,
-        maximum=ladder.window_max,
-        bot_pairs=ladder.bot_pairs,
-    )
 
 
 @dataclass(frozen=True)
@@ -549,10 +540,6 @@ def ladder_match_create(
 
 
 # --- ratings --------------------------------------------------------------------------------
-
-
-#: Slug of the pool that rates every rated event (created on first use).
-RATED_EVENTS_POOL = "rated-events"
 
 
 def rated_events_pool() -> Ladder:
