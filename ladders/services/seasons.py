@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from ladders.models import Ladder, Rating, RatingChange, Season, SeasonEntry
 from ladders.pools import standing_key
-from ladders.services import Conflict, LadderError
+from ladders.services.base import Conflict, LadderError
 
 logger = logging.getLogger(__name__)
 
