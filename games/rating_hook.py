@@ -1,21 +1,31 @@
-"""Where a match meets its rating, from the games side: games imports no rating app.
+"""Where a match meets its rating: games (and tournaments, above it) import no rating app.
 
 :func:`match_rating` gives what rating a match plays for and, once it has been applied, what
 it did to each player, from the source a rating app registers with
 :func:`match_rating_source_set` when it starts (the ``ladders`` app does, in its ``ready``).
 Without one every match is unrated. The match API and the table read it; games never writes a
 rating (the ladders app rates a match by listening to ``games.signals.match_finished``).
+
+The ratings in the pool of rated events come from one registered source too
+(:func:`ratings_source_set`), read two ways: :func:`ratings_of` (the lobby's open games: the
+initial rating for an unrated player) and :func:`ratings_for` (tournaments' seeding by rating
+and standings: None for an unrated player). It lives here, below both tournaments and
+ladders, so that neither imports the other; ladders applies the ratings of rated events by
+listening to ``games.signals.rated_match_finished``, which tournaments sends.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ratings import INITIAL_RATING
 
 logger = logging.getLogger(__name__)
+
+#: Rating of a player the pool has not rated yet, for seeding only (the ladders' initial rating).
+DEFAULT_RATING = round(INITIAL_RATING)
 
 #: ``{"pool": {...}, "ratings": [...] | None}`` for a match a pool rates, else None (see
 #: ``ladders.selectors.match_rating``).
@@ -68,7 +78,7 @@ _ratings_source: RatingsSource | None = None
 
 
 def ratings_source_set(source: RatingsSource | None) -> None:
-    """Register where :func:`ratings_of` reads (None: everyone has the initial rating)."""
+    """Register where :func:`ratings_of` and :func:`ratings_for` read (None: nobody is rated)."""
     global _ratings_source
     _ratings_source = source
 
@@ -81,6 +91,24 @@ def ratings_of(player_ids: list[int]) -> dict[int, int]:
     if _ratings_source is None:
         return ratings
     for player_id, rating in _ratings_source(list(player_ids)).items():
+        if player_id in ratings and rating is not None:
+            ratings[player_id] = round(rating)
+    return ratings
+
+
+def ratings_for(player_ids: Iterable[int]) -> dict[int, int | None]:
+    """Each player's current rating in the rated-events pool, rounded, or None when unknown:
+    what seeding by rating and the standings of rated events read."""
+    ids = list(player_ids)
+    ratings: dict[int, int | None] = dict.fromkeys(ids)
+    if _ratings_source is None:
+        return ratings
+    try:
+        found = _ratings_source(ids)
+    except Exception:  # a read for display must not break standings or seeding
+        logger.exception("reading ratings for the rated events failed")
+        return ratings
+    for player_id, rating in dict(found).items():
         if player_id in ratings and rating is not None:
             ratings[player_id] = round(rating)
     return ratings

@@ -1,4 +1,8 @@
-"""Signals games sends; tournaments and ladders listen (games imports nothing of theirs)."""
+"""Signals about matches; tournaments and ladders listen (games imports nothing of theirs).
+
+games sends all but ``rated_match_finished``, which tournaments sends and ladders hears: it
+lives here, below both apps, so that neither imports the other.
+"""
 
 from django.dispatch import Signal
 
@@ -16,3 +20,11 @@ match_finished = Signal()
 #: change (or a player's dispute) goes in the event's audit log with who and why. A receiver's
 #: failure undoes the change: an organiser's change is never made without its audit line.
 table_match_changed = Signal()
+
+#: **The rating hook of rated events**: sent by tournaments with ``event``, ``pairing`` and
+#: ``match`` for every match of a rated event whose result is recorded, inside the transaction
+#: that records it, so a rating applied by a receiver commits or rolls back with the result.
+#: Receivers must be idempotent (one rating change per match and player, enforced by a unique
+#: constraint) and quick. An organiser's override of a rated match sends it again with
+#: ``override=True``.
+rated_match_finished = Signal()

@@ -30,8 +30,9 @@ from config.errors import ServiceError
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from config.schema import error_codes
 from games.api import MatchListSerializer, PlayerBriefSerializer, RulesField
-from ladders import seasons, selectors, services
+from ladders import selectors, services
 from ladders.models import Ladder, Rating, RatingChange, Season, SeasonEntry
+from ladders.services import seasons
 
 #: The highest page number anyone may ask for: larger ones are refused before any query.
 MAX_PAGE = 1_000_000

@@ -5,6 +5,7 @@ from games.rating_hook import (
     player_rating_source_set,
     ratings_source_set,
 )
+from games.signals import match_finished, rated_match_finished
 
 
 class LaddersConfig(AppConfig):
@@ -13,11 +14,16 @@ class LaddersConfig(AppConfig):
     name = "ladders"
 
     def ready(self) -> None:
-        from games.signals import match_finished
+        # The one import inside a function that stays: the app's own receivers and selectors
+        # import its models, which Django allows only once every app is loaded (here).
         from ladders import receivers, selectors
 
         # Inside the transaction that finishes a match: its rating commits with its result.
         match_finished.connect(receivers.on_match_finished, dispatch_uid="ladders.rate")
+        # A rated event recorded a result (tournaments sends it): rated in the rated-events pool.
+        rated_match_finished.connect(
+            receivers.on_rated_match_finished, dispatch_uid="ladders.rate_event"
+        )
         # The match API and the table read a match's rating change from here.
         match_rating_source_set(lambda match_id: selectors.match_rating(match_id=match_id))
         # A challenge shows its challenger's rating from here.
@@ -26,17 +32,6 @@ class LaddersConfig(AppConfig):
                 player_id=player_id, match_id=match_id
             )
         )
-        # The lobby's open games show and range-check ratings in the rated-events pool.
+        # The lobby's open games, and the seeding and standings of rated events, read ratings
+        # in the rated-events pool from here.
         ratings_source_set(lambda player_ids: selectors.ratings_for_players(player_ids=player_ids))
-        try:
-            from tournaments import rating_hook
-            from tournaments.signals import rated_match_finished
-        except ImportError:  # tournaments without rated events yet
-            return
-        rated_match_finished.connect(
-            receivers.on_rated_match_finished, dispatch_uid="ladders.rate_event"
-        )
-        # Seeding and standings of rated events read the rated-events pool from here.
-        rating_hook.rating_source_set(
-            lambda player_ids: selectors.ratings_for_players(player_ids=player_ids)
-        )

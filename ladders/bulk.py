@@ -16,8 +16,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import psycopg
 from django.db import connection, transaction
 from django.db.models import Model, QuerySet
+from psycopg.types.json import Jsonb
 
 AUTO_FIELDS = ("AutoField", "BigAutoField", "SmallAutoField")
 
@@ -47,8 +49,6 @@ def stream_rows(queryset: QuerySet[Any], *, chunk_size: int = 10_000) -> Iterato
     if connection.vendor != "postgresql":
         yield from queryset.iterator(chunk_size=chunk_size)
         return
-    import psycopg
-
     sql, params = queryset.query.sql_with_params()
     with transaction.atomic():  # a named cursor lives inside a transaction
         connection.ensure_connection()
@@ -110,8 +110,6 @@ def lock_ids(model: type[Model], ids: Sequence[Any], *, no_key: bool = False) ->
 
 def _server_cursor():
     """A psycopg cursor on Django's connection (same transaction) binding on the server."""
-    import psycopg
-
     connection.ensure_connection()
     return psycopg.Cursor(connection.connection)
 
@@ -195,8 +193,6 @@ def bulk_insert(
 
 def _text(value: Any) -> Any:
     """A shared JSON value, serialised once instead of once a row (COPY takes it as text)."""
-    from psycopg.types.json import Jsonb
-
     if isinstance(value, Jsonb):
         return (value.dumps or json.dumps)(value.obj)
     return value

@@ -28,7 +28,7 @@ from ladders.models import (
     Season,
     SeasonEntry,
 )
-from ladders.services import RATED_EVENTS_POOL, window_policy
+from ladders.pools import RATED_EVENTS_POOL, standing_key, window_policy
 
 #: Seconds a leaderboard's size is cached: counting 100,000 eligible players on every page
 #: request would cost more than the page itself.
@@ -405,8 +405,6 @@ def season_standings(
             )
             for e in entries.order_by("rank", "player_id")
         ]
-    from ladders.seasons import standing_key
-
     now = now or timezone.now()
     members = {e.player_id: e for e in entries}
     ratings = {

@@ -10,11 +10,11 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import Player, stable_of
+from games.rating_hook import ratings_for
 from tournaments.formats import arena, double_elim, single_elim, two_stage
 from tournaments.formats import bracket as brackets
 from tournaments.formats.standings import Entrant, Result, standings
 from tournaments.models import Entry, Event, Format, Pairing, Round
-from tournaments.rating_hook import ratings_for
 
 #: Columns of the standings besides rank and player, in the order shown (and exported).
 STANDINGS_COLUMNS = (

@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 
 from games.models import Game, Match
 from ladders import services
+from ladders.services import rating
 from tests.e2e.helpers import sign_in
 from tests.factories import PlayerFactory
 from tests.ladders import play_ladder_match
@@ -130,14 +131,14 @@ def test_a_rating_written_late_reaches_the_table_without_a_reload(
     # The rating fails in the finishing transaction and in the sweep until released: the
     # table says it is being worked out, then shows it when the sweep writes it.
     released = threading.Event()
-    apply = services.rating_apply
+    apply = rating.rating_apply
 
     def held(**kwargs):
         if not released.is_set():
             raise RuntimeError("the ratings are held by the test")
         return apply(**kwargs)
 
-    monkeypatch.setattr(services, "rating_apply", held)
+    monkeypatch.setattr(rating, "rating_apply", held)
     match, game = ladder_game(ladder, alice, bob)
     with browsing(browser, live, alice.user, "desktop") as page:
         page.goto(f"/games/{game.pk}")

@@ -20,6 +20,7 @@ from games import services as games_services
 from games.models import IN_PROGRESS, Match
 from ladders import services, tasks
 from ladders.models import QueueEntry
+from ladders.services import matchmaking
 from tests.integration.conftest import run_threads
 from tests.integration.test_ladder_concurrency import crowd
 from tests.ladders import make_ladder
@@ -60,7 +61,7 @@ def accept(challenge: Match, bob: Player):
 def test_an_accept_waiting_behind_the_matchmaker_is_refused_and_changes_nothing(monkeypatch):
     ladder, alice, bob, challenge = two_queued_with_a_challenge(seed=1)
     holding = threading.Event()
-    real_busy = services._busy_players
+    real_busy = matchmaking._busy_players
 
     def busy_then_hold(player_ids):
         answer = real_busy(player_ids)  # the players' rows are locked by now
@@ -68,7 +69,7 @@ def test_an_accept_waiting_behind_the_matchmaker_is_refused_and_changes_nothing(
         time.sleep(HOLD)
         return answer
 
-    monkeypatch.setattr(services, "_busy_players", busy_then_hold)
+    monkeypatch.setattr(matchmaking, "_busy_players", busy_then_hold)
 
     def run(i):
         if i == 0:

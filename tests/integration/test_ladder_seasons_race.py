@@ -15,8 +15,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from ladders import seasons, services
+from ladders import services
 from ladders.models import RatingChange, Season, SeasonEntry
+from ladders.services import seasons
 from tests.factories import PlayerFactory
 from tests.integration.conftest import run_threads
 from tests.ladders import finish, make_ladder, seed_ratings

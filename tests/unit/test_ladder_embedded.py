@@ -9,6 +9,7 @@ from django.utils import timezone
 from games.models import Match
 from ladders import services
 from ladders.models import QueueEntry, Rating, RatingChange
+from ladders.services import matchmaking
 from tests.factories import BotFactory
 from tests.ladders import make_ladder, play_moves
 
@@ -98,7 +99,7 @@ def test_a_burst_over_the_cap_is_paired_by_passes_that_queue_each_other(monkeypa
     from tests.ladders import humans
 
     ladder = make_ladder()
-    monkeypatch.setattr(services, "MAX_MATCHES_PER_PASS", 2)
+    monkeypatch.setattr(matchmaking, "MAX_MATCHES_PER_PASS", 2)
     crowd = humans(10)
     for player in crowd:
         QueueEntry.objects.create(

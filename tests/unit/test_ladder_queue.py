@@ -9,6 +9,7 @@ from games import services as games_services
 from games.models import Match
 from ladders import services
 from ladders.models import LadderMatch, QueueEntry, Rating
+from ladders.services import matchmaking
 from tests.factories import BotFactory
 from tests.ladders import finish, make_ladder, seed_ratings
 
@@ -126,14 +127,14 @@ def test_a_match_begun_between_the_read_and_the_locks_keeps_the_pair_waiting(
     greedy = BotFactory(name="Greta", bot_strategy="greedy")
     services.queue_join(ladder=ladder, player=alice)
     services.queue_join(ladder=ladder, player=bob)
-    real_lock = services.lock_ids
+    real_lock = matchmaking.lock_ids
 
     def challenge_meanwhile(model, ids, **kwargs):
         if model is QueueEntry:  # after the read, before the players are locked
             games_services.challenge_create(challenger=bob, opponent=greedy)
         return real_lock(model, ids, **kwargs)
 
-    monkeypatch.setattr(services, "lock_ids", challenge_meanwhile)
+    monkeypatch.setattr(matchmaking, "lock_ids", challenge_meanwhile)
     result = services.matchmaker_pass(ladder_id=ladder.pk)
     assert (result.found, result.dropped, result.matches) == (1, 1, [])
     assert not Match.objects.filter(source=Match.Source.LADDER).exists()
@@ -389,7 +390,7 @@ def test_a_ladder_with_bad_rules_cannot_be_created():
 def test_a_burst_is_written_a_capped_number_of_matches_per_pass(ladder, monkeypatch):
     from tests.ladders import humans
 
-    monkeypatch.setattr(services, "MAX_MATCHES_PER_PASS", 2)
+    monkeypatch.setattr(matchmaking, "MAX_MATCHES_PER_PASS", 2)
     crowd = humans(8)
     for player in crowd:
         services.queue_join(ladder=ladder, player=player)
@@ -409,9 +410,9 @@ def test_a_pass_pauses_the_cycle_collector_while_it_pairs_and_restores_it(
     from ladders import bulk
 
     seen = []
-    real_pair = services.pair
+    real_pair = matchmaking.pair
     monkeypatch.setattr(
-        services, "pair", lambda *a, **k: seen.append(gc.isenabled()) or real_pair(*a, **k)
+        matchmaking, "pair", lambda *a, **k: seen.append(gc.isenabled()) or real_pair(*a, **k)
     )
     services.queue_join(ladder=ladder, player=alice)
     services.queue_join(ladder=ladder, player=bob)

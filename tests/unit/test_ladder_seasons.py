@@ -6,8 +6,9 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ladders import seasons, selectors, services, tasks
+from ladders import selectors, services, tasks
 from ladders.models import Rating, RatingChange, Season, SeasonEntry
+from ladders.services import seasons
 from tests.factories import PlayerFactory
 from tests.ladders import humans, make_ladder, play_ladder_match, seed_ratings
 

@@ -7,10 +7,10 @@ import pytest
 from django.core.management import call_command
 
 from games.models import Deal, Match
+from games.signals import rated_match_finished
 from tests.tournaments import bots, event_with, played
 from tournaments import services
 from tournaments.models import Entry, Event, Pairing, Round
-from tournaments.signals import rated_match_finished
 
 # Real commits: each finished match advances the event and its next matches run on commit.
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -8,6 +8,7 @@ from django.utils import timezone
 from accounts.models import Player
 from games import services as play
 from games.models import IN_PROGRESS, Match
+from games.signals import rated_match_finished
 from tournaments import webhooks
 from tournaments.live import event_changed, match_players_tell
 from tournaments.models import Event, Pairing
@@ -22,7 +23,6 @@ from tournaments.services.base import (
     log_action,
 )
 from tournaments.services.payloads import pairing_json
-from tournaments.signals import rated_match_finished
 
 _RESULT_OF = {
     Match.EndReason.NO_SHOW: Pairing.Result.NO_SHOW,

@@ -10,12 +10,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.engine import bots as engine_bots
+from games.rating_hook import DEFAULT_RATING, ratings_for
 from tournaments import webhooks
 from tournaments.formats import FORMATS_VERSION, round_robin, seeding, swiss
 from tournaments.formats import bracket as brackets
 from tournaments.live import entry_withdrawn_tell, event_changed
 from tournaments.models import Entry, Event, Format, Seeding
-from tournaments.rating_hook import DEFAULT_RATING, ratings_for
 from tournaments.selectors import bracket_of
 from tournaments.services import two_stage
 from tournaments.services.advancing import advance, create_bracket

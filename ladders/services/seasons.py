@@ -32,7 +32,8 @@ from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from ladders.models import Ladder, Rating, RatingChange, Season, SeasonEntry
-from ladders.services import Conflict, LadderError
+from ladders.pools import standing_key
+from ladders.services.base import Conflict, LadderError
 
 logger = logging.getLogger(__name__)
 
@@ -201,11 +202,6 @@ def season_close(*, season_id: int, now: datetime | None = None) -> bool:
             _open(ladder, season.ends_at, ends)
     logger.info("ladder %s: season %s closed", ladder.pk, season.number)
     return True
-
-
-def standing_key(rating: float, wins: int, player_id: int) -> tuple[float, int, int]:
-    """Final order in a division: rating, then the season's wins, then the earlier member."""
-    return (-rating, -wins, player_id)
 
 
 def _freeze(season: Season, ladder: Ladder) -> None:
