@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
+from accounts.hooks import Busy
 from accounts.models import Player, stable_of
 from tournaments.formats import arena, double_elim, single_elim, two_stage
 from tournaments.formats import bracket as brackets
@@ -90,6 +91,23 @@ def entry_of(*, event: Event, player: Player | None) -> Entry | None:
     if player is None:
         return None
     return Entry.objects.filter(event=event, player=player).first()
+
+
+def player_busy(player: Player) -> Busy | None:
+    """The player's entry in an event that has not ended, as the reason their account stays
+    (a hook of ``accounts.hooks``: a running bracket would wait on a player nobody can be)."""
+    entry = (
+        Entry.objects.select_related("event")
+        .filter(player=player, status__in=Entry.ACTIVE)
+        .exclude(event__status__in=[Event.Status.FINISHED, Event.Status.CANCELLED])
+        .first()
+    )
+    if entry is None:
+        return None
+    return Busy(
+        f"you are entered in the event {entry.event.name!r}: withdraw from it first",
+        {"event": entry.event_id},
+    )
 
 
 def _player_json(player: Player) -> dict[str, Any]:
