@@ -13,6 +13,7 @@ import io
 
 import django_filters
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Case, IntegerField, Q, Value, When
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
@@ -55,6 +56,7 @@ from tournaments.serializers import (
     is_staff,
 )
 from tournaments.services.events import DESCRIPTION_MAX
+from tournaments.settings_fields import API_SETTINGS
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -246,6 +248,19 @@ class EventCreateSerializer(serializers.Serializer):
         help_text="The usernames of those who may change the event besides its creator (the "
         "whole list: it replaces the one before; empty: nobody else).",
     )
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        """The declared fields, which must be the settings the API takes
+        (``tournaments.settings_fields``, the admin's list too): a setting added there without
+        its field here, or a field without its setting, fails loudly instead of being left out.
+        """
+        fields = super().get_fields()
+        if set(fields) != API_SETTINGS:
+            raise ImproperlyConfigured(
+                "EventCreateSerializer's fields are not tournaments.settings_fields.API_SETTINGS: "
+                f"{sorted(set(fields) ^ API_SETTINGS)}"
+            )
+        return fields
 
     def validate_co_organisers(self, names: list[str]) -> list:
         """The users named, in order; a name no active user has is refused (400)."""
