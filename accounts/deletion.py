@@ -15,6 +15,9 @@ finished matches, brackets, standings and leaderboards stay whole.
 Refused (409 ``account_busy``, naming it) while the person has a match scheduled or in play
 (resign it first) or an entry in an event that has not ended (withdraw first): a running
 bracket would otherwise wait on a player nobody can sign in as.
+
+Matches, events and queues belong to the apps above accounts: each tells accounts what
+keeps a person busy and what their deletion ends through the hooks of ``accounts.hooks``.
 """
 
 from __future__ import annotations
@@ -24,10 +27,10 @@ import secrets
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 from knox.models import AuthToken
 
+from accounts import hooks
 from accounts.models import Mail, Player
 from accounts.services import sign_out_everywhere
 from config.errors import ServiceError
@@ -49,44 +52,6 @@ def deleted_name(player: Player) -> str:
     return name
 
 
-def _refuse_if_busy(player: Player) -> None:
-    from games.models import IN_PROGRESS, Match
-    from tournaments.models import Entry, Event
-
-    match = (
-        Match.objects.filter(status__in=IN_PROGRESS)
-        .filter(Q(player_a=player) | Q(player_b=player))
-        .order_by("id")
-        .first()
-    )
-    if match is not None:
-        raise AccountBusy(
-            f"you are playing match {match.pk}: resign it (or finish it) first",
-            match=match.pk,
-        )
-    entry = (
-        Entry.objects.select_related("event")
-        .filter(player=player, status__in=Entry.ACTIVE)
-        .exclude(event__status__in=[Event.Status.FINISHED, Event.Status.CANCELLED])
-        .first()
-    )
-    if entry is not None:
-        raise AccountBusy(
-            f"you are entered in the event {entry.event.name!r}: withdraw from it first",
-            event=entry.event_id,
-        )
-
-
-def _drop_challenges(player: Player) -> None:
-    from games import services as game_services
-    from games.models import Match
-
-    for match in Match.objects.filter(status=Match.Status.CHALLENGED, player_a=player):
-        game_services.match_cancel(match=match, player=player, reason="account deleted")
-    for match in Match.objects.filter(status=Match.Status.CHALLENGED, player_b=player):
-        game_services.challenge_answer(match=match, player=player, accept=False)
-
-
 def account_delete(*, user: AbstractBaseUser) -> Player | None:
     """Delete the user's account (see the module); returns their player, anonymised.
 
@@ -94,14 +59,13 @@ def account_delete(*, user: AbstractBaseUser) -> Player | None:
     event that has not ended. A user without a player (staff made by ``createsuperuser``)
     is deleted outright.
     """
-    from ladders.models import QueueEntry
-
     with transaction.atomic():
         player = Player.objects.select_for_update().filter(user=user).first()
         if player is not None:
-            _refuse_if_busy(player)
-            _drop_challenges(player)
-            QueueEntry.objects.filter(player=player).delete()
+            reason = hooks.busy(player)
+            if reason is not None:
+                raise AccountBusy(reason.reason, **reason.details)
+            hooks.deletion_hooks_run(player)
             Mail.objects.filter(player=player).delete()
             AuthToken.objects.filter(user__player__owner=player).delete()
             for bot_user in Player.objects.filter(owner=player).values_list("user_id", flat=True):

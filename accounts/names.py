@@ -26,6 +26,8 @@ from functools import cache, lru_cache
 
 from confusable_homoglyphs import categories, confusables
 
+from games.engine.bots import BOTS  # the engine's registry of strategies: a pure library
+
 MIXED_SCRIPT = "name_mixed_script"
 CONFUSABLE = "name_confusable"
 RESERVED = "name_reserved"
@@ -119,8 +121,6 @@ def looks(name: str) -> frozenset[str]:
 
 def bot_names() -> set[str]:
     """What a bot's bracketed suffix may say: each strategy, and "bot", as skeletons."""
-    from games.engine.bots import BOTS  # the engine's registry of strategies
-
     return set().union(*(looks(word) for word in [*BOTS, "bot"]))
 
 

@@ -29,8 +29,10 @@ from django.db.models import Q
 
 from accounts.live import player_tell
 from accounts.models import Player
+from config.errors import ServiceError
 from games.live import challenge_message
 from games.models import Game, Match
+from tournaments import services as tournaments
 
 CANCELED = {"declined", "withdrawn", "cancelled"}
 
@@ -133,9 +135,6 @@ def show_up(*, bot: Player, match_id: int | None = None) -> int:
     there: a bot that is not connected when its match starts is a no-show like a person,
     once the event's grace period is over. A match past its deadline (settled as a no-show
     meanwhile) or over is skipped."""
-    from config.errors import ServiceError
-    from tournaments import services as tournaments
-
     waiting = Match.objects.filter(
         Q(player_a=bot) | Q(player_b=bot),
         source=Match.Source.TOURNAMENT,

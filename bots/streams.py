@@ -54,6 +54,7 @@ from games import delivery
 from games import live as game_live
 from games import selectors as game_selectors
 from games import services as game_services
+from games.api import MatchSerializer  # the API's own rendering of a match
 from games.consumers import GAP_WAIT_SECONDS
 from games.models import Game
 
@@ -327,8 +328,6 @@ def _bot_game(*, game_id: int, bot: Player) -> Game | None:
 
 def game_full_line(*, game_id: int, bot: Player) -> dict:
     """``game_full``: the match (players, rules, time control) and the bot's view now."""
-    from games.api import MatchSerializer  # the API's own rendering of a match
-
     game = _bot_game(game_id=game_id, bot=bot)
     if game_services.clock_settle_if_due(game=game):
         game = _bot_game(game_id=game_id, bot=bot)

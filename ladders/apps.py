@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 
+from accounts.hooks import deletion_hook_register
 from games.rating_hook import (
     match_rating_source_set,
     player_rating_source_set,
@@ -24,6 +25,8 @@ class LaddersConfig(AppConfig):
         rated_match_finished.connect(
             receivers.on_rated_match_finished, dispatch_uid="ladders.rate_event"
         )
+        # A deleted account leaves its queue.
+        deletion_hook_register(receivers.on_player_deleted)
         # The match API and the table read a match's rating change from here.
         match_rating_source_set(lambda match_id: selectors.match_rating(match_id=match_id))
         # A challenge shows its challenger's rating from here.

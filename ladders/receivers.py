@@ -1,4 +1,4 @@
-"""Listeners: what ladders do when games tells them something happened."""
+"""Listeners: what ladders do when games (or accounts) tells them something happened."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from typing import Any
 
 from django.db import transaction
 
+from accounts.models import Player
 from games.models import Match
 from ladders import services
+from ladders.models import QueueEntry
 
 logger = logging.getLogger(__name__)
 
@@ -50,3 +52,8 @@ def on_rated_match_finished(
             match.winner_id,
             pool.slug,
         )
+
+
+def on_player_deleted(player: Player) -> None:
+    """A deleted account leaves the ladder queue it waits in (a hook of ``accounts.hooks``)."""
+    QueueEntry.objects.filter(player=player).delete()

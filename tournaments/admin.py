@@ -30,101 +30,27 @@ from tournaments.models import (
     Entry,
     Event,
     EventLog,
-    Format,
     Pairing,
     Webhook,
     WebhookDelivery,
 )
 from tournaments.services.events import check_in_derive, clock_check
 from tournaments.services.repeat import repeat_check
+from tournaments.settings_fields import (
+    CLOCK_SETTINGS,
+    ENTRY_SETTINGS,
+    EVENT_SETTINGS,
+    FORMAT_FIELDS,
+    GENERAL_SETTINGS,
+    MATCH_SETTINGS,
+    SCHEDULE_SETTINGS,
+    TIEBREAK_FIELDS,
+    TIEBREAK_LABELS,
+    TIEBREAK_SETTINGS,
+    format_fields,
+)
 
 FORM_TEMPLATE = "admin/tournaments/form.html"
-
-#: The tiebreaks as the form names them, and one select per place in their order.
-TIEBREAK_LABELS = {
-    "direct_encounter": "Direct encounter",
-    "buchholz": "Buchholz",
-    "median_buchholz": "Median Buchholz",
-    "sonneborn_berger": "Sonneborn-Berger",
-    "games_won": "Games won",
-    "margin": "Point margin",
-}
-TIEBREAK_FIELDS: tuple[str, ...] = tuple(f"tiebreak_{n}" for n in range(1, len(TIEBREAKS) + 1))
-TIEBREAK_SETTINGS: tuple[str, ...] = (*TIEBREAK_FIELDS, "tiebreak_unplayed")
-
-#: Each format's own settings (fields of Event or of EventForm): the event form shows them
-#: only while that format is chosen, and a started event's page only its format's. A new
-#: format declares its line here; a field not listed under any format is shown for all.
-FORMAT_FIELDS: dict[str, tuple[str, ...]] = {
-    Format.SINGLE_ELIM: ("third_place",),
-    Format.DOUBLE_ELIM: ("bracket_reset",),
-    Format.ROUND_ROBIN: ("double_round_robin", *TIEBREAK_SETTINGS),
-    Format.SWISS: ("swiss_rounds", "late_registration", *TIEBREAK_SETTINGS),
-    Format.ARENA: ("arena_minutes", "berserk"),
-    Format.TWO_STAGE: (
-        "group_count",
-        "group_size",
-        "group_format",
-        "swiss_rounds",
-        "advance_per_group",
-        "playoff_format",
-        "third_place",
-        "bracket_reset",
-        *TIEBREAK_SETTINGS,
-    ),
-}
-
-
-def format_fields() -> list[str]:
-    """Every format's own fields, each once, in the order the formats declare them."""
-    return list(dict.fromkeys(name for names in FORMAT_FIELDS.values() for name in names))
-
-
-#: What an organiser sets on an event (the rest is progress, kept by the services).
-EVENT_SETTINGS = [
-    "name",
-    "format",
-    "rules",
-    "best_of",
-    "target",
-    "duplicate_deals",
-    "base_seconds",
-    "increment_seconds",
-    "turn_limit_seconds",
-    "timeout_policy",
-    "grace_seconds",
-    "rated",
-    "venue",
-    "accept_entered_results",
-    "description",
-    "co_organisers",
-    "starts_at",
-    "registration_opens_at",
-    "registration_closes_at",
-    "check_in_minutes",
-    "check_in_opens_at",
-    "repeat_rule",
-    "repeat_timezone",
-    "repeat_lead_minutes",
-    "capacity",
-    "bots_only",
-    "late_registration",
-    "seeding",
-    "seeding_seed",
-    "third_place",
-    "bracket_reset",
-    "double_round_robin",
-    "swiss_rounds",
-    "group_count",
-    "group_size",
-    "group_format",
-    "advance_per_group",
-    "playoff_format",
-    "arena_minutes",
-    "berserk",
-    "tiebreaks",
-    "tiebreak_unplayed",
-]
 
 
 def _report(modeladmin, request, verb: str, objects, act) -> None:
@@ -401,32 +327,15 @@ class EventAdmin(admin.ModelAdmin):
         if self._started(obj):
             shown = set(FORMAT_FIELDS.get(obj.format, ()))
             options = ["tiebreaks" if n in TIEBREAK_FIELDS else n for n in own if n in shown]
-            match = ["rules", "target", "best_of", "duplicate_deals"]
+            match = ["rules", *MATCH_SETTINGS]
         else:
             options = own
-            match = ["rules_preset", "target", "best_of", "duplicate_deals"]
+            match = ["rules_preset", *MATCH_SETTINGS]
         options = list(dict.fromkeys(options))
-        general = ["name", "format", "rated"]
-        clock = [
-            "base_seconds",
-            "increment_seconds",
-            "turn_limit_seconds",
-            "timeout_policy",
-            "grace_seconds",
-        ]
-        schedule = [
-            "description",
-            "co_organisers",
-            "starts_at",
-            "registration_opens_at",
-            "registration_closes_at",
-            "check_in_minutes",
-            "check_in_opens_at",
-            "repeat_rule",
-            "repeat_timezone",
-            "repeat_lead_minutes",
-        ]
-        entry = ["capacity", "bots_only", "seeding", "seeding_seed"]
+        general = list(GENERAL_SETTINGS)
+        clock = list(CLOCK_SETTINGS)
+        schedule = list(SCHEDULE_SETTINGS)
+        entry = list(ENTRY_SETTINGS)
         listed = {*general, *match, *clock, *schedule, *entry, *own, "rules", "tiebreaks"}
         rest = [n for n in self.settings_fields if n not in listed]  # a setting added later
         fieldsets = [

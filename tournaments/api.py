@@ -13,17 +13,16 @@ import io
 
 import django_filters
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Case, IntegerField, Q, Value, When
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path
-from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiResponse,
     extend_schema,
-    extend_schema_field,
     inline_serializer,
 )
 from rest_framework import exceptions, generics, permissions, serializers, status
@@ -34,7 +33,6 @@ from rest_framework.views import APIView
 
 from accounts.api import require_player
 from accounts.models import Player
-from accounts.selectors import player_for_user
 from config.api import StaffModelPermissions, refusal
 from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
 from config.schema import error_codes
@@ -53,7 +51,13 @@ from tournaments.models import (
     TiebreakUnplayed,
     Venue,
 )
+from tournaments.serializers import (
+    EntrySerializer,
+    EventSerializer,
+    is_staff,
+)
 from tournaments.services.events import DESCRIPTION_MAX
+from tournaments.settings_fields import API_SETTINGS
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -65,13 +69,9 @@ class FormatIsAFilter(DefaultContentNegotiation):
         URL_FORMAT_OVERRIDE = None
 
 
-def _is_staff(request: Request) -> bool:
-    return bool(request.user and request.user.is_authenticated and request.user.is_staff)
-
-
 def _event(request: Request, pk: int) -> Event:
     event = get_object_or_404(selectors.event_list(), pk=pk)
-    if event.status == Event.Status.DRAFT and not _is_staff(request):
+    if event.status == Event.Status.DRAFT and not is_staff(request):
         raise Http404
     return event
 
@@ -123,160 +123,6 @@ EVENT_ORGANISER_CODES = {"403": ["not_your_event"]}
 
 
 # --- serializers -----------------------------------------------------------------------------
-
-
-class EntrySerializer(serializers.ModelSerializer):
-    player = PlayerBriefSerializer(read_only=True)
-
-    class Meta:
-        model = Entry
-        fields = [
-            "id",
-            "event",
-            "player",
-            "seed",
-            "status",
-            "late",
-            "rating",
-            "final_rank",
-            "registered_at",
-            "checked_in_at",
-            "withdrawn_at",
-            "paused_at",
-        ]
-        read_only_fields = fields
-
-
-OrganiserSerializer = inline_serializer(
-    "Organiser",
-    many=True,
-    fields={
-        "id": serializers.IntegerField(help_text="The user's id."),
-        "username": serializers.CharField(
-            allow_null=True, help_text="Shown to staff only (null for anyone else)."
-        ),
-        "name": serializers.CharField(allow_null=True, help_text="Their player's name, if any."),
-    },
-)
-
-
-class EventSerializer(serializers.ModelSerializer):
-    """An event as everyone sees it; ``your_entry`` for a signed-in player."""
-
-    champion = PlayerBriefSerializer(read_only=True, allow_null=True)
-    time_control = serializers.SerializerMethodField()
-    entries_count = serializers.IntegerField(read_only=True)
-    registration_open = serializers.SerializerMethodField()
-    your_entry = serializers.SerializerMethodField()
-    seeding_seed = serializers.SerializerMethodField()
-    organisers = serializers.SerializerMethodField()
-    next_occurrence = serializers.SerializerMethodField(
-        help_text="A recurring event (a draft with a repeat_rule): the next start its rule "
-        "gives; null for any other event."
-    )
-
-    class Meta:
-        model = Event
-        fields = [
-            "id",
-            "name",
-            "format",
-            "status",
-            "rules",
-            "best_of",
-            "target",
-            "duplicate_deals",
-            "time_control",
-            "grace_seconds",
-            "rated",
-            "venue",
-            "accept_entered_results",
-            "registration_opens_at",
-            "registration_closes_at",
-            "registration_open",
-            "check_in_opens_at",
-            "starts_at",
-            "check_in_minutes",
-            "repeat_rule",
-            "repeat_lead_minutes",
-            "repeat_timezone",
-            "next_occurrence",
-            "template",
-            "repeat_stopped_at",
-            "description",
-            "capacity",
-            "bots_only",
-            "entries_count",
-            "late_registration",
-            "seeding",
-            "seeding_seed",
-            "third_place",
-            "bracket_reset",
-            "double_round_robin",
-            "swiss_rounds",
-            "group_count",
-            "group_size",
-            "group_format",
-            "advance_per_group",
-            "playoff_format",
-            "arena_minutes",
-            "berserk",
-            "ends_at",
-            "tiebreaks",
-            "tiebreak_unplayed",
-            "rounds_planned",
-            "champion",
-            "organisers",
-            "your_entry",
-            "created_at",
-            "started_at",
-            "finished_at",
-        ]
-        read_only_fields = fields
-
-    def get_time_control(self, event: Event) -> dict | None:
-        if event.base_seconds is None:
-            return None
-        return {
-            "base_seconds": event.base_seconds,
-            "increment_seconds": event.increment_seconds,
-            "turn_limit_seconds": event.turn_limit_seconds,
-            "timeout_policy": event.timeout_policy,
-        }
-
-    @extend_schema_field(serializers.DateTimeField(allow_null=True))
-    def get_next_occurrence(self, event: Event) -> str | None:
-        start = services.next_occurrence(event, timezone.now())
-        return None if start is None else serializers.DateTimeField().to_representation(start)
-
-    def get_registration_open(self, event: Event) -> bool:
-        return services.registration_open(event)
-
-    def get_seeding_seed(self, event: Event) -> int | None:
-        """A random seeding's seed, published once the event started: before, it would give
-        the bracket away while entries may still come."""
-        return event.seeding_seed if event.started_at is not None else None
-
-    @extend_schema_field(OrganiserSerializer)
-    def get_organisers(self, event: Event) -> list[dict]:
-        """Its creator, then its co-organisers; usernames for staff only (they sign in)."""
-        request = self.context.get("request")
-        staff = bool(request is not None and _is_staff(request))
-        return [
-            {
-                "id": user.pk,
-                "username": user.get_username() if staff else None,
-                "name": getattr(getattr(user, "player", None), "name", None),
-            }
-            for user in selectors.organisers_of(event)
-        ]
-
-    def get_your_entry(self, event: Event) -> dict | None:
-        request = self.context.get("request")
-        entry = selectors.entry_of(
-            event=event, player=player_for_user(user=request.user) if request else None
-        )
-        return None if entry is None else EntrySerializer(entry).data
 
 
 class OffsetDateTimeField(serializers.DateTimeField):
@@ -408,6 +254,19 @@ class EventCreateSerializer(serializers.Serializer):
         "whole list: it replaces the one before; empty: nobody else).",
     )
 
+    def get_fields(self) -> dict[str, serializers.Field]:
+        """The declared fields, which must be the settings the API takes
+        (``tournaments.settings_fields``, the admin's list too): a setting added there without
+        its field here, or a field without its setting, fails loudly instead of being left out.
+        """
+        fields = super().get_fields()
+        if set(fields) != API_SETTINGS:
+            raise ImproperlyConfigured(
+                "EventCreateSerializer's fields are not tournaments.settings_fields.API_SETTINGS: "
+                f"{sorted(set(fields) ^ API_SETTINGS)}"
+            )
+        return fields
+
     def validate_co_organisers(self, names: list[str]) -> list:
         """The users named, in order; a name no active user has is refused (400)."""
         users = get_user_model().objects.filter(
@@ -534,7 +393,7 @@ class EventListView(generics.ListAPIView):
         events = selectors.event_list().prefetch_related(
             "created_by__player", "co_organisers__player"
         )
-        if not _is_staff(self.request):
+        if not is_staff(self.request):
             return events.exclude(status=Event.Status.DRAFT)
         yours = When(selectors.organised_by(self.request.user), then=Value(1))
         return events.annotate(

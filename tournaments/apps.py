@@ -1,5 +1,8 @@
 from django.apps import AppConfig
 
+from accounts.hooks import busy_check_register
+from games.signals import match_finished, table_match_changed
+
 
 class TournamentsConfig(AppConfig):
     """Events in four formats, brackets and standings, advancing as matches finish."""
@@ -7,8 +10,8 @@ class TournamentsConfig(AppConfig):
     name = "tournaments"
 
     def ready(self) -> None:
-        from games.signals import match_finished, table_match_changed
-        from tournaments import receivers
+        # The app's own receivers and reads: they need the models, loaded by now.
+        from tournaments import receivers, selectors
 
         match_finished.connect(
             receivers.advance_on_match_finished, dispatch_uid="tournaments.advance"
@@ -16,3 +19,5 @@ class TournamentsConfig(AppConfig):
         table_match_changed.connect(
             receivers.table_match_changed, dispatch_uid="tournaments.table_match_changed"
         )
+        # A player entered in an event that has not ended keeps their account.
+        busy_check_register(selectors.player_busy)

@@ -40,6 +40,7 @@ from config.sockets import (
 )
 from tournaments import live, selectors
 from tournaments.models import Entry, Event
+from tournaments.serializers import EntrySerializer, EventSerializer
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +53,6 @@ def event_render(event_id: int, player_ids: Iterable[int] = ()) -> tuple[int, di
 
     ``your_entry`` is left None: it is each viewer's own (see the entries).
     """
-    from tournaments.api import EntrySerializer, EventSerializer
-
     event = selectors.event_list().filter(pk=event_id).first()
     if event is None:
         return None
@@ -87,8 +86,6 @@ def _event_seq(event_id: int) -> int | None:
 
 
 def _entry_of(event_id: int, player_id: int) -> dict | None:
-    from tournaments.api import EntrySerializer
-
     entry = Entry.objects.filter(event_id=event_id, player_id=player_id).select_related("player")
     entry = entry.first()
     return None if entry is None else EntrySerializer(entry).data

@@ -48,6 +48,7 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
+from config.enqueue import task_on_commit
 from tournaments.models import Event, Webhook, WebhookDelivery
 from tournaments.webhook_urls import Target, UnsafeWebhookURL, url_check
 
@@ -187,8 +188,6 @@ def emit(event: Event, event_type: str, data: dict[str, Any] | Callable[[], dict
     deliveries are sent only after the commit. ``data`` may be a function, called only when
     some webhook wants the notification. Returns how many were queued.
     """
-    from tournaments import tasks
-
     hooks = [h for h in Webhook.objects.filter(event=event, active=True) if event_type in h.events]
     if not hooks:
         return 0
@@ -202,7 +201,7 @@ def emit(event: Event, event_type: str, data: dict[str, Any] | Callable[[], dict
         [WebhookDelivery(webhook=h, event_type=event_type, payload=payload) for h in hooks]
     )
     for delivery in deliveries:
-        tasks.deliver_webhook.delay_on_commit(delivery.pk)
+        task_on_commit("tournaments.deliver_webhook", delivery.pk)
     return len(deliveries)
 
 
@@ -278,7 +277,5 @@ def backoff(retries: int) -> float:
 
 def redeliver(delivery: WebhookDelivery) -> None:
     """Send a delivery again (the admin's action), whatever became of it."""
-    from tournaments import tasks
-
     WebhookDelivery.objects.filter(pk=delivery.pk).update(status=WebhookDelivery.Status.PENDING)
-    tasks.deliver_webhook.delay_on_commit(delivery.pk)
+    task_on_commit("tournaments.deliver_webhook", delivery.pk)

@@ -200,13 +200,13 @@ def test_the_bracket_shows_rounds_matches_and_where_winners_and_losers_go(client
 
 
 def test_standings_have_tiebreak_columns_and_ratings(client, monkeypatch):
-    from tournaments import selectors
+    from tournaments.selectors import standings as standings_reads
 
     event = event_with(humans(4), "swiss", tiebreaks=["direct_encounter", "buchholz"])
     services.event_start(event=event)
     for p in event.pairings.filter(status="playing"):
         decide(event, p.key, p.entry_a.player)
-    monkeypatch.setattr(selectors, "ratings_for", lambda ids: dict.fromkeys(ids, 1512))
+    monkeypatch.setattr(standings_reads, "ratings_for", lambda ids: dict.fromkeys(ids, 1512))
     body = client.get(f"/api/events/{event.pk}/standings").json()
     assert body["tiebreaks"] == ["match_points", "direct_encounter", "buchholz"]
     top = body["rows"][0]

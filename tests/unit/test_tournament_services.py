@@ -522,4 +522,4 @@ def test_the_services_package_still_offers_every_name_it_did():
     """Other code and tests call ``services.<name>``: the package re-exports each one."""
     for name in services.__all__:
         assert hasattr(services, name), name
-    assert services.bracket_of.__module__ == "tournaments.selectors"
+    assert services.bracket_of.__module__ == "tournaments.selectors.brackets"

@@ -12,6 +12,7 @@ from tests.tournaments import by_seed, decide, event_with, humans, pairing
 from tournaments import selectors, services
 from tournaments.formats import bracket as brackets
 from tournaments.models import Entry, Event, Pairing
+from tournaments.selectors import standings as standings_reads
 
 pytestmark = pytest.mark.django_db
 
@@ -121,12 +122,12 @@ def test_swiss_columns_follow_the_events_tiebreaks_and_empty_ones_are_hidden(cli
     services.event_start(event=event)
     for p in event.pairings.filter(status="playing"):
         decide(event, p.key, p.entry_a.player)
-    monkeypatch.setattr(selectors, "ratings_for", lambda ids: {})
+    monkeypatch.setattr(standings_reads, "ratings_for", lambda ids: {})
     body = standings(client, event)
     assert body["columns"][:3] == ["match_points", "sonneborn_berger", "buchholz"]
     assert "rating" not in body["columns"]  # an unrated field: nothing to show
     assert "direct_encounter" not in body["columns"] and "reached" not in body["columns"]
-    monkeypatch.setattr(selectors, "ratings_for", lambda ids: dict.fromkeys(ids, 1500))
+    monkeypatch.setattr(standings_reads, "ratings_for", lambda ids: dict.fromkeys(ids, 1500))
     assert standings(client, event)["columns"][-1] == "rating"
     lines = client.get(f"/api/events/{event.pk}/standings.csv").content.decode().splitlines()
     assert lines[0].startswith("rank,player,player_id,seed,status,match_points,sonneborn_berger")

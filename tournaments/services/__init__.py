@@ -21,18 +21,16 @@ module                  holds
 ======================  ===================================================================
 
 Reads (standings, the bracket as JSON, :func:`tournaments.selectors.bracket_of`) live in
-:mod:`tournaments.selectors`, which imports no service. The modules import each other one way
-only: ``base`` and ``payloads`` first, then ``events``, ``advancing``, ``results``, and the
-services that build on them (``registration``, ``start``, ``showing_up``, ``cancellation``),
-and ``schedule`` on those.
+:mod:`tournaments.selectors` (a module per purpose and format), which imports no service.
+The modules import each other one way only: ``base`` and ``payloads`` first, then
+``events``, ``advancing``, ``results``, and the services that build on them
+(``registration``, ``start``, ``showing_up``, ``cancellation``), and ``schedule`` on those.
 
-The one import circle inside ``tournaments``: a service enqueues a task. ``tournaments.tasks``
-imports the services and ``tournaments.webhooks`` at the top; ``tournaments.webhooks`` (which
-the services call to emit an event) imports ``tournaments.tasks`` lazily, inside the function
-that enqueues a delivery. A service module that needs a task does the same: it imports
-``tournaments.tasks`` inside the function, never at the top.
-``tests/unit/test_tournament_layers.py`` fails on any other circle, and on a selector importing
-a service.
+A service that hands work to a task (and ``tournaments.webhooks``, which the services call to
+emit an event) names the task through ``config.enqueue`` instead of importing
+``tournaments.tasks``, which imports the services: ``tournaments`` has no import circle, and
+import-linter's contracts (``pyproject.toml``) fail on one, and on a selector importing a
+service.
 
 Everything other code imported from the single ``tournaments.services`` module is re-exported
 here, so ``from tournaments import services`` and ``services.event_start(...)`` keep working;

@@ -15,11 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db.models import Max
 
 from accounts.models import Player
-from config import embedded
+from config.enqueue import shortcut_on_commit
 from games import services as play
 from games import tables
 from games.models import IN_PROGRESS, Action, Match
@@ -525,16 +524,13 @@ def arena_pair_soon(event: Event) -> None:
     """Queue an arena pass on commit: someone is free (a result, a rejoin, a late entry).
 
     Interactive when people play (someone waits for their next opponent), batch for bots.
-    Inline (the unit tests' embedded worker) the sweep pairs them instead: a pass run inside
-    the commit of the match it follows would nest every next match in the one before.
+    A shortcut: the arena's sweep pairs them anyway, and does so instead where tasks run
+    inline (a pass run inside the commit of the match it follows would nest every next match
+    in the one before).
     """
-    from tournaments import tasks
-
-    if settings.CELERY_EMBEDDED and not embedded.uses_threads():
-        return
     people = event.entries.filter(status__in=Entry.ACTIVE).exclude(player__kind=Player.Kind.BOT)
-    task = tasks.arena_pair if people.exists() else tasks.arena_pair_bots
-    task.delay_on_commit(event.pk)
+    name = "tournaments.arena_pair" if people.exists() else "tournaments.arena_pair_bots"
+    shortcut_on_commit(name, (event.pk,))
 
 
 def _finish(event: Event, now: datetime, *, champion: int | None = None) -> None:

@@ -16,6 +16,7 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from accounts.models import Player
+from accounts.services import bot_create
 from games import services as play
 from games.engine import bots as engine_bots
 from games.models import IN_PROGRESS, Match
@@ -231,8 +232,6 @@ def bots_add(*, event: Event, count: int, strategy: str, by: User | None = None)
     (expert)"): a name no player has, nor one that looks like another's (the names are
     checked as any bot's, by :func:`accounts.services.bot_create`).
     """
-    from accounts.services import bot_create
-
     if strategy not in engine_bots.BOTS:
         raise TournamentError(
             f"unknown bot strategy {strategy!r}; known: {', '.join(sorted(engine_bots.BOTS))}",

@@ -8,9 +8,10 @@ numbers, dates and yes/no; a preset and options into ``rules``; one select per p
 
 A field is offered only while the API takes it (``EventCreateSerializer``'s fields), so a
 setting the API gains shows up here by declaring its field below, and one it drops goes away.
-Each format's own options are the lines of ``FORMAT_FIELDS`` (the admin's): the form marks
-their rows with the formats they belong to and ``organise.js`` hides the others (without
-JavaScript every row shows, and the options of other formats are ignored on submission).
+Each format's own options are the lines of ``FORMAT_FIELDS`` (``tournaments.settings_fields``,
+the admin's too): the form marks their rows with the formats they belong to and
+``organise.js`` hides the others (without JavaScript every row shows, and the options of
+other formats are ignored on submission).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from django.core.exceptions import FieldDoesNotExist
 
 from games.forms import RULE_FIELD_NAMES, RulesFields, rules_initial
 from games.models import TimeoutPolicy
-from tournaments.admin import FORMAT_FIELDS, TIEBREAK_FIELDS, TIEBREAK_LABELS
 from tournaments.api import EventCreateSerializer
 from tournaments.formats.standings import TIEBREAKS
 from tournaments.models import (
@@ -38,6 +38,7 @@ from tournaments.models import (
 )
 from tournaments.services import TournamentError
 from tournaments.services.events import EDITABLE_ONCE_STARTED
+from tournaments.settings_fields import FORMAT_FIELDS, TIEBREAK_FIELDS, TIEBREAK_LABELS
 
 #: The datetime-local input's value (minutes, in the organiser's time zone).
 DATETIME_INPUT = "%Y-%m-%dT%H:%M"
