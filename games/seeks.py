@@ -31,12 +31,12 @@ from django.utils import timezone
 from accounts.models import Player
 from config.live import dumps, publish
 from games import rating_hook
+from games.clocks import TimeControl
 from games.models import Game, Seek
 from games.services import (
     Conflict,
     NotAPlayer,
     PlayError,
-    TimeControl,
     _lock_players,
     _refuse_in_ranked_match,
     _refuse_in_tournament_match,
@@ -167,7 +167,7 @@ def seek_create(
             rules=built.to_dict(),
             best_of=built.best_of,
             target=built.target,
-            time_control=None if time_control is None else time_control.__dict__.copy(),
+            time_control=None if time_control is None else time_control.as_dict(),
             rated=False,
             rating_min=rating_min,
             rating_max=rating_max,
@@ -261,7 +261,9 @@ def seek_join(*, seek: Seek, player: Player, now: datetime | None = None) -> See
         _lock_players(poster, player)
         _refuse_in_ranked_match(player, poster, caller=player)
         _refuse_in_tournament_match(player, poster, caller=player)
-        time_control = None if seek.time_control is None else TimeControl(**seek.time_control)
+        time_control = (
+            None if seek.time_control is None else TimeControl.from_dict(seek.time_control)
+        )
         match = match_create(
             player_a=poster,
             player_b=player,

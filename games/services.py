@@ -16,7 +16,6 @@ import json
 import logging
 import secrets
 import time
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,6 +29,10 @@ from django.utils import timezone
 from accounts.models import Player
 from config.errors import ServiceError
 from config.metrics import CLOCK_LAG_SECONDS, MOVE_SECONDS
+from games import clocks
+
+# Re-exported: the clock and its readers were part of this module.
+from games.clocks import LAG_BANK_MS, LAG_QUOTA_MS, TimeControl  # noqa: F401
 from games.engine import bots as engine_bots
 from games.engine.actions import Action as EngineAction
 from games.engine.bots.runner import play_match as engine_play_match
@@ -50,6 +53,7 @@ from games.models import (
     TimeoutPolicy,
     seed_commitment,
 )
+from games.selectors import clock_remaining_ms, turn_remaining_ms  # noqa: F401
 from games.signals import match_finished
 
 logger = logging.getLogger(__name__)
@@ -58,14 +62,6 @@ logger = logging.getLogger(__name__)
 AUTOPLAY_LIMIT = 3
 #: The bot that moves for a player whose clock ran out under the autoplay policy.
 AUTOPLAY_BOT = "greedy"
-#: Lag compensation: each move of a player in a timed game adds this much to their bank of
-#: lag the server credits back to their clock (their network's, and the server's own delay
-#: in handing them the view and in taking their move)...
-LAG_QUOTA_MS = 500
-#: ...which holds at most this much (a few quotas), so a slow link is covered and a client
-#: claiming lag it does not have gains little.
-LAG_BANK_MS = 1500
-
 
 # --- errors -----------------------------------------------------------------------------
 
@@ -92,20 +88,6 @@ class IllegalMove(PlayError):
 
 
 # --- creating and starting ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Base time and Fischer increment per player per game; an optional per-turn limit."""
-
-    base_seconds: int
-    increment_seconds: int = 0
-    turn_limit_seconds: int | None = None
-    timeout_policy: str = TimeoutPolicy.FORFEIT
-    #: No clock runs for this long after a deal (both players continue sooner); 0: none.
-    pause_seconds: int = 15
-    #: Credit the mover's measured lag (network, and the server's own) back to their clock.
-    lag_compensation: bool = True
 
 
 #: The longest rule set name: a preset's, or a short label for a client's own options.
@@ -516,52 +498,35 @@ def _deadline(match: Match, game: Game, index: int | None) -> datetime | None:
     """When player ``index`` runs out: their clock, or the per-turn limit if sooner."""
     if index is None or not match.is_timed or game.clock_charged_at is None or game.paused:
         return None
-    deadline = game.clock_charged_at + timedelta(milliseconds=game.clock_ms(index) or 0)
-    if match.turn_limit_seconds is not None and game.turn_began_at is not None:
-        deadline = min(deadline, game.turn_began_at + timedelta(seconds=match.turn_limit_seconds))
-    return deadline
-
-
-def clock_remaining_ms(match: Match, game: Game, index: int, now: datetime) -> int | None:
-    """What player ``index`` has left now (the player to act is running)."""
-    if not match.is_timed:
-        return None
-    remaining = game.clock_ms(index) or 0
-    running = game.status == Game.Status.ACTIVE and game.to_act == index and not game.paused
-    if running and game.clock_charged_at:
-        remaining -= int((now - game.clock_charged_at).total_seconds() * 1000)
-    return max(0, remaining)
-
-
-def turn_remaining_ms(match: Match, game: Game, now: datetime) -> int | None:
-    """What is left of the per-turn limit for the player to act, or None without a limit."""
-    if match.turn_limit_seconds is None or game.turn_began_at is None:
-        return None
-    if game.paused:
-        return match.turn_limit_seconds * 1000
-    limit = game.turn_began_at + timedelta(seconds=match.turn_limit_seconds)
-    return max(0, int((limit - now).total_seconds() * 1000))
+    return clocks.deadline(
+        game.clock_ms(index) or 0,
+        charged_at=game.clock_charged_at,
+        turn_limit_seconds=match.turn_limit_seconds,
+        turn_began_at=game.turn_began_at,
+    )
 
 
 def _charge(match: Match, game: Game, index: int, now: datetime, lag_ms: int = 0) -> int:
     """Charge the player to act for the time since their clock was last charged.
 
     ``lag_ms`` is the mover's lag (their network's as measured on their socket, and the
-    server's own delay on the move, see :func:`_server_delay_ms`): with lag
-    compensation it is credited back, up to what their bank holds (topped up by
-    :data:`LAG_QUOTA_MS` each move, at most :data:`LAG_BANK_MS`). Returns the credit.
+    server's own delay on the move, see :func:`_server_delay_ms`), credited back with lag
+    compensation within their lag bank (:func:`games.clocks.charge`). Returns the credit.
     """
     if not match.is_timed or game.clock_charged_at is None:
         return 0
-    elapsed = max(0, int((now - game.clock_charged_at).total_seconds() * 1000))
-    credit = 0
-    if lag_ms > 0 and match.lag_compensation:
-        bank = min(LAG_BANK_MS, game.lag_bank_ms(index) + LAG_QUOTA_MS)
-        credit = min(lag_ms, bank, elapsed)
-        game.set_lag_bank_ms(index, bank - credit)
-    game.set_clock_ms(index, max(0, (game.clock_ms(index) or 0) - elapsed + credit))
+    charged = clocks.charge(
+        game.clock_ms(index) or 0,
+        lag_bank_ms=game.lag_bank_ms(index),
+        charged_at=game.clock_charged_at,
+        now=now,
+        lag_ms=lag_ms,
+        lag_compensation=match.lag_compensation,
+    )
+    game.set_lag_bank_ms(index, charged.lag_bank_ms)
+    game.set_clock_ms(index, charged.clock_ms)
     game.clock_charged_at = now
-    return credit
+    return charged.credit_ms
 
 
 def _turn_passes(match: Match, game: Game, previous: int, now: datetime) -> None:
