@@ -12,7 +12,7 @@ answered again and never applied twice) and continue after a deal (``{"type":
 "continue"}``). ``{"type": "sync"}`` asks for the current view. ``presence`` messages say
 whether each player is connected (and since when not). The server pings players every
 :data:`PING_SECONDS`; the round trips estimate their network lag, which is credited back to
-a mover's clock in timed games between people (``games.services._charge``).
+a mover's clock in timed games between people (``games.services.timing.charge``).
 """
 
 from __future__ import annotations
