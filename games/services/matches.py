@@ -406,6 +406,8 @@ def match_forfeit(
 
 
 class TableConcession(Protocol):
+    """Ends a table match (its row locked) as lost by player ``index``, as its hands stand."""
+
     def __call__(self, *, match: Match, index: int, reason: str, end_reason: str) -> None: ...
 
 
@@ -415,12 +417,12 @@ _table_concessions: list[TableConcession] = []
 
 
 def table_concession_register(concede: TableConcession) -> None:
-    """Hand over the concession of a table match (with its row locked: player ``index``
-    loses it as its entered hands stand) to :func:`match_forfeit`."""
+    """Hand :func:`match_forfeit` the concession of a table match (registering again
+    replaces it)."""
     _table_concessions[:] = [concede]
 
 
 def _table_concession() -> TableConcession:
     if not _table_concessions:
-        raise RuntimeError("no table concession registered (games.apps registers games.tables')")
+        raise RuntimeError("no table concession registered: games.apps registers it when ready")
     return _table_concessions[0]

@@ -44,8 +44,9 @@ def action_submit(
     see :mod:`games.delivery`) and ``arrived_at`` when the move's request reached the
     server. In a timed game the lag and the server's own time (from the last charge to the
     hand-over, from the arrival to now) are credited back to the mover's clock, within
-    their lag bank (see :func:`charge`). ``client_id`` is the mover's own id for the move,
-    kept with it so a repeat can be answered (see :func:`action_by_client_id`).
+    their lag bank (see :func:`games.services.timing.charge`). ``client_id`` is the mover's
+    own id for the move, kept with it so a repeat can be answered (see
+    :func:`action_by_client_id`).
 
     Refusals (nothing is written): NotAPlayer (403), Conflict for a stale ply, a move out of
     turn, during the pause between deals or in a game that is over (409, with the current
