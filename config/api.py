@@ -53,19 +53,19 @@ def _outage_errors() -> tuple[type[BaseException], ...]:
 OUTAGE_ERRORS = _outage_errors()
 
 
-def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
+def flatten(detail, prefix: str = "") -> dict[str, list[str]]:
     """Turn DRF's nested error detail into ``{"field.sub": ["message", ...]}``."""
     if isinstance(detail, dict):
         flat: dict[str, list[str]] = {}
         for key, value in detail.items():
-            flat.update(_flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+            flat.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
         return flat
     if isinstance(detail, list):
         if all(not isinstance(item, dict | list) for item in detail):
             return {prefix or "non_field_errors": [str(item) for item in detail]}
         flat = {}
         for index, item in enumerate(detail):
-            flat.update(_flatten(item, f"{prefix}.{index}" if prefix else str(index)))
+            flat.update(flatten(item, f"{prefix}.{index}" if prefix else str(index)))
         return flat
     return {prefix or "non_field_errors": [str(detail)]}
 
@@ -96,7 +96,7 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        response.data = error_body("Invalid input.", "invalid", _flatten(exc.detail))
+        response.data = error_body("Invalid input.", "invalid", flatten(exc.detail))
     elif isinstance(exc, exceptions.APIException):
         codes = exc.get_codes()
         response.data = error_body(

@@ -9,6 +9,7 @@ from django.contrib import admin, messages
 from django.db import transaction
 
 from games import services
+from games.engine.rules import RuleSet
 from games.models import Action, Deal, Game, Match
 
 #: The fields that would give a live deal away.
@@ -96,8 +97,6 @@ class MatchAdmin(KeepsDealsSecret, admin.ModelAdmin):
         return "-" if match.pk is None else _seed_once_finished(match, match.seed)
 
     def get_changeform_initial_data(self, request):
-        from games.engine.rules import RuleSet
-
         return {"rules": RuleSet().to_dict(), "source": Match.Source.ADMIN}
 
     def save_model(self, request, obj, form, change):

@@ -35,16 +35,15 @@ from config.api import error_body, refusal
 from config.arrival import ARRIVED
 from config.fields import (
     StrictBooleanField,
-    StrictCharField,
     StrictIntegerField,
     StrictPrimaryKeyRelatedField,
 )
 from config.schema import error_codes
 from games import delivery, rating_hook, seeks, selectors, services
 from games.engine.actions import Action as EngineAction
-from games.engine.actions import ActionKind
 from games.engine.errors import EngineError
 from games.models import Game, Match, Seek, TimeoutPolicy
+from games.requests import ActionSerializer
 
 # --- serializers -------------------------------------------------------------------------
 
@@ -317,19 +316,6 @@ class MatchListSerializer(MatchSerializer):
             if f not in ("games", "rules", "rating_pool", "ratings")
         ]
         read_only_fields = fields
-
-
-class ActionSerializer(serializers.Serializer):
-    ply = StrictIntegerField(min_value=0, max_value=100_000, help_text="The game's ply you saw.")
-    type = serializers.ChoiceField(choices=[k.value for k in ActionKind])
-    card = StrictCharField(max_length=3, required=False, allow_blank=True)
-    melds = serializers.ListField(
-        child=serializers.ListField(child=StrictCharField(max_length=3), max_length=13),
-        required=False,
-        allow_null=True,
-        max_length=4,
-        help_text="With a knock: the melds to show (the engine picks if omitted).",
-    )
 
 
 GameViewSerializer = inline_serializer(

@@ -12,7 +12,7 @@ answered again and never applied twice) and continue after a deal (``{"type":
 "continue"}``). ``{"type": "sync"}`` asks for the current view. ``presence`` messages say
 whether each player is connected (and since when not). The server pings players every
 :data:`PING_SECONDS`; the round trips estimate their network lag, which is credited back to
-a mover's clock in timed games between people (``games.services._charge``).
+a mover's clock in timed games between people (``games.services.timing.charge``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import time
 from collections import OrderedDict
 
 from accounts.selectors import player_for_user
-from config.api import OUTAGE_ERRORS
+from config.api import OUTAGE_ERRORS, flatten
 from config.live import dumps, stats
 from config.metrics import PUSH_SECONDS
 from config.sockets import (
@@ -42,6 +42,7 @@ from games.engine.actions import Action as EngineAction
 from games.engine.errors import EngineError
 from games.models import Action, Game
 from games.presence import presence_join, presence_leave, presence_state
+from games.requests import ActionSerializer
 
 logger = logging.getLogger(__name__)
 
@@ -113,8 +114,6 @@ def _signed_out(message: dict) -> dict:
 
 def _move(game_id: int, player, message: dict, lag_ms: int, scope) -> dict:
     """Validate and submit a move; the ``ack`` or ``error`` message that answers it."""
-    from games.api import ActionSerializer
-
     if not still_signed_in(scope):
         return _signed_out(message)
     client_id = message.get("id")
@@ -131,9 +130,7 @@ def _move(game_id: int, player, message: dict, lag_ms: int, scope) -> dict:
         return _error(client_id, "invalid", 'a move needs an "action" object')
     serializer = ActionSerializer(data={**action, "ply": message.get("ply")})
     if not serializer.is_valid():
-        from config.api import _flatten
-
-        return _error(client_id, "invalid", "Invalid input.", errors=_flatten(serializer.errors))
+        return _error(client_id, "invalid", "Invalid input.", errors=flatten(serializer.errors))
     data = serializer.validated_data
     try:
         engine_action = EngineAction.from_parts(

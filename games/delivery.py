@@ -20,6 +20,7 @@ import threading
 import time
 from functools import cache
 
+import redis
 from django.conf import settings
 
 from games.presence import async_redis
@@ -56,8 +57,6 @@ class _Memory:
 
 class _Redis:
     def __init__(self, url: str) -> None:
-        import redis
-
         self.url = url
         self.sync = redis.Redis.from_url(url)
 
@@ -85,8 +84,6 @@ class _Redis:
 
 
 def redis_errors() -> tuple[type[Exception], ...]:
-    import redis
-
     return (redis.RedisError, OSError)
 
 

@@ -23,9 +23,11 @@ from django.utils import timezone
 
 from accounts.live import player_tell
 from config.live import dumps, publish_on_commit
+from games.engine.match import Match as EngineMatch
 from games.engine.rules import RuleSet
 from games.models import Game, Match
 from games.rating_hook import player_rating
+from games.selectors import game_view
 from games.sheets import rules_line, time_control_line
 
 #: The audiences of a table: the player indices, and everyone else.
@@ -49,20 +51,25 @@ def view_message(game: Game, view: dict) -> str:
 
 
 def game_changed(
-    *, match: Match, game: Game, now: datetime | None = None, counted: bool = False
+    *,
+    match: Match,
+    game: Game,
+    now: datetime | None = None,
+    counted: bool = False,
+    engine: EngineMatch | None = None,
 ) -> None:
     """Count a committed change of ``game`` and push each audience its view on commit.
 
     Call it once per transaction and game, after the rows are saved, with the match row
     locked (the lock orders the changes, so ``seq`` follows the commit order). ``counted``:
-    the caller raised ``game.seq`` already and saved it with the row.
+    the caller raised ``game.seq`` already and saved it with the row. ``engine``: the engine
+    match the match's state was just saved from, if the caller has it (the views render from
+    it instead of decoding the state again).
 
     The views rendered are kept on the row as ``game.pushed_views`` (by audience), so the
     request that made the change can answer with its player's view without rendering it
     again: it is the same view, at the same moment.
     """
-    from games.selectors import game_view  # selectors import services, which import this
-
     now = now or timezone.now()
     if not counted:
         game.seq = (game.seq or 0) + 1
@@ -77,11 +84,10 @@ def game_changed(
         SPECTATORS: None,
     }
     # The state decoded and the last deal read once for the three views; the engine match
-    # the state was just saved from, when the service left it on the row (see _save).
+    # the state was just saved from, when the service hands it over.
     shared: dict = {}
-    saved = match.__dict__.get("_saved_engine")
-    if saved is not None and saved[0] is match.state:  # not if the state changed since
-        shared["engine"] = saved[1]
+    if engine is not None:
+        shared["engine"] = engine
     game.pushed_views = {}
     for audience, viewer in viewers.items():
         view = game_view(game=game, viewer=viewer, now=now, shared=shared)

@@ -19,11 +19,12 @@ from django.db import models
 from django.db.models import Q
 
 from accounts.models import Player
+from games import clocks
 
 
 class TimeoutPolicy(models.TextChoices):
-    FORFEIT = "forfeit", "Forfeit the game"
-    AUTOPLAY = "autoplay", "A bot moves (three in a row forfeit the game)"
+    FORFEIT = clocks.FORFEIT, "Forfeit the game"
+    AUTOPLAY = clocks.AUTOPLAY, "A bot moves (three in a row forfeit the game)"
 
 
 def seed_commitment(seed: int) -> str:
@@ -95,7 +96,7 @@ class Match(models.Model):
     pause_seconds = models.PositiveIntegerField(default=15)
     # Timed games: the mover's lag (their network's, measured on their socket, and the
     # server's own delay in handing them the view and taking the move) is credited back to
-    # their clock, up to a quota per move (games.services.LAG_QUOTA_MS), banked up to a few quotas.
+    # their clock, up to a quota per move (games.clocks.LAG_QUOTA_MS), banked up to a few quotas.
     lag_compensation = models.BooleanField(default=True)
     # Berserk (an arena's option): this player's base time is halved in every game of the
     # match; chosen before their first move (games.services.match_berserk).

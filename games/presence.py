@@ -12,10 +12,12 @@ one process holds every socket, and the same structure lives in its memory.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import UTC, datetime
 from functools import cache
 
+import redis.asyncio
 from django.conf import settings
 
 #: Seconds an entry lives without a refresh (the table socket pings every PING_SECONDS).
@@ -65,10 +67,6 @@ def async_redis(url: str):
     caller wait for a free connection: redis-py's default pool refuses a call past its size
     at once, and a hundred spectators connecting together would each fail to open their
     socket."""
-    import asyncio
-
-    import redis.asyncio
-
     key = (url, id(asyncio.get_running_loop()))
     client = _clients.get(key)
     if client is None:

@@ -31,16 +31,13 @@ from django.utils import timezone
 from accounts.models import Player
 from config.live import dumps, publish
 from games import rating_hook
+from games.clocks import TimeControl
 from games.models import Game, Seek
-from games.services import (
-    Conflict,
-    NotAPlayer,
-    PlayError,
-    TimeControl,
-    _lock_players,
-    _refuse_in_ranked_match,
-    _refuse_in_tournament_match,
+from games.services.base import Conflict, NotAPlayer, PlayError, lock_players
+from games.services.matches import (
     match_create,
+    refuse_in_ranked_match,
+    refuse_in_tournament_match,
     rules_build,
     rules_check_players,
 )
@@ -155,8 +152,8 @@ def seek_create(
     rules_check_players(built, poster)
     now = now or timezone.now()
     with transaction.atomic():
-        _lock_players(poster)  # two posts at once count each other
-        _refuse_in_tournament_match(poster, caller=poster)
+        lock_players(poster)  # two posts at once count each other
+        refuse_in_tournament_match(poster, caller=poster)
         if _open(now).filter(poster=poster).count() >= SEEKS_PER_PLAYER:
             raise Conflict(
                 f"you have {SEEKS_PER_PLAYER} open games already: cancel one first",
@@ -167,7 +164,7 @@ def seek_create(
             rules=built.to_dict(),
             best_of=built.best_of,
             target=built.target,
-            time_control=None if time_control is None else time_control.__dict__.copy(),
+            time_control=None if time_control is None else time_control.as_dict(),
             rated=False,
             rating_min=rating_min,
             rating_max=rating_max,
@@ -258,10 +255,12 @@ def seek_join(*, seek: Seek, player: Player, now: datetime | None = None) -> See
         if not claimed:
             raise Conflict("this open game was taken by someone else", code="seek_taken")
         poster = seek.poster
-        _lock_players(poster, player)
-        _refuse_in_ranked_match(player, poster, caller=player)
-        _refuse_in_tournament_match(player, poster, caller=player)
-        time_control = None if seek.time_control is None else TimeControl(**seek.time_control)
+        lock_players(poster, player)
+        refuse_in_ranked_match(player, poster, caller=player)
+        refuse_in_tournament_match(player, poster, caller=player)
+        time_control = (
+            None if seek.time_control is None else TimeControl.from_dict(seek.time_control)
+        )
         match = match_create(
             player_a=poster,
             player_b=player,

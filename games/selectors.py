@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import Player
+from games import clocks
 from games.engine.cards import card_name, cards_of
 from games.engine.match import Match as EngineMatch
 from games.engine.views import view_for
 from games.models import Action, Deal, Game, Match
-from games.services import clock_remaining_ms, turn_remaining_ms
 from games.sheets import sheet_for_match, table_log
 
 PRIVATE_STATUSES = (Match.Status.CHALLENGED, Match.Status.DECLINED)
@@ -241,6 +241,25 @@ def _last_deal(game: Game) -> dict[str, Any] | None:
     }
 
 
+def clock_remaining_ms(match: Match, game: Game, index: int, now: datetime) -> int | None:
+    """What player ``index`` has left now (the player to act is running); None untimed."""
+    if not match.is_timed:
+        return None
+    running = game.status == Game.Status.ACTIVE and game.to_act == index and not game.paused
+    return clocks.remaining_ms(
+        game.clock_ms(index) or 0, running=running, charged_at=game.clock_charged_at, now=now
+    )
+
+
+def turn_remaining_ms(match: Match, game: Game, now: datetime) -> int | None:
+    """What is left of the per-turn limit for the player to act, or None without a limit."""
+    if match.turn_limit_seconds is None or game.turn_began_at is None:
+        return None
+    return clocks.turn_remaining_ms(
+        match.turn_limit_seconds, turn_began_at=game.turn_began_at, paused=game.paused, now=now
+    )
+
+
 #: Moves after which the turn passes (a draw is followed by the same player's discard).
 TURN_ENDING = frozenset({"pass", "discard", "knock", "gin", "big_gin"})
 
@@ -248,17 +267,17 @@ TURN_ENDING = frozenset({"pass", "discard", "knock", "gin", "big_gin"})
 def clocks_from_log(*, game: Game) -> list[int] | None:
     """Both players' clocks (ms) at the end of the game's log, recomputed from the log alone.
 
-    The rules of ``games.services``: each move charges its mover the time since their clock
-    was last charged, less the lag credited with it (``lag_ms``); a turn that passes adds the
-    increment; a deal's first turn starts at its ``clock_started_at`` (after the pause). A
-    timeout (a move the clock's autoplay made, a game lost on time) charges up to its
-    deadline: the clock is then at zero, or keeps what it had left when a per-turn limit
-    ran out first. None for an untimed match.
+    The rules of ``games.services`` and :mod:`games.clocks`: each move charges its mover the
+    time since their clock was last charged, less the lag credited with it (``lag_ms``); a
+    turn that passes adds the increment; a deal's first turn starts at its ``clock_started_at``
+    (after the pause). A timeout (a move the clock's autoplay made, a game lost on time)
+    charges up to its deadline: the clock is then at zero, or keeps what it had left when a
+    per-turn limit ran out first. None for an untimed match.
     """
     match = game.match
     if not match.is_timed:
         return None
-    clocks = [match.base_ms(0) or 0, match.base_ms(1) or 0]
+    left = [match.base_ms(0) or 0, match.base_ms(1) or 0]
     increment = match.increment_seconds * 1000
     charged = None
     last_deal = None
@@ -268,27 +287,24 @@ def clocks_from_log(*, game: Game) -> list[int] | None:
         for action in deal.actions.order_by("ply"):
             index = match.index_of(action.player_id)
             if action.auto:
-                clocks[index] = _timed_out(clocks[index], charged, action.created_at)
+                left[index] = clocks.timed_out(
+                    left[index], charged_at=charged, at=action.created_at
+                )
             else:
                 elapsed = int((action.created_at - charged).total_seconds() * 1000)
-                clocks[index] = max(0, clocks[index] - max(0, elapsed) + action.lag_ms)
+                left[index] = max(0, left[index] - max(0, elapsed) + action.lag_ms)
             charged = action.created_at
             if action.kind in TURN_ENDING:
-                clocks[index] += increment
+                left[index] += increment
     if game.forfeit_by is not None and "time" in game.forfeit_reason:
         at = last_deal.finished_at if last_deal is not None else None
         if at is None or charged is None:
-            clocks[game.forfeit_by] = 0
+            left[game.forfeit_by] = 0
         else:
-            clocks[game.forfeit_by] = _timed_out(clocks[game.forfeit_by], charged, at)
-    return clocks
-
-
-def _timed_out(clock_ms: int, charged: datetime, at: datetime) -> int:
-    """A clock charged from ``charged`` to a timeout at ``at`` (as ``games.services`` does)."""
-    if charged + timedelta(milliseconds=clock_ms) <= at:
-        return 0
-    return max(0, clock_ms - int((at - charged).total_seconds() * 1000))
+            left[game.forfeit_by] = clocks.timed_out(
+                left[game.forfeit_by], charged_at=charged, at=at
+            )
+    return left
 
 
 def moves_made(*, match: Match) -> dict[int, int]:

@@ -91,7 +91,7 @@ def _actor(match: Match, player: Player | None, user: Any, reason: str) -> Actor
 
 
 def _locked(match_id: int) -> Match:
-    # OF self: only the match row (see games.services._locked).
+    # OF self: only the match row (see games.services.base.locked).
     return (
         Match.objects.select_for_update(of=("self",))
         .select_related("player_a", "player_b")

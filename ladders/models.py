@@ -17,6 +17,7 @@ from django.db import models
 from django.db.models import Q
 
 from accounts.models import Player
+from games.clocks import TimeControl
 from games.models import Match, TimeoutPolicy
 from ratings.elo import INITIAL_RATING, RatingConfig, Scoring
 from ratings.glicko2 import GlickoConfig, deviation_after_absence
@@ -250,9 +251,7 @@ class Ladder(models.Model):
         )
 
     def time_control(self):
-        """The games service's TimeControl of this ladder, or None when untimed."""
-        from games.services import TimeControl
-
+        """The games' TimeControl of this ladder, or None when untimed."""
         if self.base_seconds is None:
             return None
         return TimeControl(

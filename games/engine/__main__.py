@@ -20,8 +20,13 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
+from . import arena
+from .bots import make_bot
+from .bots.runner import play_match
 from .cards import card_name, cards_of, mask_of, parse_cards
+from .deal import Deal
 from .errors import EngineError
+from .match import Match
 from .melds import arrange, best_discard, defend, is_meld, meld_points_check
 from .rules import RuleSet
 
@@ -165,10 +170,6 @@ def _cmd_knock(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    from .bots import make_bot
-    from .bots.runner import play_match
-    from .match import Match
-
     rules = _rules_from(json.loads(args.rules) if args.rules.startswith("{") else args.rules)
     if args.mode == "game":
         rules = rules.replace(best_of=1)
@@ -197,9 +198,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from .deal import Deal
-    from .match import Match
-
     data = json.load(sys.stdin)
     replayed = Match.replay(data).log_json()
     ok = replayed["results"] == data.get("results", replayed["results"])
@@ -230,8 +228,6 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_arena(args: argparse.Namespace) -> int:
-    from . import arena
-
     return arena.main(args.rest)
 
 

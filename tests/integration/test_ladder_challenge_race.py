@@ -18,6 +18,7 @@ from django.db.models import Q
 from accounts.models import Player
 from games import services as games_services
 from games.models import IN_PROGRESS, Match
+from games.services import matches as games_matches
 from ladders import services, tasks
 from ladders.models import QueueEntry
 from ladders.services import matchmaking
@@ -96,14 +97,14 @@ def test_an_accept_waiting_behind_the_matchmaker_is_refused_and_changes_nothing(
 def test_a_matchmaker_waiting_behind_an_accept_leaves_both_players_waiting(monkeypatch):
     ladder, alice, bob, challenge = two_queued_with_a_challenge(seed=2)
     holding = threading.Event()
-    real_refuse = games_services._refuse_in_ranked_match
+    real_refuse = games_matches.refuse_in_ranked_match
 
     def refuse_then_hold(*humans, caller):
         real_refuse(*humans, caller=caller)  # the players' rows are locked by now
         holding.set()
         time.sleep(HOLD)
 
-    monkeypatch.setattr(games_services, "_refuse_in_ranked_match", refuse_then_hold)
+    monkeypatch.setattr(games_matches, "refuse_in_ranked_match", refuse_then_hold)
 
     def run(i):
         if i == 0:

@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from games import services
 from games.models import Action, Deal, Game, Match
+from games.services.bots import write_actions
 from tests.factories import BotFactory
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +23,7 @@ def test_copied_actions_read_back_with_melds_cards_and_time():
         (deal.pk, 1, 0, a.pk, "knock", "9C", [["AS", "2S", "3S"], ["KC", "KD", "KH"]]),
     ]
     with transaction.atomic():
-        services._write_actions(rows, now)
+        write_actions(rows, now)
     written = list(Action.objects.filter(deal=deal).order_by("ply"))
     assert [(x.ply, x.seat, x.player_id, x.kind, x.card) for x in written] == [
         (0, 1, b.pk, "pass", ""),
@@ -42,5 +43,5 @@ def test_copy_keeps_one_action_per_ply():
     deal = Deal.objects.create(game=game, number=0, seed=1, dealer=0)
     row = (deal.pk, 0, 1, b.pk, "pass", "", None)
     with pytest.raises(IntegrityError), transaction.atomic():
-        services._write_actions([row, row], timezone.now())
+        write_actions([row, row], timezone.now())
     assert not Action.objects.exists()

@@ -8,6 +8,7 @@ changes anything.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -44,8 +45,6 @@ def play_match(
     ``on_decision(player, seconds)`` is told how long each decision took.  Returns the
     failure that forfeited the match, if a bot failed.
     """
-    import time
-
     clock = time.perf_counter
     while not match.is_over:
         game = match.game
