@@ -9,7 +9,7 @@ service runs embedded with ``EMBEDDED_WORKER=threads`` (the default). The caller
 request that queued it. Two lanes of threads, so that work a person waits for is never stuck
 behind batch work:
 
-- *interactive*: task names matching ``INTERACTIVE_TASKS`` (a bot's reply, a clock
+- *interactive*: the tasks the apps declare play (``config.lanes``: a bot's reply, a clock
   countdown, matchmaking, pushes), ``EMBEDDED_INTERACTIVE_THREADS`` threads;
 - *batch*: everything else (whole bot matches, event advancement, webhooks, ratings),
   ``EMBEDDED_BATCH_THREADS`` threads.
@@ -54,10 +54,9 @@ from django.conf import settings
 from django.db import close_old_connections
 from kombu import serialization
 
-logger = logging.getLogger(__name__)
+from config.lanes import BATCH, INTERACTIVE, queue_of
 
-INTERACTIVE = "interactive"  # the lanes are named as the queues (config.celery)
-BATCH = "batch"
+logger = logging.getLogger(__name__)
 
 _started = threading.Event()
 
@@ -143,9 +142,7 @@ def uses_threads() -> bool:
 
 
 def lane_of(task_name: str) -> str:
-    """The lane a task runs in: its queue's (interactive if INTERACTIVE_TASKS names it)."""
-    from config.celery import queue_of
-
+    """The lane a task runs in: its queue's (interactive for the play the apps declare)."""
     return queue_of(task_name)
 
 

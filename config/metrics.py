@@ -57,6 +57,10 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from config import embedded
+from config.broker import broker_redis
+from config.lanes import BATCH, INTERACTIVE
+
 logger = logging.getLogger(__name__)
 
 #: Request and move latencies, in seconds: fine below a second, where people feel it.
@@ -121,20 +125,16 @@ class _ScrapeTimeCollector(Collector):
         yield from self._database_counts()
 
     def _queue_lengths(self) -> Iterator[GaugeMetricFamily]:
-        from config.celery import BATCH, INTERACTIVE, _broker_redis
-
         family = GaugeMetricFamily(
             "ginrummy_celery_queue_length",
             "Messages waiting in each Celery queue",
             labels=["queue"],
         )
         if settings.CELERY_EMBEDDED:
-            from config import embedded
-
             for queue, waiting in embedded.queued().items():
                 family.add_metric([queue], waiting)
         else:
-            client = _broker_redis()
+            client = broker_redis()
             try:
                 for queue in (INTERACTIVE, BATCH):
                     family.add_metric([queue], client.llen(queue) if client else 0)

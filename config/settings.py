@@ -582,34 +582,13 @@ if EMBEDDED_WORKER not in ("threads", "inline"):
     )
 # Who waits for a task decides where it runs. *Interactive*: a person waits (a bot's reply to
 # them, a clock settled, matchmaking and ladder starts, pushes); *batch*: nobody does (whole
-# bot matches, event advancement, webhooks, rating replays). Names or fnmatch patterns; every
-# other task is batch. Embedded these are the in-process worker's two lanes; distributed, the
-# two Celery queues of the same names (config.celery.route_task), each with workers of its own
-# so batch work never holds up a person (deploy/cluster.py, deploy/compose.yaml).
-INTERACTIVE_TASKS = env_list(
-    "INTERACTIVE_TASKS",
-    [
-        "games.bot_move",
-        "games.settle_clock",
-        "games.sweep_clocks",
-        "ladders.matchmake",
-        "ladders.start_matches",
-        "ladders.sweep",
-        # A human arena's pairing pass (someone waits for their next opponent); a bot
-        # arena's is tournaments.arena_pair_bots, batch.
-        "tournaments.arena_pair",
-        "tournaments.arena_sweep",
-        # Players wait for a scheduled start: not behind a backlog of whole bot matches.
-        "tournaments.clock_sweep",
-        "tournaments.clock_due",
-        # "Your match is ready": its deadline runs. (The event's "about to start" mails,
-        # accounts.mail_send, go out in bulk: batch, so they never hold up a move.)
-        "accounts.mail_if_away",
-        "health.*",
-        "*.push*",
-        "live.*",
-    ],
-)
+# bot matches, event advancement, webhooks, rating replays). Each app declares its play tasks
+# (config.lanes.play_tasks, from its AppConfig.ready); this setting, when set, replaces them
+# all (names or fnmatch patterns; every other task is batch). Embedded these are the
+# in-process worker's two lanes; distributed, the two Celery queues of the same names
+# (config.celery.route_task), each with workers of its own so batch work never holds up a
+# person (deploy/cluster.py, deploy/compose.yaml).
+INTERACTIVE_TASKS = env_list("INTERACTIVE_TASKS", [])
 EMBEDDED_INTERACTIVE_THREADS = env_int("EMBEDDED_INTERACTIVE_THREADS", 2, minimum=1)
 EMBEDDED_BATCH_THREADS = env_int("EMBEDDED_BATCH_THREADS", 2, minimum=1)
 CELERY_RESULT_BACKEND = (

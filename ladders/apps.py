@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 
+from config import lanes
 from games.rating_hook import (
     match_rating_source_set,
     player_rating_source_set,
@@ -15,6 +16,9 @@ class LaddersConfig(AppConfig):
     def ready(self) -> None:
         from games.signals import match_finished
         from ladders import receivers, selectors
+
+        # A person waits for these: matchmaking, their match's start, the queues' sweep.
+        lanes.play_tasks("ladders.matchmake", "ladders.start_matches", "ladders.sweep")
 
         # Inside the transaction that finishes a match: its rating commits with its result.
         match_finished.connect(receivers.on_match_finished, dispatch_uid="ladders.rate")
