@@ -25,7 +25,7 @@ from celery import Celery, signals
 from celery.contrib.django.task import DjangoTask
 from django.db import InterfaceError, OperationalError, close_old_connections, transaction
 
-from config import embedded
+from config import embedded, periodic
 from config.broker import broker_redis
 from config.lanes import queue_of
 from config.metrics import TASK_FAILURES, TASK_SECONDS
@@ -72,6 +72,23 @@ class Task(DjangoTask):
         if self.app.conf.task_always_eager and embedded.uses_threads():
             return embedded.submit(self, args, kwargs, **options)
         return super().apply_async(args, kwargs, **options)
+
+    def retry_later(self, countdown: float) -> None:
+        """Run this task again in ``countdown`` seconds as its next retry, in either mode.
+
+        With a worker (and inline) this raises Celery's ``Retry`` (:meth:`retry`), the
+        countdown waiting in the broker. On the in-process worker Celery would rerun an eager
+        task's retry at once, countdown or not (every attempt within milliseconds): the next
+        attempt is queued instead, waits on the worker's timer thread and counts as the next
+        retry, and this returns (the run ends as one that failed and will be retried).
+        """
+        request = self.request
+        if request.is_eager and embedded.uses_threads():
+            self.apply_async(
+                request.args, request.kwargs, countdown=countdown, retries=request.retries + 1
+            )
+            return
+        raise self.retry(countdown=countdown)
 
     def delay_on_commit(self, *args, **kwargs) -> None:
         """``delay`` once the transaction commits; see :meth:`apply_async_on_commit`."""
@@ -177,6 +194,16 @@ def _close_old_connections(sender=None, **kwargs):
     if getattr(sender.request, "is_eager", False):
         return  # in-process: the surrounding request or test owns the connection
     close_old_connections()
+
+
+@signals.import_modules.connect
+def _beat_schedule(sender=None, **kwargs):
+    """Beat's schedule: the periodic tasks the apps declare (config.periodic).
+
+    Beat (like a worker) imports the apps' task modules before it reads its schedule, and
+    Celery's Django fix-up sets Django up, the apps' ``ready()`` with it, on this same signal
+    first (it connected when the app was made)."""
+    app.conf.beat_schedule = periodic.beat_schedule()
 
 
 _started: dict[str, float] = {}

@@ -652,66 +652,11 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000, minimum=0)
 # A task redelivered this many times (its worker died each time) is dropped with an error log,
 # so one poison message cannot crash workers forever. See config.celery.Task.
 CELERY_TASK_MAX_REDELIVERIES = env_int("CELERY_TASK_MAX_REDELIVERIES", 5, minimum=1)
-# Embedded mode has no beat: each web process sweeps expired clocks (and redoes lost bot work,
-# ladder and tournament catch-up) itself once a second; see config/embedded.py.
+# Embedded mode has no beat: each web process runs the periodic tasks the apps declare
+# (config.periodic: expired clocks, lost bot work, ladder and tournament catch-up) itself, most
+# once a second; see config/embedded.py. Distributed, beat runs the same schedule
+# (config.celery sets beat_schedule from it).
 EMBEDDED_CLOCK_SWEEP = env_bool("EMBEDDED_CLOCK_SWEEP", True)
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {
-    # Deadlines live in the database; this sweep settles whatever the countdowns missed.
-    "sweep-clocks": {
-        "task": "games.sweep_clocks",
-        "schedule": 1.0,
-        "options": {"expires": 5},  # a backlog of stale sweeps is worth nothing
-    },
-    # Bot-vs-bot matches whose play_match task was lost, played on the batch queue (behind
-    # the matches queued before the sweep, so a long queue is not mistaken for a lost task).
-    "sweep-bot-matches": {
-        "task": "games.sweep_bot_matches",
-        "schedule": 10.0,
-        "options": {"expires": 60},
-    },
-    # Open games past their lifetime: marked expired and the lobby told (games.seeks).
-    "sweep-seeks": {
-        "task": "games.sweep_seeks",
-        "schedule": 15.0,
-        "options": {"expires": 30},
-    },
-    # Ladders: pair every queue, start ladder matches whose start task was lost, rate
-    # finished ladder matches a failed receiver missed (ladders.services.ladders_sweep).
-    "sweep-ladders": {
-        "task": "ladders.sweep",
-        "schedule": 1.0,
-        "options": {"expires": 5},
-    },
-    # Tournaments: forfeit no-shows whose grace period is over, and record results a failed
-    # match_finished receiver missed (tournaments.services.sweep).
-    "sweep-tournaments": {
-        "task": "tournaments.sweep",
-        "schedule": 5.0,
-        "options": {"expires": 10},
-    },
-    # Events on a clock: open registration and start the events whose time has come, late
-    # after an outage (tournaments.services.schedule; embedded, the clock sweeper at this
-    # interval). Each event is taken once however many of these run at a time.
-    "sweep-event-clock": {
-        "task": "tournaments.clock_sweep",
-        "schedule": 15.0,
-        "options": {"expires": 30},
-    },
-    # ... and, every second, only the opening and the start of what has just come due, so an
-    # event starts within a second or two of its time, not up to the sweep's 15 s late.
-    "event-clock-on-time": {
-        "task": "tournaments.clock_due",
-        "schedule": 1.0,
-        "options": {"expires": 5},
-    },
-    # Arenas: pair whoever is free, finish an arena whose time is up once nothing is in play
-    # (tournaments.services.arena.arenas_sweep); passes also run on commit of every result.
-    "sweep-arenas": {
-        "task": "tournaments.arena_sweep",
-        "schedule": 1.0,
-        "options": {"expires": 5},
-    },
-}
 
 # --- Webhooks -------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from config import lanes
+from config import lanes, periodic
 
 
 class GamesConfig(AppConfig):
@@ -17,4 +17,23 @@ class GamesConfig(AppConfig):
             # A table match's hands entered, taken back or corrected, its sheet, its result
             # confirmed or disputed (games.table_api).
             r"^/api/matches/\d+/(?:hands(?:/last|/\d+)?|sheet|confirm|dispute)/?$",
+        )
+        # Deadlines live in the database; this sweep settles whatever the countdowns missed,
+        # and makes the bot replies to people whose task was lost.
+        periodic.periodic_task("sweep-clocks", task="games.sweep_clocks", every=1.0, expires=5)
+        # Bot-vs-bot matches whose play_match task was lost, played on the batch queue (behind
+        # the matches queued before the sweep, so a long queue is not mistaken for a lost
+        # task). Embedded, two at most a second, so the sweeper's clocks never wait long.
+        periodic.periodic_task(
+            "sweep-bot-matches",
+            task="games.sweep_bot_matches",
+            every=10.0,
+            expires=60,
+            embedded_every=1.0,
+            embedded_kwargs={"matches": 2},
+        )
+        # Open games past their lifetime: marked expired and the lobby told (games.seeks).
+        # Beat only: embedded, the lobby leaves them out as it lists them.
+        periodic.periodic_task(
+            "sweep-seeks", task="games.sweep_seeks", every=15.0, expires=30, embedded=False
         )

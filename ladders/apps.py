@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from config import lanes
+from config import lanes, periodic
 from games.rating_hook import (
     match_rating_source_set,
     player_rating_source_set,
@@ -19,6 +19,9 @@ class LaddersConfig(AppConfig):
 
         # A person waits for these: matchmaking, their match's start, the queues' sweep.
         lanes.play_tasks("ladders.matchmake", "ladders.start_matches", "ladders.sweep")
+        # Pair every queue, start ladder matches whose start task was lost, rate finished
+        # ladder matches a failed receiver missed (ladders.services.ladders_sweep).
+        periodic.periodic_task("sweep-ladders", task="ladders.sweep", every=1.0, expires=5)
 
         # Inside the transaction that finishes a match: its rating commits with its result.
         match_finished.connect(receivers.on_match_finished, dispatch_uid="ladders.rate")

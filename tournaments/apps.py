@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from config import lanes
+from config import lanes, periodic
 
 
 class TournamentsConfig(AppConfig):
@@ -21,6 +21,24 @@ class TournamentsConfig(AppConfig):
             "tournaments.clock_sweep",
             "tournaments.clock_due",
         )
+        # Forfeit no-shows whose grace period is over, and record results a failed
+        # match_finished receiver missed (tournaments.services.showing_up.sweep).
+        periodic.periodic_task("sweep-tournaments", task="tournaments.sweep", every=5.0, expires=10)
+        # Events on a clock: open registration and start the events whose time has come, late
+        # after an outage (tournaments.services.schedule). Each event is taken once however
+        # many of these run at a time.
+        periodic.periodic_task(
+            "sweep-event-clock", task="tournaments.clock_sweep", every=15.0, expires=30
+        )
+        # ... and, every second, only the opening and the start of what has just come due, so
+        # an event starts within a second or two of its time, not up to the sweep's 15 s late.
+        periodic.periodic_task(
+            "event-clock-on-time", task="tournaments.clock_due", every=1.0, expires=5
+        )
+        # Arenas: pair whoever is free, finish an arena whose time is up once nothing is in
+        # play (tournaments.services.arena.arenas_sweep); passes also run on commit of every
+        # result.
+        periodic.periodic_task("sweep-arenas", task="tournaments.arena_sweep", every=1.0, expires=5)
 
         match_finished.connect(
             receivers.advance_on_match_finished, dispatch_uid="tournaments.advance"
