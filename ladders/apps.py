@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from config import lanes, periodic
+from config import lanes, metrics, periodic
 from games.rating_hook import (
     match_rating_source_set,
     player_rating_source_set,
@@ -22,6 +22,11 @@ class LaddersConfig(AppConfig):
         # Pair every queue, start ladder matches whose start task was lost, rate finished
         # ladder matches a failed receiver missed (ladders.services.ladders_sweep).
         periodic.periodic_task("sweep-ladders", task="ladders.sweep", every=1.0, expires=5)
+        metrics.gauge_register(
+            "ginrummy_matchmaker_queue_size",
+            "Players waiting in every ladder queue",
+            self.get_model("QueueEntry").objects.count,
+        )
 
         # Inside the transaction that finishes a match: its rating commits with its result.
         match_finished.connect(receivers.on_match_finished, dispatch_uid="ladders.rate")

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.db.models import Count
 
-from config import lanes, periodic
+from config import lanes, metrics, periodic
 
 
 class TournamentsConfig(AppConfig):
@@ -39,6 +40,19 @@ class TournamentsConfig(AppConfig):
         # play (tournaments.services.arena.arenas_sweep); passes also run on commit of every
         # result.
         periodic.periodic_task("sweep-arenas", task="tournaments.arena_sweep", every=1.0, expires=5)
+
+        deliveries = self.get_model("WebhookDelivery")
+
+        def deliveries_by_status() -> dict[tuple[str], int]:
+            counts = dict(deliveries.objects.values_list("status").annotate(n=Count("id")))
+            return {(status,): counts.get(status, 0) for status in deliveries.Status.values}
+
+        metrics.gauge_register(
+            "ginrummy_webhook_deliveries",
+            "Webhook deliveries by status (failed: gave up after every retry)",
+            deliveries_by_status,
+            labels=("status",),
+        )
 
         match_finished.connect(
             receivers.advance_on_match_finished, dispatch_uid="tournaments.advance"
