@@ -306,6 +306,9 @@ SOCKET_MAX_PER_USER = env_int("SOCKET_MAX_PER_USER", 16, minimum=0)
 # Threads of a web process that do its sockets' database work (moves, views on connect).
 # 0: Channels' default, one thread.
 SOCKET_DB_THREADS = env_int("SOCKET_DB_THREADS", 4, minimum=0)
+# The class that checks a socket's "Authorization: Token <token>" (config/sockets.py): the
+# REST API's token authentication, so a socket and a request sign in with the same tokens.
+SOCKET_AUTHENTICATION = "accounts.auth.TokenAuthentication"
 # Bot API streams (NDJSON): an empty line this often keeps each one alive; at most this many
 # open at once per bot (one more is a 429); a stream not seen for the stale time is gone.
 BOT_STREAM_KEEPALIVE_SECONDS = env_int("BOT_STREAM_KEEPALIVE_SECONDS", 5, minimum=1)
