@@ -8,14 +8,12 @@ and a 20 ms request takes seconds (the threads also hold their pool connections 
 time). So a process runs at most ``WEB_VIEW_CONCURRENCY`` requests at once and the rest wait
 their turn on the event loop, which costs them nothing but the wait.
 
-**Play first.** Waiting requests are let in by lane, then in arrival order: a move,
-a Continue and a game's view (``/api/games/<id>``, ``.../actions``, ``.../continue``: what
-a player at a table waits for, people and bots alike), and at a real table a hand entered,
-taken back or corrected, the score sheet, a result confirmed or disputed
-(``/api/matches/<id>/hands...``, ``.../sheet``, ``.../confirm``, ``.../dispute``) before
-everything else (the lobby,
-lists, brackets, leaderboards, pages), and the other lane never takes a process's last free
-slot (with two or more). A burst of sign-ins, challenges or spectators' reads, or a slow
+**Play first.** Waiting requests are let in by lane, then in arrival order: play (the paths
+the apps declare, ``config.lanes.play_paths``: a move, a Continue and a game's view, what a
+player at a table waits for, people and bots alike; at a real table a hand entered, taken back
+or corrected, the score sheet, a result confirmed or disputed) before everything else (the
+lobby, lists, brackets, leaderboards, pages), and the other lane never takes a process's last
+free slot (with two or more). A burst of sign-ins, challenges or spectators' reads, or a slow
 page, then delays other such requests, not the moves of the games in play. Under a load of
 moves alone the other lane waits until the moves leave slots free.
 
@@ -33,7 +31,6 @@ runserver``) nothing is limited.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 import weakref
 from collections import deque
@@ -43,12 +40,9 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
-#: The play lane: a game's view, a move, a Continue (routes of ``games.api``); a table
-#: match's hands, sheet and result (``games.table_api``).
-PLAY_PATH = re.compile(
-    r"^/api/(?:games/\d+(?:/actions|/continue)?"
-    r"|matches/\d+/(?:hands(?:/last|/\d+)?|sheet|confirm|dispute))/?$"
-)
+from config.lanes import is_play_path
+from config.metrics import ADMISSION_WAIT_SECONDS
+
 PLAY, OTHER = "play", "other"
 #: Answered at once, without a slot (their work is bounded in time of its own).
 UNADMITTED_PATHS = frozenset({"/api/health"})
@@ -56,7 +50,7 @@ UNADMITTED_PATHS = frozenset({"/api/health"})
 
 def lane_of(path: str) -> str:
     """The admission lane of a request path: ``play`` or ``other``."""
-    return PLAY if PLAY_PATH.match(path) else OTHER
+    return PLAY if is_play_path(path) else OTHER
 
 
 class Slots:
@@ -122,8 +116,6 @@ class AdmittedASGIHandler(ASGIHandler):
         limit = settings.WEB_VIEW_CONCURRENCY
         if not limit or request.path_info in UNADMITTED_PATHS:
             return await self._in_thread(request)
-        from config.metrics import ADMISSION_WAIT_SECONDS
-
         loop = asyncio.get_running_loop()
         slots = self._slots.get(loop)
         if slots is None or slots.limit != limit:

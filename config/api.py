@@ -14,6 +14,8 @@ and validation errors add the messages per field (nested fields joined with dots
 
 import logging
 
+import kombu.exceptions
+import redis.exceptions
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
@@ -32,25 +34,14 @@ logger = logging.getLogger(__name__)
 UNAVAILABLE_RETRY_AFTER = 5
 
 
-def _outage_errors() -> tuple[type[BaseException], ...]:
-    """Errors that mean a backing service (PostgreSQL, Redis) is down, not a bug of ours."""
-    errors: list[type[BaseException]] = [OperationalError, InterfaceError]
-    try:
-        import redis
-
-        errors += [redis.exceptions.ConnectionError, redis.exceptions.TimeoutError]
-    except ImportError:  # pragma: no cover - redis is a dependency
-        pass
-    try:
-        import kombu.exceptions
-
-        errors.append(kombu.exceptions.OperationalError)
-    except ImportError:  # pragma: no cover - celery[redis] is a dependency
-        pass
-    return tuple(errors)
-
-
-OUTAGE_ERRORS = _outage_errors()
+#: Errors that mean a backing service (PostgreSQL, Redis, the broker) is down, not a bug of ours.
+OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
+    OperationalError,
+    InterfaceError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    kombu.exceptions.OperationalError,
+)
 
 
 def flatten(detail, prefix: str = "") -> dict[str, list[str]]:

@@ -14,12 +14,28 @@ queue; a Redis that restarted empty has lost them anyway, and the sweeps redo th
 
 ``CELERY_BROKER_TRANSPORT`` names this transport for ``redis://`` and ``rediss://`` brokers
 (config/settings.py).
+
+Also here: :func:`broker_redis`, a plain Redis client on the broker's database, for what reads
+or counts there besides Celery (the queues' lengths, the redelivery counts).
 """
 
 from __future__ import annotations
 
+from functools import cache
+
+import redis
+from django.conf import settings
 from kombu.transport import redis as kombu_redis
 from redis.exceptions import ConnectionError as RedisConnectionError
+
+
+@cache
+def broker_redis() -> redis.Redis | None:
+    """A Redis client on the broker's database, or None for another broker (or none)."""
+    url = settings.CELERY_BROKER_URL or ""
+    if not url.startswith(("redis://", "rediss://")):
+        return None
+    return redis.Redis.from_url(url)
 
 
 class Channel(kombu_redis.Channel):

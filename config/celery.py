@@ -16,16 +16,19 @@ Workers keep their database connection between tasks (``CELERY_DB_REUSE_MAX``) a
 Django does around each request, drop it when it is too old or broken.
 """
 
-import fnmatch
 import functools
 import logging
 import os
 import time
-from functools import cache
 
 from celery import Celery, signals
 from celery.contrib.django.task import DjangoTask
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError, close_old_connections, transaction
+
+from config import embedded, periodic
+from config.broker import broker_redis
+from config.lanes import queue_of
+from config.metrics import TASK_FAILURES, TASK_SECONDS
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -66,12 +69,26 @@ class Task(DjangoTask):
         :class:`~config.embedded.InProcessResult` comes back at once; its errors are logged
         there, and raised only by ``get()``. Inline (and with a broker) this is Celery's own.
         """
-        if self.app.conf.task_always_eager:
-            from config import embedded
-
-            if embedded.uses_threads():
-                return embedded.submit(self, args, kwargs, **options)
+        if self.app.conf.task_always_eager and embedded.uses_threads():
+            return embedded.submit(self, args, kwargs, **options)
         return super().apply_async(args, kwargs, **options)
+
+    def retry_later(self, countdown: float) -> None:
+        """Run this task again in ``countdown`` seconds as its next retry, in either mode.
+
+        With a worker (and inline) this raises Celery's ``Retry`` (:meth:`retry`), the
+        countdown waiting in the broker. On the in-process worker Celery would rerun an eager
+        task's retry at once, countdown or not (every attempt within milliseconds): the next
+        attempt is queued instead, waits on the worker's timer thread and counts as the next
+        retry, and this returns (the run ends as one that failed and will be retried).
+        """
+        request = self.request
+        if request.is_eager and embedded.uses_threads():
+            self.apply_async(
+                request.args, request.kwargs, countdown=countdown, retries=request.retries + 1
+            )
+            return
+        raise self.retry(countdown=countdown)
 
     def delay_on_commit(self, *args, **kwargs) -> None:
         """``delay`` once the transaction commits; see :meth:`apply_async_on_commit`."""
@@ -109,8 +126,6 @@ class Task(DjangoTask):
         """Embedded with EMBEDDED_WORKER=inline: tasks run in the thread that queues them."""
         if not self.app.conf.task_always_eager:
             return False
-        from config import embedded
-
         return not embedded.uses_threads()
 
     def __call__(self, *args, **kwargs):
@@ -134,7 +149,7 @@ class Task(DjangoTask):
         request = self.request
         if request.is_eager or not (request.delivery_info or {}).get("redelivered"):
             return False
-        client = _broker_redis()
+        client = broker_redis()
         if client is None:
             return False
         key = f"ginrummy:redeliveries:{request.id}:{request.retries}"
@@ -156,33 +171,9 @@ class Task(DjangoTask):
         return True
 
 
-@cache
-def _broker_redis():
-    """A Redis client on the broker's database, or None for another broker."""
-    url = app.conf.broker_url or ""
-    if not url.startswith(("redis://", "rediss://")):
-        return None
-    import redis
-
-    return redis.Redis.from_url(url)
-
-
-#: The two queues: work a person waits for, and work nobody waits for (settings.INTERACTIVE_TASKS).
-INTERACTIVE, BATCH = "interactive", "batch"
-
-
-def queue_of(task_name: str) -> str:
-    """The queue (and the embedded lane) of a task: interactive if INTERACTIVE_TASKS names it."""
-    from django.conf import settings
-
-    patterns = settings.INTERACTIVE_TASKS
-    if any(fnmatch.fnmatchcase(task_name, pattern) for pattern in patterns):
-        return INTERACTIVE
-    return BATCH
-
-
 def route_task(name, args, kwargs, options, task=None, **kw) -> dict:
-    """Celery router: every task to its queue (a queue named when sending still wins)."""
+    """Celery router: every task to its queue, interactive for the play the apps declare
+    (config.lanes), else batch; a queue named when sending still wins."""
     return {"queue": queue_of(name)}
 
 
@@ -202,9 +193,17 @@ def _close_old_connections(sender=None, **kwargs):
     """
     if getattr(sender.request, "is_eager", False):
         return  # in-process: the surrounding request or test owns the connection
-    from django.db import close_old_connections
-
     close_old_connections()
+
+
+@signals.import_modules.connect
+def _beat_schedule(sender=None, **kwargs):
+    """Beat's schedule: the periodic tasks the apps declare (config.periodic).
+
+    Beat (like a worker) imports the apps' task modules before it reads its schedule, and
+    Celery's Django fix-up sets Django up, the apps' ``ready()`` with it, on this same signal
+    first (it connected when the app was made)."""
+    app.conf.beat_schedule = periodic.beat_schedule()
 
 
 _started: dict[str, float] = {}
@@ -224,8 +223,6 @@ def _task_started(task_id=None, **kwargs):
 @signals.task_postrun.connect
 def _task_finished(task_id=None, task=None, state=None, **kwargs):
     """Every task run timed by task and queue for /metrics (config.metrics); failures counted."""
-    from config.metrics import TASK_FAILURES, TASK_SECONDS
-
     started = _started.pop(task_id, None)
     if task is None or started is None:
         return

@@ -9,7 +9,7 @@ service runs embedded with ``EMBEDDED_WORKER=threads`` (the default). The caller
 request that queued it. Two lanes of threads, so that work a person waits for is never stuck
 behind batch work:
 
-- *interactive*: task names matching ``INTERACTIVE_TASKS`` (a bot's reply, a clock
+- *interactive*: the tasks the apps declare play (``config.lanes``: a bot's reply, a clock
   countdown, matchmaking, pushes), ``EMBEDDED_INTERACTIVE_THREADS`` threads;
 - *batch*: everything else (whole bot matches, event advancement, webhooks, ratings),
   ``EMBEDDED_BATCH_THREADS`` threads.
@@ -28,9 +28,10 @@ the committing thread. The unit tests use it (their transactions never commit, a
 in-memory SQLite database cannot be shared with other threads).
 
 **The clock sweeper.** A human whose clock runs out must lose on time even if nobody reads the
-game. One thread per process runs the sweeps beat runs in the distributed mode (each at beat's
-interval or more often: the events' clock at its own, slower one); each skips rows locked by
-work in progress, so one thread per process is harmless.
+game. One thread per process runs the periodic tasks the apps declare (``config.periodic``),
+the ones beat runs in the distributed mode, each by its registered name at its embedded
+interval (beat's, or more often); each skips rows locked by work in progress, so one thread
+per process is harmless.
 
 :func:`embedded_start` starts all of it in a web process (config/wsgi.py, config/asgi.py).
 """
@@ -54,10 +55,10 @@ from django.conf import settings
 from django.db import close_old_connections
 from kombu import serialization
 
-logger = logging.getLogger(__name__)
+from config import periodic, task_names
+from config.lanes import BATCH, INTERACTIVE, queue_of
 
-INTERACTIVE = "interactive"  # the lanes are named as the queues (config.celery)
-BATCH = "batch"
+logger = logging.getLogger(__name__)
 
 _started = threading.Event()
 
@@ -66,50 +67,24 @@ _started = threading.Event()
 
 
 def _loop(interval: float) -> None:
-    from games.services import bot_work_sweep, clocks_sweep
-    from ladders.services import ladders_sweep
-    from tournaments import services as tournaments
-    from tournaments.services.arena import arenas_sweep
-
-    # Beat's interval for the events' clock (a slower sweep than the others).
-    event_clock_every = float(settings.CELERY_BEAT_SCHEDULE["sweep-event-clock"]["schedule"])
-    event_clock_last = 0.0
+    """Every ``interval`` seconds, run each periodic task that is due (config.periodic)."""
+    last_run: dict[str, float] = {}
     while True:
         time.sleep(interval)
         try:
             close_old_connections()
-            clocks_sweep()
-        except Exception:  # keep sweeping: one failed pass must not stop the clocks
-            logger.exception("embedded clock sweep failed")
-        try:
-            # Queued work lives in this process's memory: bot work queued before a restart
-            # is lost, and this pass (beat's, with the clock sweep) redoes it.
-            bot_work_sweep()
         except Exception:
-            logger.exception("embedded bot work sweep failed")
-        try:
-            ladders_sweep()  # beat's "sweep-ladders": pair the queues, catch up on results
-        except Exception:
-            logger.exception("embedded ladder sweep failed")
-        try:
-            tournaments.sweep()  # beat's "sweep-tournaments": no-shows, missed results
-        except Exception:
-            logger.exception("embedded tournament sweep failed")
-        try:
-            arenas_sweep()  # beat's "sweep-arenas": pair the free, finish when time is up
-        except Exception:
-            logger.exception("embedded arena sweep failed")
-        if time.monotonic() - event_clock_last >= event_clock_every:
-            event_clock_last = time.monotonic()
+            logger.exception("embedded sweeper: closing old connections failed")
+        for entry in periodic.embedded_schedule():
+            now = time.monotonic()
+            if entry.name in last_run and now - last_run[entry.name] < entry.embedded_every:
+                continue
+            last_run[entry.name] = now
             try:
-                tournaments.clock_sweep()  # beat's "sweep-event-clock": the clock's whole pass
-            except Exception:
-                logger.exception("embedded event clock sweep failed")
-        else:
-            try:
-                tournaments.clock_due()  # beat's "event-clock-on-time": open and start on time
-            except Exception:
-                logger.exception("embedded event clock on-time pass failed")
+                # The task's function, in this thread, as beat's run of it on a worker.
+                task_names.registered(entry.task).run(**entry.embedded_kwargs)
+            except Exception:  # keep sweeping: one failed pass must not stop the clocks
+                logger.exception("embedded sweep %s (%s) failed", entry.name, entry.task)
 
 
 def start_clock_sweeper(interval: float = 1.0) -> bool:
@@ -143,9 +118,7 @@ def uses_threads() -> bool:
 
 
 def lane_of(task_name: str) -> str:
-    """The lane a task runs in: its queue's (interactive if INTERACTIVE_TASKS names it)."""
-    from config.celery import queue_of
-
+    """The lane a task runs in: its queue's (interactive for the play the apps declare)."""
     return queue_of(task_name)
 
 

@@ -3,28 +3,18 @@
 A service that hands work to a task (a bot's reply, a countdown, a webhook's delivery) names
 the task instead of importing its app's ``tasks`` module: the tasks import the services, so an
 import the other way would close a circle. The names are the ones the tasks register with
-``@shared_task(name=...)``. A worker imports every app's ``tasks`` module when it starts; a web
-process has them imported here, once, the first time a name is not yet known (Celery's
-autodiscovery, the same as a worker's). An unknown name fails loudly (``NotRegistered``, a
-``KeyError``) instead of dropping the work.
+``@shared_task(name=...)``, found by :func:`config.task_names.registered` (which imports the
+apps' tasks modules in a web process the first time it needs them).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from celery import Task, current_app
 from django.conf import settings
 
 from config import embedded
-
-
-def registered(name: str) -> Task:
-    """The task registered as ``name``, importing the apps' tasks modules if need be."""
-    tasks = current_app.tasks
-    if name not in tasks:
-        current_app.loader.import_default_modules()
-    return tasks[name]
+from config.task_names import registered
 
 
 def task_on_commit(name: str, *args: Any, **kwargs: Any) -> None:

@@ -16,6 +16,9 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import wait as wait_for_futures
 
+import psycopg
+import redis
+from celery import current_app
 from django.conf import settings
 from django.db import connection
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -53,8 +56,6 @@ def database_status(timeout: float = HEALTH_TIMEOUT) -> str:
             with pool.connection(timeout=timeout) as conn:
                 conn.execute("SELECT 1").fetchone()
         else:
-            import psycopg
-
             params = connection.get_connection_params()
             # libpq waits at least 2 s to connect: the caller's deadline is the bound.
             params["connect_timeout"] = max(2, round(timeout))
@@ -72,8 +73,6 @@ def broker_status(timeout: float = HEALTH_TIMEOUT) -> str:
     url = settings.CELERY_BROKER_URL
     try:
         if url.startswith(("redis://", "rediss://")):
-            import redis
-
             client = redis.Redis.from_url(
                 url, socket_connect_timeout=timeout, socket_timeout=timeout, retry=None
             )
@@ -82,9 +81,8 @@ def broker_status(timeout: float = HEALTH_TIMEOUT) -> str:
             finally:
                 client.close()
         else:
-            from config.celery import app
-
-            with app.connection_for_write() as conn:
+            # The project's Celery app (config.celery), which every process has loaded.
+            with current_app.connection_for_write() as conn:
                 conn.ensure_connection(max_retries=1, interval_start=0, timeout=timeout)
                 # Opening a channel makes the transport talk to the server.
                 conn.default_channel  # noqa: B018

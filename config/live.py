@@ -29,6 +29,7 @@ from typing import Any
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as _ChannelsInMemoryLayer
 from channels.layers import get_channel_layer
+from django.db import transaction
 from rest_framework.utils.encoders import JSONEncoder
 
 logger = logging.getLogger(__name__)
@@ -158,8 +159,6 @@ def publish(group: str, message: dict) -> None:
 
 def publish_on_commit(group: str, message: dict) -> None:
     """:func:`publish` once the surrounding transaction commits (nothing if it rolls back)."""
-    from django.db import transaction
-
     transaction.on_commit(lambda: publish(group, message))
 
 

@@ -21,6 +21,10 @@ The series (all prefixed ``ginrummy_``):
 - ``webhook_deliveries{status}``: webhook deliveries by status (``failed`` ones gave up after
   their retries), read when scraped.
 
+The figures read when scraped from an app's tables are gauges the app registers from its
+``AppConfig.ready()`` (:func:`gauge_register`: a name, a help text, and a function that reads
+the value), so this module imports no app.
+
 Several processes: with ``PROMETHEUS_MULTIPROC_DIR`` set (``deploy/cluster.py`` and the
 compose file set it; an empty directory, shared by the web processes and the workers of one
 host, emptied before they start) each process writes its samples there and any web process answers
@@ -39,7 +43,8 @@ import ipaddress
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import cache
 
 from django.conf import settings
@@ -56,6 +61,10 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
+
+from config import embedded
+from config.broker import broker_redis
+from config.lanes import BATCH, INTERACTIVE
 
 logger = logging.getLogger(__name__)
 
@@ -113,28 +122,56 @@ TASK_FAILURES = Counter(
 )
 
 
+#: What a registered gauge reads: a number, or with labels a number for each tuple of values.
+GaugeValue = float | Mapping[tuple[str, ...], float]
+
+
+@dataclass(frozen=True)
+class _RegisteredGauge:
+    name: str
+    documentation: str
+    read: Callable[[], GaugeValue]
+    labels: tuple[str, ...]
+
+
+_gauges: dict[str, _RegisteredGauge] = {}
+
+
+def gauge_register(
+    name: str,
+    documentation: str,
+    read: Callable[[], GaugeValue],
+    *,
+    labels: tuple[str, ...] = (),
+) -> None:
+    """Add a gauge read when ``/metrics`` is scraped (an app's figure from its tables).
+
+    ``read()`` returns the value, or with ``labels`` a mapping of label values (a tuple, in
+    the order of ``labels``) to values. A failing read (the database down) leaves the gauge
+    out of that answer. Registering a name again replaces it (``ready()`` may run twice).
+    """
+    _gauges[name] = _RegisteredGauge(name, documentation, read, tuple(labels))
+
+
 class _ScrapeTimeCollector(Collector):
-    """Figures read when scraped: queue lengths from the broker, counts from the database."""
+    """Figures read when scraped: queue lengths from the broker, the apps' gauges."""
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         yield from self._queue_lengths()
-        yield from self._database_counts()
+        for gauge in list(_gauges.values()):
+            yield from self._registered(gauge)
 
     def _queue_lengths(self) -> Iterator[GaugeMetricFamily]:
-        from config.celery import BATCH, INTERACTIVE, _broker_redis
-
         family = GaugeMetricFamily(
             "ginrummy_celery_queue_length",
             "Messages waiting in each Celery queue",
             labels=["queue"],
         )
         if settings.CELERY_EMBEDDED:
-            from config import embedded
-
             for queue, waiting in embedded.queued().items():
                 family.add_metric([queue], waiting)
         else:
-            client = _broker_redis()
+            client = broker_redis()
             try:
                 for queue in (INTERACTIVE, BATCH):
                     family.add_metric([queue], client.llen(queue) if client else 0)
@@ -143,30 +180,18 @@ class _ScrapeTimeCollector(Collector):
                 return
         yield family
 
-    def _database_counts(self) -> Iterator[GaugeMetricFamily]:
-        from django.db.models import Count
-
-        from ladders.models import QueueEntry
-        from tournaments.models import WebhookDelivery
-
+    def _registered(self, gauge: _RegisteredGauge) -> Iterator[GaugeMetricFamily]:
         try:
-            waiting = QueueEntry.objects.count()
-            deliveries = dict(WebhookDelivery.objects.values_list("status").annotate(n=Count("id")))
+            value = gauge.read()
         except Exception:  # the database down: answer with what the processes hold
-            logger.warning("metrics: database counts unavailable", exc_info=True)
+            logger.warning("metrics: %s unavailable", gauge.name, exc_info=True)
             return
-        yield GaugeMetricFamily(
-            "ginrummy_matchmaker_queue_size",
-            "Players waiting in every ladder queue",
-            value=waiting,
-        )
-        family = GaugeMetricFamily(
-            "ginrummy_webhook_deliveries",
-            "Webhook deliveries by status (failed: gave up after every retry)",
-            labels=["status"],
-        )
-        for status in WebhookDelivery.Status.values:
-            family.add_metric([status], deliveries.get(status, 0))
+        if not gauge.labels:
+            yield GaugeMetricFamily(gauge.name, gauge.documentation, value=value)
+            return
+        family = GaugeMetricFamily(gauge.name, gauge.documentation, labels=list(gauge.labels))
+        for values, number in value.items():
+            family.add_metric(list(values), number)
         yield family
 
 

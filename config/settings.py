@@ -306,6 +306,9 @@ SOCKET_MAX_PER_USER = env_int("SOCKET_MAX_PER_USER", 16, minimum=0)
 # Threads of a web process that do its sockets' database work (moves, views on connect).
 # 0: Channels' default, one thread.
 SOCKET_DB_THREADS = env_int("SOCKET_DB_THREADS", 4, minimum=0)
+# The class that checks a socket's "Authorization: Token <token>" (config/sockets.py): the
+# REST API's token authentication, so a socket and a request sign in with the same tokens.
+SOCKET_AUTHENTICATION = "accounts.auth.TokenAuthentication"
 # Bot API streams (NDJSON): an empty line this often keeps each one alive; at most this many
 # open at once per bot (one more is a 429); a stream not seen for the stale time is gone.
 BOT_STREAM_KEEPALIVE_SECONDS = env_int("BOT_STREAM_KEEPALIVE_SECONDS", 5, minimum=1)
@@ -582,34 +585,13 @@ if EMBEDDED_WORKER not in ("threads", "inline"):
     )
 # Who waits for a task decides where it runs. *Interactive*: a person waits (a bot's reply to
 # them, a clock settled, matchmaking and ladder starts, pushes); *batch*: nobody does (whole
-# bot matches, event advancement, webhooks, rating replays). Names or fnmatch patterns; every
-# other task is batch. Embedded these are the in-process worker's two lanes; distributed, the
-# two Celery queues of the same names (config.celery.route_task), each with workers of its own
-# so batch work never holds up a person (deploy/cluster.py, deploy/compose.yaml).
-INTERACTIVE_TASKS = env_list(
-    "INTERACTIVE_TASKS",
-    [
-        "games.bot_move",
-        "games.settle_clock",
-        "games.sweep_clocks",
-        "ladders.matchmake",
-        "ladders.start_matches",
-        "ladders.sweep",
-        # A human arena's pairing pass (someone waits for their next opponent); a bot
-        # arena's is tournaments.arena_pair_bots, batch.
-        "tournaments.arena_pair",
-        "tournaments.arena_sweep",
-        # Players wait for a scheduled start: not behind a backlog of whole bot matches.
-        "tournaments.clock_sweep",
-        "tournaments.clock_due",
-        # "Your match is ready": its deadline runs. (The event's "about to start" mails,
-        # accounts.mail_send, go out in bulk: batch, so they never hold up a move.)
-        "accounts.mail_if_away",
-        "health.*",
-        "*.push*",
-        "live.*",
-    ],
-)
+# bot matches, event advancement, webhooks, rating replays). Each app declares its play tasks
+# (config.lanes.play_tasks, from its AppConfig.ready); this setting, when set, replaces them
+# all (names or fnmatch patterns; every other task is batch). Embedded these are the
+# in-process worker's two lanes; distributed, the two Celery queues of the same names
+# (config.celery.route_task), each with workers of its own so batch work never holds up a
+# person (deploy/cluster.py, deploy/compose.yaml).
+INTERACTIVE_TASKS = env_list("INTERACTIVE_TASKS", [])
 EMBEDDED_INTERACTIVE_THREADS = env_int("EMBEDDED_INTERACTIVE_THREADS", 2, minimum=1)
 EMBEDDED_BATCH_THREADS = env_int("EMBEDDED_BATCH_THREADS", 2, minimum=1)
 CELERY_RESULT_BACKEND = (
@@ -673,66 +655,11 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000, minimum=0)
 # A task redelivered this many times (its worker died each time) is dropped with an error log,
 # so one poison message cannot crash workers forever. See config.celery.Task.
 CELERY_TASK_MAX_REDELIVERIES = env_int("CELERY_TASK_MAX_REDELIVERIES", 5, minimum=1)
-# Embedded mode has no beat: each web process sweeps expired clocks (and redoes lost bot work,
-# ladder and tournament catch-up) itself once a second; see config/embedded.py.
+# Embedded mode has no beat: each web process runs the periodic tasks the apps declare
+# (config.periodic: expired clocks, lost bot work, ladder and tournament catch-up) itself, most
+# once a second; see config/embedded.py. Distributed, beat runs the same schedule
+# (config.celery sets beat_schedule from it).
 EMBEDDED_CLOCK_SWEEP = env_bool("EMBEDDED_CLOCK_SWEEP", True)
-CELERY_BEAT_SCHEDULE: dict[str, dict] = {
-    # Deadlines live in the database; this sweep settles whatever the countdowns missed.
-    "sweep-clocks": {
-        "task": "games.sweep_clocks",
-        "schedule": 1.0,
-        "options": {"expires": 5},  # a backlog of stale sweeps is worth nothing
-    },
-    # Bot-vs-bot matches whose play_match task was lost, played on the batch queue (behind
-    # the matches queued before the sweep, so a long queue is not mistaken for a lost task).
-    "sweep-bot-matches": {
-        "task": "games.sweep_bot_matches",
-        "schedule": 10.0,
-        "options": {"expires": 60},
-    },
-    # Open games past their lifetime: marked expired and the lobby told (games.seeks).
-    "sweep-seeks": {
-        "task": "games.sweep_seeks",
-        "schedule": 15.0,
-        "options": {"expires": 30},
-    },
-    # Ladders: pair every queue, start ladder matches whose start task was lost, rate
-    # finished ladder matches a failed receiver missed (ladders.services.ladders_sweep).
-    "sweep-ladders": {
-        "task": "ladders.sweep",
-        "schedule": 1.0,
-        "options": {"expires": 5},
-    },
-    # Tournaments: forfeit no-shows whose grace period is over, and record results a failed
-    # match_finished receiver missed (tournaments.services.sweep).
-    "sweep-tournaments": {
-        "task": "tournaments.sweep",
-        "schedule": 5.0,
-        "options": {"expires": 10},
-    },
-    # Events on a clock: open registration and start the events whose time has come, late
-    # after an outage (tournaments.services.schedule; embedded, the clock sweeper at this
-    # interval). Each event is taken once however many of these run at a time.
-    "sweep-event-clock": {
-        "task": "tournaments.clock_sweep",
-        "schedule": 15.0,
-        "options": {"expires": 30},
-    },
-    # ... and, every second, only the opening and the start of what has just come due, so an
-    # event starts within a second or two of its time, not up to the sweep's 15 s late.
-    "event-clock-on-time": {
-        "task": "tournaments.clock_due",
-        "schedule": 1.0,
-        "options": {"expires": 5},
-    },
-    # Arenas: pair whoever is free, finish an arena whose time is up once nothing is in play
-    # (tournaments.services.arena.arenas_sweep); passes also run on commit of every result.
-    "sweep-arenas": {
-        "task": "tournaments.arena_sweep",
-        "schedule": 1.0,
-        "options": {"expires": 5},
-    },
-}
 
 # --- Webhooks -------------------------------------------------------------------------------
 

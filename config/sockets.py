@@ -2,10 +2,11 @@
 
 Authentication: a page's socket carries the session cookie (Channels' auth middleware); a
 program sends ``Authorization: Token <token>`` on the handshake, the same sign-in token the
-REST API takes. A bad token closes the socket with 4401. A socket without either is
-anonymous and may only watch what an anonymous client may read. A signed-in socket ends
-with its sign-in: signing out everywhere closes the user's sockets at once
-(:func:`sockets_sign_out`), and each message checks the token or session again first.
+REST API takes (checked by the class the setting ``SOCKET_AUTHENTICATION`` names: the REST
+API's). A bad token closes the socket with 4401. A socket without either is anonymous and may
+only watch what an anonymous client may read. A signed-in socket ends with its sign-in:
+signing out everywhere closes the user's sockets at once (:func:`sockets_sign_out`), and each
+message checks the token or session again first.
 
 A browser always sends ``Origin`` on a WebSocket handshake, and the session cookie rides on
 it, so a handshake from a page of another origin than the site's own (scheme, host and
@@ -28,6 +29,8 @@ import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from importlib import import_module
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -39,10 +42,17 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.middleware import BaseMiddleware
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import AnonymousUser
+from django.http.request import split_domain_port, validate_host
+from django.utils.module_loading import import_string
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
 
 from config import parsers
-from config.live import dumps
+from config.api import OUTAGE_ERRORS
+from config.live import dumps, publish_on_commit
 from config.metrics import SOCKETS_OPEN
 
 logger = logging.getLogger(__name__)
@@ -136,8 +146,6 @@ def read_throttle_wait(scope) -> float | None:
     read on the REST API's throttles (``DEFAULT_THROTTLE_CLASSES``: ``anon``, ``user``), as a
     ``GET`` of the same client does. Sync: the counts are in the cache; a cache that is down
     counts nothing and refuses nothing."""
-    from rest_framework.settings import api_settings
-
     request = _ThrottledRead(scope)
     waits = []
     # One socket's check at a time in a process: a throttle reads its history, then writes
@@ -161,8 +169,6 @@ _open_sockets: dict[str, int] = {}
 
 def _cap_keys(scope) -> list[tuple[str, int]]:
     """The (key, cap) pairs a socket counts against: its address, its user."""
-    from rest_framework.throttling import BaseThrottle
-
     keys = []
     if scope.get("client") and settings.SOCKET_MAX_PER_ADDRESS:
         ident = BaseThrottle().get_ident(_ThrottledRead(scope))
@@ -178,14 +184,23 @@ def open_socket_counts() -> dict[str, int]:
     return dict(_open_sockets)
 
 
+@cache
+def _token_authentication():
+    """The class that checks a token (``settings.SOCKET_AUTHENTICATION``), loaded once: the
+    REST API's, named by a setting so that the platform imports no app."""
+    return import_string(settings.SOCKET_AUTHENTICATION)
+
+
+def _token_user(token: bytes):
+    """The user a token signs in, as the REST API's token authentication says (sync)."""
+    user, _ = _token_authentication()().authenticate_credentials(token)
+    return user
+
+
 @database_sync_to_async
 def _user_for_token(token: bytes):
-    from rest_framework.exceptions import AuthenticationFailed
-
-    from accounts.auth import TokenAuthentication
-
     try:
-        user, _ = TokenAuthentication().authenticate_credentials(token)
+        user = _token_user(token)
     except AuthenticationFailed:
         return None
     return user
@@ -219,8 +234,6 @@ def sockets_sign_out(user_id: int) -> None:
     Every one: a web session kept signed in after a password change has a new key, so a
     socket opened with its old one is signed out too (the page opens a new one).
     """
-    from config.live import publish_on_commit
-
     publish_on_commit(signin_group(user_id), {"type": "sockets.signed_out"})
 
 
@@ -236,12 +249,8 @@ def still_signed_in(scope) -> bool:
         return False
     token = scope.get("token")
     if token is not None:
-        from rest_framework.exceptions import AuthenticationFailed
-
-        from accounts.auth import TokenAuthentication
-
         try:
-            again, _ = TokenAuthentication().authenticate_credentials(token)
+            again = _token_user(token)
         except AuthenticationFailed:
             return False
         return again.pk == user.pk
@@ -249,12 +258,7 @@ def still_signed_in(scope) -> bool:
     key = getattr(session, "session_key", None)
     if not key:
         return False
-    from importlib import import_module
-
-    from django.conf import settings as django_settings
-    from django.contrib.auth import SESSION_KEY
-
-    store = import_module(django_settings.SESSION_ENGINE).SessionStore(session_key=key)
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
     return store.get(SESSION_KEY) == str(user.pk)
 
 
@@ -295,8 +299,6 @@ def own_origin(scope) -> tuple[str, str, int] | None:
     the host and port are the ``Host`` header's (``X-Forwarded-Host`` under
     ``USE_X_FORWARDED_HOST``).
     """
-    from django.http.request import split_domain_port, validate_host
-
     headers = dict(scope.get("headers", []))
     secure = scope.get("scheme") in ("wss", "https")
     proxy_header = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
@@ -475,8 +477,6 @@ class JsonSocket(AsyncWebsocketConsumer):
     async def _still_signed_in(self) -> bool:
         """Whether a signed-in socket's credential still holds (an anonymous one has none to
         lose); if not, say so and close with 4401."""
-        from config.api import OUTAGE_ERRORS
-
         if not self.user.is_authenticated:
             return True
         try:

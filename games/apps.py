@@ -1,6 +1,7 @@
 from django.apps import AppConfig
 
 from accounts.hooks import busy_check_register, deletion_hook_register
+from config import lanes, periodic
 
 
 class GamesConfig(AppConfig):
@@ -19,3 +20,32 @@ class GamesConfig(AppConfig):
         # The table module builds on the services, which cannot import it: it hands them its
         # concession of a table match here.
         services.table_concession_register(tables.table_concede)
+
+        # A person waits for these: a bot's reply, a clock settled, the clocks' sweep.
+        lanes.play_tasks("games.bot_move", "games.settle_clock", "games.sweep_clocks")
+        lanes.play_paths(
+            # A game's view, a move, a Continue (games.api).
+            r"^/api/games/\d+(?:/actions|/continue)?/?$",
+            # A table match's hands entered, taken back or corrected, its sheet, its result
+            # confirmed or disputed (games.table_api).
+            r"^/api/matches/\d+/(?:hands(?:/last|/\d+)?|sheet|confirm|dispute)/?$",
+        )
+        # Deadlines live in the database; this sweep settles whatever the countdowns missed,
+        # and makes the bot replies to people whose task was lost.
+        periodic.periodic_task("sweep-clocks", task="games.sweep_clocks", every=1.0, expires=5)
+        # Bot-vs-bot matches whose play_match task was lost, played on the batch queue (behind
+        # the matches queued before the sweep, so a long queue is not mistaken for a lost
+        # task). Embedded, two at most a second, so the sweeper's clocks never wait long.
+        periodic.periodic_task(
+            "sweep-bot-matches",
+            task="games.sweep_bot_matches",
+            every=10.0,
+            expires=60,
+            embedded_every=1.0,
+            embedded_kwargs={"matches": 2},
+        )
+        # Open games past their lifetime: marked expired and the lobby told (games.seeks).
+        # Beat only: embedded, the lobby leaves them out as it lists them.
+        periodic.periodic_task(
+            "sweep-seeks", task="games.sweep_seeks", every=15.0, expires=30, embedded=False
+        )

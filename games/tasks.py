@@ -42,10 +42,10 @@ def sweep_clocks() -> int:
 
 
 @shared_task(name="games.sweep_bot_matches")
-def sweep_bot_matches() -> int:
+def sweep_bot_matches(matches: int = 20) -> int:
     """Beat, every 10 s (batch, behind the matches queued before it): play the bot-vs-bot
-    matches whose task was lost (services.bot_match_sweep)."""
-    return services.bot_match_sweep()
+    matches whose task was lost (services.bot_match_sweep), at most ``matches`` of them."""
+    return services.bot_match_sweep(matches=matches)
 
 
 @shared_task(name="games.sweep_seeks")

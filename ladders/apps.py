@@ -1,6 +1,7 @@
 from django.apps import AppConfig
 
 from accounts.hooks import deletion_hook_register
+from config import lanes, metrics, periodic
 from games.rating_hook import (
     match_rating_source_set,
     player_rating_source_set,
@@ -18,6 +19,17 @@ class LaddersConfig(AppConfig):
         # The one import inside a function that stays: the app's own receivers and selectors
         # import its models, which Django allows only once every app is loaded (here).
         from ladders import receivers, selectors
+
+        # A person waits for these: matchmaking, their match's start, the queues' sweep.
+        lanes.play_tasks("ladders.matchmake", "ladders.start_matches", "ladders.sweep")
+        # Pair every queue, start ladder matches whose start task was lost, rate finished
+        # ladder matches a failed receiver missed (ladders.services.ladders_sweep).
+        periodic.periodic_task("sweep-ladders", task="ladders.sweep", every=1.0, expires=5)
+        metrics.gauge_register(
+            "ginrummy_matchmaker_queue_size",
+            "Players waiting in every ladder queue",
+            self.get_model("QueueEntry").objects.count,
+        )
 
         # Inside the transaction that finishes a match: its rating commits with its result.
         match_finished.connect(receivers.on_match_finished, dispatch_uid="ladders.rate")

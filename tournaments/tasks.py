@@ -6,7 +6,6 @@ lock and the recorded results for the sweep, the delivery's status for webhooks)
 
 from celery import shared_task
 
-from config import embedded
 from tournaments import webhooks
 from tournaments.services import arena, schedule, showing_up
 
@@ -60,10 +59,5 @@ def deliver_webhook(self, delivery_id: int) -> bool:
         webhooks.give_up(delivery_id)
         return False
     countdown = webhooks.backoff(self.request.retries)
-    if self.request.is_eager and embedded.uses_threads():
-        # Celery reruns an eager task's retry at once, countdown or not (6 attempts within
-        # milliseconds); queued again instead, the attempt waits on the worker's timer thread
-        # and counts as the next retry.
-        self.apply_async((delivery_id,), countdown=countdown, retries=self.request.retries + 1)
-        return False
-    raise self.retry(countdown=countdown)
+    self.retry_later(countdown)  # raises Celery's Retry, except on the in-process worker
+    return False

@@ -14,6 +14,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from config import periodic
 from tests.factories import PlayerFactory
 from tests.tournaments import QUICK, bots, humans
 from tests.unit.test_web_organise import ORGANISER, field_block, form_data, page, staff
@@ -343,7 +344,7 @@ def test_a_draft_is_never_started_by_its_clock_alone():
 def test_the_sweep_is_a_beat_task_and_runs_in_the_embedded_sweeper(settings):
     from tournaments import tasks
 
-    entry = settings.CELERY_BEAT_SCHEDULE["sweep-event-clock"]
+    entry = periodic.beat_schedule()["sweep-event-clock"]
     assert entry["task"] == tasks.clock_sweep.name == "tournaments.clock_sweep"
     assert 15 <= entry["schedule"] <= 30
     with mock.patch("tournaments.services.schedule.clock_sweep", return_value={}) as sweep:
@@ -382,7 +383,7 @@ def test_the_on_time_pass_runs_every_second_on_beat(settings):
     """The start comes within a second or two of its time, not a whole sweep's period late."""
     from tournaments import tasks
 
-    entry = settings.CELERY_BEAT_SCHEDULE["event-clock-on-time"]
+    entry = periodic.beat_schedule()["event-clock-on-time"]
     assert entry["task"] == tasks.clock_due.name == "tournaments.clock_due"
     assert entry["schedule"] <= 2
     with mock.patch("tournaments.services.schedule.clock_due", return_value={}) as due:

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from config import periodic
 from games import rating_hook, seeks
 from games.models import Game, Match, Seek
 from ladders import services as ladder_services
@@ -187,7 +188,7 @@ def test_an_expired_game_is_not_listed_nor_joined(alice, bob_client):
 def test_beat_marks_the_expired_games_and_leaves_the_others(alice, bob, settings):
     from games import tasks
 
-    entry = settings.CELERY_BEAT_SCHEDULE["sweep-seeks"]
+    entry = periodic.beat_schedule()["sweep-seeks"]
     assert entry["task"] == tasks.sweep_seeks.name == "games.sweep_seeks"
     old = seeks.seek_create(poster=alice, now=timezone.now() - seeks.SEEK_TTL)
     fresh = seeks.seek_create(poster=bob)

@@ -11,6 +11,7 @@ from tests.factories import BotFactory
 from tests.tournaments import by_seed, decide, event_with, humans, pairing
 from tournaments import receivers, services, tasks
 from tournaments.models import Event, Pairing
+from tournaments.services import showing_up
 
 pytestmark = pytest.mark.django_db
 
@@ -137,7 +138,7 @@ def test_the_embedded_sweeper_thread_sweeps_tournaments_too(monkeypatch):
         calls.append("slept")
 
     monkeypatch.setattr(embedded.time, "sleep", sleep)
-    monkeypatch.setattr(services, "sweep", lambda: calls.append("tournaments"))
+    monkeypatch.setattr(showing_up, "sweep", lambda: calls.append("tournaments"))
     with pytest.raises(Stop):
         embedded._loop(0)
     assert "tournaments" in calls
