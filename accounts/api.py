@@ -22,9 +22,9 @@ from rest_framework.views import APIView
 from accounts import deletion, invitations, lockout, mail, names, selectors, services
 from accounts.auth import TokenAuthentication
 from accounts.models import NAME_MAX_LENGTH, Player
-from config.api import error_body, refusal
-from config.fields import StrictBooleanField, StrictCharField
-from config.schema import error_codes
+from common.api import error_body, refusal
+from common.fields import StrictBooleanField, StrictCharField
+from common.schema import error_codes
 
 # --- Serializers ----------------------------------------------------------------------------
 

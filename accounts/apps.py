@@ -1,6 +1,6 @@
 from django.apps import AppConfig
 
-from config import lanes
+from common import lanes
 
 
 class AccountsConfig(AppConfig):

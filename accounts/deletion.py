@@ -33,8 +33,8 @@ from knox.models import AuthToken
 from accounts import hooks
 from accounts.models import Mail, Player
 from accounts.services import sign_out_everywhere
-from config.errors import ServiceError
-from config.sockets import sockets_sign_out
+from common.errors import ServiceError
+from common.sockets import sockets_sign_out
 
 
 class AccountBusy(ServiceError):

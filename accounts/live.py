@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from config.live import dumps, publish_on_commit
+from common.live import dumps, publish_on_commit
 
 
 def player_group(player_id: int) -> str:

@@ -30,7 +30,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from rest_framework.throttling import BaseThrottle
 
-from config.api import error_body
+from common.api import error_body
 
 LOCKED_OUT = "locked_out"
 

@@ -24,8 +24,8 @@ from knox.models import AuthToken
 from accounts import names
 from accounts.models import Player
 from accounts.selectors import player_name_taken, player_names
-from config.errors import ServiceError
-from config.sockets import sockets_sign_out
+from common.errors import ServiceError
+from common.sockets import sockets_sign_out
 
 logger = logging.getLogger(__name__)
 

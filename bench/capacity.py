@@ -150,7 +150,6 @@ def client_for(token: str):
 def measure_moves(count: int, rng: random.Random) -> dict:
     """People's moves over the API, and the same moves applied by the engine alone."""
     from common import a_move
-
     from games.engine.actions import Action as EngineAction
     from games.engine.match import Match as EngineMatch
     from games.models import Game, Match
@@ -209,8 +208,8 @@ class TableSocket:
         from asgiref.testing import ApplicationCommunicator
         from channels.routing import URLRouter
 
+        from common.sockets import socket_stack
         from config.routing import websocket_urlpatterns
-        from config.sockets import socket_stack
 
         self.loop = loop
         scope = {
@@ -262,7 +261,6 @@ def measure_socket_moves(count: int, rng: random.Random) -> dict:
     import asyncio
 
     from common import a_move
-
     from games.models import Game, Match
 
     alice, alice_token = person("sally")

@@ -79,7 +79,7 @@ def child(players: int) -> dict:
     from django.test import Client
 
     from accounts.models import Player
-    from config import embedded
+    from common import embedded
     from tournaments import services
     from tournaments.models import Event
 

@@ -561,7 +561,7 @@ def main(argv: list[str]) -> int:
         from django.conf import settings
         from django.db import connection
 
-        from config.admission import lane_of
+        from common.admission import lane_of
 
         made = time.monotonic()
         world, event = create_world(sizes["matches"])

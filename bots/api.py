@@ -26,9 +26,9 @@ from accounts import services
 from accounts.api import NAME_CODES, require_player
 from accounts.models import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, Player
 from accounts.selectors import player_for_user
-from config.api import refusal
-from config.fields import StrictCharField
-from config.schema import error_codes
+from common.api import refusal
+from common.fields import StrictCharField
+from common.schema import error_codes
 
 
 class BotSerializer(serializers.ModelSerializer):

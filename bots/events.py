@@ -29,7 +29,7 @@ from django.db.models import Q
 
 from accounts.live import player_tell
 from accounts.models import Player
-from config.errors import ServiceError
+from common.errors import ServiceError
 from games.live import challenge_message
 from games.models import Game, Match
 from tournaments import services as tournaments

@@ -47,9 +47,9 @@ from rest_framework.exceptions import AuthenticationFailed
 from accounts.live import player_group
 from accounts.models import BotStream, Player
 from bots.events import active_games, event_lines, game_start_line, pending_lines, show_up
-from config.api import OUTAGE_ERRORS, error_body, unavailable_response
-from config.live import dumps
-from config.sockets import group_join, group_leave, socket_db
+from common.api import OUTAGE_ERRORS, error_body, unavailable_response
+from common.live import dumps
+from common.sockets import group_join, group_leave, socket_db
 from games import delivery
 from games import live as game_live
 from games import selectors as game_selectors

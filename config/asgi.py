@@ -9,18 +9,18 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from config.admission import get_admitted_asgi_application
+from common.admission import get_admitted_asgi_application
 
 # Django first: the routes import models. At most WEB_VIEW_CONCURRENCY requests at once in
-# the views (config/admission.py).
+# the views (common/admission.py).
 http_application = get_admitted_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from config.arrival import stamped  # noqa: E402
+from common.arrival import stamped  # noqa: E402
+from common.sockets import socket_stack  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
-from config.sockets import socket_stack  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -30,7 +30,7 @@ application = ProtocolTypeRouter(
 )
 
 if settings.CELERY_EMBEDDED:
-    from config import embedded
+    from common import embedded
 
     if hasattr(embedded, "embedded_start"):
         embedded.embedded_start()

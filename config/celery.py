@@ -9,7 +9,7 @@ Every task of the project gets, from :class:`Task`:
   killing workers forever;
 - ``delay_on_commit``/``apply_async_on_commit`` (from Celery's ``DjangoTask``): enqueue only
   once the surrounding transaction has committed. With no broker configured the task then runs
-  in-process: on the in-process worker's threads (config/embedded.py), or with
+  in-process: on the in-process worker's threads (common/embedded.py), or with
   ``EMBEDDED_WORKER=inline`` right after the commit in the committing thread.
 
 Workers keep their database connection between tasks (``CELERY_DB_REUSE_MAX``) and, like
@@ -25,10 +25,10 @@ from celery import Celery, signals
 from celery.contrib.django.task import DjangoTask
 from django.db import InterfaceError, OperationalError, close_old_connections, transaction
 
-from config import embedded, periodic
-from config.broker import broker_redis
-from config.lanes import queue_of
-from config.metrics import TASK_FAILURES, TASK_SECONDS
+from common import embedded, periodic
+from common.broker import broker_redis
+from common.lanes import queue_of
+from common.metrics import TASK_FAILURES, TASK_SECONDS
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -63,10 +63,10 @@ class Task(DjangoTask):
         return result
 
     def apply_async(self, args=None, kwargs=None, **options):
-        """Publish to the broker; embedded, run in-process (see config/embedded.py).
+        """Publish to the broker; embedded, run in-process (see common/embedded.py).
 
         Embedded with ``EMBEDDED_WORKER=threads`` the task goes to the in-process worker and an
-        :class:`~config.embedded.InProcessResult` comes back at once; its errors are logged
+        :class:`~common.embedded.InProcessResult` comes back at once; its errors are logged
         there, and raised only by ``get()``. Inline (and with a broker) this is Celery's own.
         """
         if self.app.conf.task_always_eager and embedded.uses_threads():
@@ -173,7 +173,7 @@ class Task(DjangoTask):
 
 def route_task(name, args, kwargs, options, task=None, **kw) -> dict:
     """Celery router: every task to its queue, interactive for the play the apps declare
-    (config.lanes), else batch; a queue named when sending still wins."""
+    (common.lanes), else batch; a queue named when sending still wins."""
     return {"queue": queue_of(name)}
 
 
@@ -198,7 +198,7 @@ def _close_old_connections(sender=None, **kwargs):
 
 @signals.import_modules.connect
 def _beat_schedule(sender=None, **kwargs):
-    """Beat's schedule: the periodic tasks the apps declare (config.periodic).
+    """Beat's schedule: the periodic tasks the apps declare (common.periodic).
 
     Beat (like a worker) imports the apps' task modules before it reads its schedule, and
     Celery's Django fix-up sets Django up, the apps' ``ready()`` with it, on this same signal
@@ -222,7 +222,7 @@ def _task_started(task_id=None, **kwargs):
 
 @signals.task_postrun.connect
 def _task_finished(task_id=None, task=None, state=None, **kwargs):
-    """Every task run timed by task and queue for /metrics (config.metrics); failures counted."""
+    """Every task run timed by task and queue for /metrics (common.metrics); failures counted."""
     started = _started.pop(task_id, None)
     if task is None or started is None:
         return

@@ -135,17 +135,17 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A database or Redis outage outside DRF's views is a 503, not a 500 (DRF's own views
-    # answer it in config.api.exception_handler).
-    "config.api.OutageMiddleware",
-    # The Content-Security-Policy header on every answer (config/csp.py).
-    "config.csp.CSPMiddleware",
+    # answer it in common.api.exception_handler).
+    "common.api.OutageMiddleware",
+    # The Content-Security-Policy header on every answer (common/csp.py).
+    "common.csp.CSPMiddleware",
     # Last: turns a sign-in refused for a lockout into the lockout answer (accounts/lockout.py).
     "axes.middleware.AxesMiddleware",
 ]
-# Every request timed by its route for /metrics (config.metrics), outermost but for security.
-MIDDLEWARE.insert(1, "config.metrics.RequestMetricsMiddleware")
+# Every request timed by its route for /metrics (common.metrics), outermost but for security.
+MIDDLEWARE.insert(1, "common.metrics.RequestMetricsMiddleware")
 # At most this many requests at once in a web process's middleware and views, the rest
-# waiting their turn on its event loop (config/admission.py says why; 0: no limit). ASGI only.
+# waiting their turn on its event loop (common/admission.py says why; 0: no limit). ASGI only.
 WEB_VIEW_CONCURRENCY = env_int("WEB_VIEW_CONCURRENCY", 2, minimum=0)
 
 ROOT_URLCONF = "config.urls"
@@ -239,7 +239,7 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-# --- Live play: the channel layer that carries pushes to sockets (config/live.py) --------------
+# --- Live play: the channel layer that carries pushes to sockets (common/live.py) --------------
 
 # The Redis layer: "lists" (the default, Channels' RedisChannelLayer) copies a push into a
 # list per socket, popped one round trip a message; "pubsub" sends a push with one PUBLISH
@@ -291,7 +291,7 @@ else:
     # Embedded: one process serves every socket.
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "config.live.InMemoryChannelLayer",
+            "BACKEND": "common.live.InMemoryChannelLayer",
             "CONFIG": {"capacity": CHANNEL_CAPACITY, "expiry": 60},
         }
     }
@@ -306,7 +306,7 @@ SOCKET_MAX_PER_USER = env_int("SOCKET_MAX_PER_USER", 16, minimum=0)
 # Threads of a web process that do its sockets' database work (moves, views on connect).
 # 0: Channels' default, one thread.
 SOCKET_DB_THREADS = env_int("SOCKET_DB_THREADS", 4, minimum=0)
-# The class that checks a socket's "Authorization: Token <token>" (config/sockets.py): the
+# The class that checks a socket's "Authorization: Token <token>" (common/sockets.py): the
 # REST API's token authentication, so a socket and a request sign in with the same tokens.
 SOCKET_AUTHENTICATION = "accounts.auth.TokenAuthentication"
 # Bot API streams (NDJSON): an empty line this often keeps each one alive; at most this many
@@ -445,7 +445,7 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 # Scripts, styles, images and fonts from this site only, never inline (the pages' scripts are
-# files in web/static/web/js); API calls and sockets to this origin only (config/csp.py adds
+# files in web/static/web/js); API calls and sockets to this origin only (common/csp.py adds
 # ws:// and wss:// of the page's own host); no frames, plugins or foreign form targets.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
@@ -464,7 +464,7 @@ CONTENT_SECURITY_POLICY = {
 
 # --- REST API -------------------------------------------------------------------------------
 
-# The largest request body read, in bytes: forms (Django) and the API's JSON (config.parsers,
+# The largest request body read, in bytes: forms (Django) and the API's JSON (common.parsers,
 # which answers 413 over it). The API's bodies are a few hundred bytes.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BODY_BYTES", 64 * 1024, minimum=1024)
 
@@ -482,9 +482,9 @@ REST_FRAMEWORK = {
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
     # JSON bodies only: one format to validate and document (the pages send JSON too).
-    # Bounded size and nesting (config/parsers.py).
-    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
-    "DEFAULT_PAGINATION_CLASS": "config.api.PageNumberPagination",
+    # Bounded size and nesting (common/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["common.parsers.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "common.api.PageNumberPagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 20, minimum=1),
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_THROTTLE_CLASSES": [
@@ -503,7 +503,7 @@ REST_FRAMEWORK = {
     # Proxies in front that append to X-Forwarded-For; 0 uses the peer address, so a client
     # cannot pick its own throttling identity by sending the header itself.
     "NUM_PROXIES": env_int("NUM_PROXIES", 0, minimum=0),
-    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "EXCEPTION_HANDLER": "common.api.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
@@ -524,10 +524,10 @@ SPECTACULAR_SETTINGS = {
     # Request bodies get components of their own: read-only fields are not asked for, and
     # required text fields say they may not be empty (minLength 1).
     "COMPONENT_SPLIT_REQUEST": True,
-    # Every operation also lists the error answers it can give (config/schema.py).
+    # Every operation also lists the error answers it can give (common/schema.py).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "config.schema.document_errors",
+        "common.schema.document_errors",
     ],
     # Swagger UI from the installed sidecar package: the docs work without a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -546,7 +546,7 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# --- Metrics (config/metrics.py) -------------------------------------------------------------
+# --- Metrics (common/metrics.py) -------------------------------------------------------------
 
 # /metrics answers these addresses or networks, and anyone with "Authorization: Bearer
 # <METRICS_TOKEN>" when that is set; everyone else gets a 404. "none": no address, the token
@@ -572,7 +572,7 @@ METRICS_TOKEN = env_str("METRICS_TOKEN")
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 # Embedded mode: no broker, tasks run in-process. `task.delay_on_commit(...)` is the one code
 # path either way: embedded, the task runs after the commit on the in-process worker's threads
-# (config/embedded.py), or with EMBEDDED_WORKER=inline right after the commit in the same thread.
+# (common/embedded.py), or with EMBEDDED_WORKER=inline right after the commit in the same thread.
 CELERY_EMBEDDED = not CELERY_BROKER_URL
 CELERY_TASK_ALWAYS_EAGER = CELERY_EMBEDDED
 CELERY_TASK_EAGER_PROPAGATES = CELERY_EMBEDDED
@@ -586,7 +586,7 @@ if EMBEDDED_WORKER not in ("threads", "inline"):
 # Who waits for a task decides where it runs. *Interactive*: a person waits (a bot's reply to
 # them, a clock settled, matchmaking and ladder starts, pushes); *batch*: nobody does (whole
 # bot matches, event advancement, webhooks, rating replays). Each app declares its play tasks
-# (config.lanes.play_tasks, from its AppConfig.ready); this setting, when set, replaces them
+# (common.lanes.play_tasks, from its AppConfig.ready); this setting, when set, replaces them
 # all (names or fnmatch patterns; every other task is batch). Embedded these are the
 # in-process worker's two lanes; distributed, the two Celery queues of the same names
 # (config.celery.route_task), each with workers of its own so batch work never holds up a
@@ -617,9 +617,9 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
-# kombu's Redis transport, fixed so that a worker survives a Redis restart (config/broker.py).
+# kombu's Redis transport, fixed so that a worker survives a Redis restart (common/broker.py).
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
-    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
+    CELERY_BROKER_TRANSPORT = "common.broker:Transport"
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 120, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 180, minimum=1)
 # Redis hands an unacknowledged message to another worker after this many seconds. It must
@@ -656,8 +656,8 @@ CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 1000, minimum=0)
 # so one poison message cannot crash workers forever. See config.celery.Task.
 CELERY_TASK_MAX_REDELIVERIES = env_int("CELERY_TASK_MAX_REDELIVERIES", 5, minimum=1)
 # Embedded mode has no beat: each web process runs the periodic tasks the apps declare
-# (config.periodic: expired clocks, lost bot work, ladder and tournament catch-up) itself, most
-# once a second; see config/embedded.py. Distributed, beat runs the same schedule
+# (common.periodic: expired clocks, lost bot work, ladder and tournament catch-up) itself, most
+# once a second; see common/embedded.py. Distributed, beat runs the same schedule
 # (config.celery sets beat_schedule from it).
 EMBEDDED_CLOCK_SWEEP = env_bool("EMBEDDED_CLOCK_SWEEP", True)
 

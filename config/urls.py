@@ -3,13 +3,13 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from config import api, docs, health, metrics
+from common import api, docs, health, metrics
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/health", health.HealthView.as_view(), name="health"),
     path("metrics", metrics.metrics_view, name="metrics"),
-    # Public when API_DOCS_PUBLIC is on, else for staff only (config/docs.py).
+    # Public when API_DOCS_PUBLIC is on, else for staff only (common/docs.py).
     path("api/schema/", docs.SchemaView.as_view(), name="schema"),
     path("api/docs/", docs.DocsView.as_view(url_name="schema"), name="docs"),
     path("api/", include("accounts.api")),
@@ -26,6 +26,6 @@ urlpatterns = [
     path("", include("web.urls")),
 ]
 
-handler400 = "config.parsers.bad_request"
-handler404 = "config.api.page_not_found"
-handler500 = "config.api.server_error"
+handler400 = "common.parsers.bad_request"
+handler404 = "common.api.page_not_found"
+handler500 = "common.api.server_error"

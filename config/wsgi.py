@@ -8,7 +8,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 application = get_wsgi_application()
 
-# Embedded (no broker): the in-process worker and the clock sweeper (see config/embedded.py).
-from config.embedded import embedded_start  # noqa: E402  (after Django is set up)
+# Embedded (no broker): the in-process worker and the clock sweeper (see common/embedded.py).
+from common.embedded import embedded_start  # noqa: E402  (after Django is set up)
 
 embedded_start()

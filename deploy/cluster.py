@@ -136,7 +136,7 @@ def child_env() -> dict[str, str]:
         SECRET_KEY=secret_key(),
         PYTHONUNBUFFERED="1",
         # Every process writes its metrics here; the web server empties it when it starts,
-        # and any web process answers /metrics for all of them (config/metrics.py).
+        # and any web process answers /metrics for all of them (common/metrics.py).
         PROMETHEUS_MULTIPROC_DIR=str(CLUSTER_DIR / "metrics"),
     )
     # Plain HTTP on loopback: no HTTPS redirect, no HSTS (a browser would pin it for localhost),

@@ -25,7 +25,7 @@ wsgi_app = "config.asgi:application"
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 # One event loop per worker process holds every socket it serves. Each request's middleware
 # and sync view (the whole API) run on a thread of their own, at most WEB_VIEW_CONCURRENCY
-# at once, a game's view and moves first (config/admission.py), and the sockets' database
+# at once, a game's view and moves first (common/admission.py), and the sockets' database
 # work runs on SOCKET_DB_THREADS threads; the GIL still lets one of them run Python at a
 # time, so throughput comes from processes, about two per core.
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
@@ -56,11 +56,11 @@ errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 
 
-# Metrics (config/metrics.py): with PROMETHEUS_MULTIPROC_DIR every process of the host writes
+# Metrics (common/metrics.py): with PROMETHEUS_MULTIPROC_DIR every process of the host writes
 # its samples there (whoever starts the host's processes empties it first: deploy/cluster.py,
 # the compose file's migrate step). A web worker that exits no longer counts in the live
 # gauges (sockets open).
 def child_exit(server, worker):
-    from config.metrics import mark_process_dead
+    from common.metrics import mark_process_dead
 
     mark_process_dead(worker.pid)

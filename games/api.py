@@ -31,14 +31,14 @@ from rest_framework.views import APIView
 from accounts.api import require_player
 from accounts.models import Player
 from accounts.selectors import player_for_user
-from config.api import error_body, refusal
-from config.arrival import ARRIVED
-from config.fields import (
+from common.api import error_body, refusal
+from common.arrival import ARRIVED
+from common.fields import (
     StrictBooleanField,
     StrictIntegerField,
     StrictPrimaryKeyRelatedField,
 )
-from config.schema import error_codes
+from common.schema import error_codes
 from games import delivery, rating_hook, seeks, selectors, services
 from games.engine.actions import Action as EngineAction
 from games.engine.errors import EngineError

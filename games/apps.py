@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 
 from accounts.hooks import busy_check_register, deletion_hook_register
-from config import lanes, periodic
+from common import lanes, periodic
 
 
 class GamesConfig(AppConfig):

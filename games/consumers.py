@@ -24,10 +24,10 @@ import time
 from collections import OrderedDict
 
 from accounts.selectors import player_for_user
-from config.api import OUTAGE_ERRORS, flatten
-from config.live import dumps, stats
-from config.metrics import PUSH_SECONDS
-from config.sockets import (
+from common.api import OUTAGE_ERRORS, flatten
+from common.live import dumps, stats
+from common.metrics import PUSH_SECONDS
+from common.sockets import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
     CLOSE_UNAUTHENTICATED,

@@ -22,7 +22,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from accounts.live import player_tell
-from config.live import dumps, publish_on_commit
+from common.live import dumps, publish_on_commit
 from games.engine.match import Match as EngineMatch
 from games.engine.rules import RuleSet
 from games.models import Game, Match

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from config.fields import StrictCharField, StrictIntegerField
+from common.fields import StrictCharField, StrictIntegerField
 from games.engine.actions import ActionKind
 
 

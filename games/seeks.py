@@ -29,7 +29,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Player
-from config.live import dumps, publish
+from common.live import dumps, publish
 from games import rating_hook
 from games.clocks import TimeControl
 from games.models import Game, Seek

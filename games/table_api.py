@@ -25,9 +25,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.selectors import player_for_user
-from config.api import refusal
-from config.fields import StrictCharField, StrictIntegerField
-from config.schema import error_codes
+from common.api import refusal
+from common.fields import StrictCharField, StrictIntegerField
+from common.schema import error_codes
 from games import selectors, services, sheets, tables
 from games.models import Match, TableHand
 

@@ -5,7 +5,7 @@ from django.contrib import admin, messages
 from django.utils.html import format_html
 
 from accounts.models import Player
-from config.errors import ServiceError
+from common.errors import ServiceError
 from games.forms import RULE_FIELD_NAMES, RulesFields, ShowsFieldsSelect
 from ladders import services
 from ladders.models import (

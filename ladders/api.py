@@ -25,10 +25,10 @@ from rest_framework.views import APIView
 
 from accounts.api import require_player
 from accounts.models import Player
-from config.api import PageNumberPagination, StaffModelPermissions, error_body, refusal
-from config.errors import ServiceError
-from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
-from config.schema import error_codes
+from common.api import PageNumberPagination, StaffModelPermissions, error_body, refusal
+from common.errors import ServiceError
+from common.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from common.schema import error_codes
 from games.api import MatchListSerializer, PlayerBriefSerializer, RulesField
 from ladders import selectors, services
 from ladders.models import Ladder, Rating, RatingChange, Season, SeasonEntry

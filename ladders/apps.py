@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 
 from accounts.hooks import deletion_hook_register
-from config import lanes, metrics, periodic
+from common import lanes, metrics, periodic
 from games.rating_hook import (
     match_rating_source_set,
     player_rating_source_set,

@@ -7,7 +7,7 @@ lock; a rating is written once per (match, player) by a unique constraint.
 
 from celery import shared_task
 
-from config.metrics import MATCHMAKER_PASS_SECONDS
+from common.metrics import MATCHMAKER_PASS_SECONDS
 from games.models import Match
 from ladders import services
 

@@ -11,9 +11,9 @@ from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from knox.models import AuthToken
 
-from config.live import wait_published
+from common.live import wait_published
+from common.sockets import socket_stack
 from config.routing import websocket_urlpatterns
-from config.sockets import socket_stack
 
 #: The socket routes behind the same middleware as config.asgi (without starting the
 #: embedded background threads, which importing config.asgi would do).
@@ -154,7 +154,7 @@ def fresh_layer() -> None:
     """Empty the in-memory layer: each test's event loop gets no queue of an earlier loop's;
     and forget what this process's sockets kept (open sockets' counts, spectators' views:
     the test database numbers its rows from 1 again)."""
-    from config import sockets
+    from common import sockets
     from games import consumers
 
     layer = get_channel_layer()

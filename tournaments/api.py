@@ -33,9 +33,9 @@ from rest_framework.views import APIView
 
 from accounts.api import require_player
 from accounts.models import Player
-from config.api import StaffModelPermissions, refusal
-from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField
-from config.schema import error_codes
+from common.api import StaffModelPermissions, refusal
+from common.fields import StrictBooleanField, StrictCharField, StrictIntegerField
+from common.schema import error_codes
 from games.api import IdFilter, PlayerBriefSerializer, RulesField
 from games.models import Match, TimeoutPolicy
 from tournaments import selectors, services

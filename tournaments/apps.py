@@ -2,7 +2,7 @@ from django.apps import AppConfig
 from django.db.models import Count
 
 from accounts.hooks import busy_check_register
-from config import lanes, metrics, periodic
+from common import lanes, metrics, periodic
 from games.signals import match_finished, table_match_changed
 
 

@@ -19,9 +19,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.api import require_player
-from config.api import refusal
-from config.errors import ServiceError
-from config.schema import error_codes
+from common.api import refusal
+from common.errors import ServiceError
+from common.schema import error_codes
 from games.models import Match
 from tournaments.api import EntrySerializer, ErrorSerializer, _event
 from tournaments.models import Entry

@@ -27,9 +27,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from accounts.selectors import player_for_user
-from config.api import OUTAGE_ERRORS
-from config.live import dumps, stats
-from config.sockets import (
+from common.api import OUTAGE_ERRORS
+from common.live import dumps, stats
+from common.sockets import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
     CLOSE_UNAUTHENTICATED,

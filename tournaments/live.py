@@ -33,7 +33,7 @@ from django.db.models import F
 from accounts.live import player_tell
 from accounts.models import Player
 from accounts.outbox import mail_unless_on_site
-from config.live import publish
+from common.live import publish
 from games.models import Game, Match
 from tournaments.mails import MATCH_READY, match_ready_mail
 from tournaments.models import Entry, Event, Pairing

@@ -28,9 +28,9 @@ from rest_framework.views import APIView
 from accounts import services as accounts
 from accounts.api import NAME_CODES, name_refusal
 from accounts.models import NAME_MAX_LENGTH, Player
-from config.api import StaffModelPermissions, error_body, refusal
-from config.fields import StrictCharField, StrictIntegerField
-from config.schema import error_codes
+from common.api import StaffModelPermissions, error_body, refusal
+from common.fields import StrictCharField, StrictIntegerField
+from common.schema import error_codes
 from games.engine import bots as engine_bots
 from tournaments import interchange, selectors, services, webhooks
 from tournaments.api import (

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from config.errors import ServiceError
+from common.errors import ServiceError
 
 
 class UnsafeWebhookURL(ServiceError):

@@ -48,7 +48,7 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
-from config.enqueue import task_on_commit
+from common.enqueue import task_on_commit
 from tournaments.models import Event, Webhook, WebhookDelivery
 from tournaments.webhook_urls import Target, UnsafeWebhookURL, url_check
 

@@ -38,8 +38,8 @@ from accounts.live import player_group
 from accounts.models import Player
 from accounts.presence import REFRESH_SECONDS, site_join, site_leave
 from accounts.selectors import player_for_user
-from config.api import OUTAGE_ERRORS
-from config.sockets import (
+from common.api import OUTAGE_ERRORS
+from common.sockets import (
     CLOSE_FORBIDDEN,
     CLOSE_UNAUTHENTICATED,
     JsonSocket,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import Player
-from config.errors import ServiceError
+from common.errors import ServiceError
 from games.engine.rules import RuleSet, RuleSetError
 from tournaments.models import Entry, Event, Format
 from tournaments.services import match_rules

@@ -21,7 +21,7 @@ module              holds
 
 Every state change runs in one transaction that first locks the match row and publishes its
 follow-up work (a bot's reply, a clock countdown) on commit, by task name
-(:mod:`config.enqueue`), so nothing is enqueued for a change that rolled back and no service
+(:mod:`common.enqueue`), so nothing is enqueued for a change that rolled back and no service
 imports the tasks. What one change touched travels as a ``Changes`` value from the service
 that locked the match to the steps it calls, never on the match row object.
 

@@ -8,7 +8,7 @@ rows first (:func:`lock_players`, in id order, as the ladder matchmaker does).
 from __future__ import annotations
 
 from accounts.models import Player
-from config.errors import ServiceError
+from common.errors import ServiceError
 from games.engine.match import Match as EngineMatch
 from games.models import Game, Match
 

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Player
-from config.enqueue import task_on_commit
+from common.enqueue import task_on_commit
 from games.clocks import TimeControl
 from games.engine import bots as engine_bots
 from games.engine.match import Match as EngineMatch

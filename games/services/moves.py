@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Player
-from config.metrics import MOVE_SECONDS
+from common.metrics import MOVE_SECONDS
 from games.engine.actions import Action as EngineAction
 from games.models import Action, Game, Match
 from games.services.base import Conflict, engine_of

@@ -4,7 +4,7 @@ and the follow-up work (a bot's reply, a clock's countdown) enqueued by task nam
 The service that locks a match creates one :class:`Changes` and hands it to every step that
 changes a game; :func:`follow_up` pushes what it holds. Nothing is kept on the match row
 object itself. Tasks are named (``games.bot_move``, ``games.settle_clock``) through
-:mod:`config.enqueue`, not imported: the tasks import the services.
+:mod:`common.enqueue`, not imported: the tasks import the services.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from config.enqueue import shortcut_on_commit, task_on_commit
+from common.enqueue import shortcut_on_commit, task_on_commit
 from games.engine.match import Match as EngineMatch
 from games.live import game_changed
 from games.models import Game, Match
@@ -84,7 +84,7 @@ def follow_up(match: Match, changes: Changes) -> None:
     if to_act.is_bot and not game.paused:
         task_on_commit("games.bot_move", match.pk, match.ply)
     elif deadline is not None:
-        # Only a shortcut: the sweeper settles it anyway (config.enqueue leaves it to the
+        # Only a shortcut: the sweeper settles it anyway (common.enqueue leaves it to the
         # sweeper where that is cheaper, or where the countdown would outlast the broker).
         delay = (deadline - timezone.now()).total_seconds()
         shortcut_on_commit("games.settle_clock", (match.pk,), countdown=max(0.0, delay) + 0.05)

@@ -14,7 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Player
-from config.metrics import CLOCK_LAG_SECONDS
+from common.metrics import CLOCK_LAG_SECONDS
 from games.engine import bots as engine_bots
 from games.engine.game import derive_seed
 from games.engine.views import view_for

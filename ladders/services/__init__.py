@@ -20,7 +20,7 @@ matchmaking window, a division's standing order) lives in :mod:`ladders.pools`; 
 :mod:`ladders.selectors`, which imports no service. The modules import each other one way
 only: ``base`` first, then ``memberships`` and ``seasons``, then ``queue``, ``matchmaking``
 and ``rating``, and ``sweeps`` and ``replay`` on those. A service hands work to a task by
-its name (:mod:`config.enqueue`), never by importing ``ladders.tasks``, which imports the
+its name (:mod:`common.enqueue`), never by importing ``ladders.tasks``, which imports the
 services.
 
 Everything other code imported from the single ``ladders.services`` module (and from

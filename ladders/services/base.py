@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from config.errors import ServiceError
+from common.errors import ServiceError
 
 
 class LadderError(ServiceError):

@@ -21,7 +21,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from accounts.models import Player, stable_of
-from config.enqueue import task_on_commit
+from common.enqueue import task_on_commit
 from games import services as games_services
 from games.matchmaking import Seeker, pair
 from games.models import IN_PROGRESS, Match, seed_commitment

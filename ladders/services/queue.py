@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Player
-from config.enqueue import task_on_commit
+from common.enqueue import task_on_commit
 from games import services as games_services
 from games.engine import bots as engine_bots
 from games.models import IN_PROGRESS, Match

@@ -47,7 +47,7 @@ def open_event(name: str, players, format: str = "single_elim", **options):
 
 def settle(timeout: float = 120) -> None:
     """Until the embedded worker has done all it was given (set-ups that play bot matches)."""
-    from config.embedded import wait_idle
+    from common.embedded import wait_idle
 
     assert wait_idle(timeout), "the embedded worker is still busy"
 

@@ -5,7 +5,7 @@ That happens when a web process restarts or a crowd leaves a finished final: eve
 ``disconnect`` leaves its groups at once. redis-py's pool (100 connections a pool, refusing
 the 101st at once) is what the Redis channel layer takes its connections from, so unbounded,
 most of those calls fail with "Too many connections" and leave their channels behind in the
-groups. Through ``config.sockets.group_join``/``group_leave`` they queue instead, on the real
+groups. Through ``common.sockets.group_join``/``group_leave`` they queue instead, on the real
 layer and the shared Redis, and every one of them is done. The presence store takes its
 connections from a pool that makes a call wait for a free one, for the same reason.
 """
@@ -20,7 +20,7 @@ from channels_redis.core import RedisChannelLayer
 from django.conf import settings
 from redis.exceptions import MaxConnectionsError
 
-from config.sockets import LAYER_CALLS_AT_ONCE, group_join, group_leave
+from common.sockets import LAYER_CALLS_AT_ONCE, group_join, group_leave
 
 pytestmark = pytest.mark.integration
 

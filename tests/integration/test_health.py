@@ -11,7 +11,7 @@ import time
 import pytest
 from django.db import connection
 
-from config.health import HEALTH_TIMEOUT
+from common.health import HEALTH_TIMEOUT
 
 #: How long a 503 may take: the checks' own bound, plus a request's time on two busy cores
 #: (1.06 s was seen there for a 0.6 s bound). Unbounded, the answer took 3 s to 130 s.

@@ -10,7 +10,7 @@ from asgiref.testing import ApplicationCommunicator
 from django.http import HttpResponse
 from django.test import RequestFactory
 
-from config.admission import (
+from common.admission import (
     OTHER,
     PLAY,
     AdmittedASGIHandler,
@@ -18,7 +18,7 @@ from config.admission import (
     get_admitted_asgi_application,
     lane_of,
 )
-from config.metrics import ADMISSION_WAIT_SECONDS
+from common.metrics import ADMISSION_WAIT_SECONDS
 from tests.live import http_scope
 
 

@@ -21,7 +21,7 @@ from rest_framework import exceptions
 from rest_framework.test import APIClient
 
 from accounts import services as accounts
-from config import schema as schema_docs
+from common import schema as schema_docs
 from games import services as play
 from games.models import Game, Match
 from ladders import services as ladders

@@ -6,7 +6,7 @@ import time
 
 from asgiref.sync import async_to_sync
 
-from config.arrival import ARRIVED, stamped
+from common.arrival import ARRIVED, stamped
 
 
 def test_an_http_request_is_stamped_with_its_arrival_and_a_socket_is_not():

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from accounts import services as accounts
 from accounts.models import Player
-from config.admission import get_admitted_asgi_application
+from common.admission import get_admitted_asgi_application
 from games import services as play
 from games.models import Game, Match
 from tests.live import fresh_layer, http_scope, published, run

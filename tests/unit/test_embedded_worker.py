@@ -25,7 +25,7 @@ import pytest
 from celery import shared_task
 from django.db import transaction
 
-from config import embedded
+from common import embedded
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = (
@@ -270,7 +270,7 @@ def story_failures() -> dict:
         def emit(self, record):
             records.append(record.getMessage())
 
-    logging.getLogger("config.embedded").addHandler(Keep(level=logging.ERROR))
+    logging.getLogger("common.embedded").addHandler(Keep(level=logging.ERROR))
     failed = boom.delay()  # does not raise here
     failed.wait(HOLD)
     try:

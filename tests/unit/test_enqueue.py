@@ -2,7 +2,7 @@
 
 import pytest
 
-from config.enqueue import shortcut_on_commit, task_on_commit, task_on_commit_with
+from common.enqueue import shortcut_on_commit, task_on_commit, task_on_commit_with
 
 
 @pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from config import periodic
+from common import periodic
 from tests.factories import PlayerFactory
 from tests.tournaments import QUICK, bots, humans
 from tests.unit.test_web_organise import ORGANISER, field_block, form_data, page, staff

@@ -8,7 +8,7 @@ import time
 import pytest
 from channels.db import database_sync_to_async
 
-from config.live import stats
+from common.live import stats
 from games import services as play
 from tests.factories import PlayerFactory, UserFactory
 from tests.live import Socket, fresh_layer, published, run, token_for

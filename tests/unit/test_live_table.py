@@ -206,8 +206,8 @@ def test_a_handshake_from_another_sites_page_is_refused(table, settings):
     settings.DEBUG = False
     from channels.routing import URLRouter
 
+    from common.sockets import socket_stack
     from config.routing import websocket_urlpatterns
-    from config.sockets import socket_stack
 
     app = socket_stack(URLRouter(websocket_urlpatterns))
 

@@ -315,7 +315,7 @@ def test_a_move_the_sweeper_and_the_countdown_at_the_deadline_have_one_outcome(a
 
 
 def test_the_embedded_clock_sweeper_starts_once_per_process(monkeypatch):
-    from config import embedded
+    from common import embedded
 
     started = []
 

@@ -28,7 +28,7 @@ from rest_framework.test import APIClient
 
 from accounts import services as accounts
 from accounts.models import Player
-from config.parsers import MAX_DEPTH, JSONParser, RequestTooLarge, loads
+from common.parsers import MAX_DEPTH, JSONParser, RequestTooLarge, loads
 from games import services as play
 from games.models import Deal, Game, Match
 from games.selectors import game_view

@@ -23,7 +23,7 @@ from asgiref.testing import ApplicationCommunicator
 
 from config.settings import metrics_networks
 
-#: Each request's view runs on a thread of its own (config/admission.py), as in the server.
+#: Each request's view runs on a thread of its own (common/admission.py), as in the server.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.core.exceptions import ValidationError
 
-from config import embedded
+from common import embedded
 from tournaments import services, tasks, webhooks
 from tournaments.models import Webhook, WebhookDelivery
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from config import periodic
+from common import periodic
 from games import rating_hook, seeks
 from games.models import Game, Match, Seek
 from ladders import services as ladder_services

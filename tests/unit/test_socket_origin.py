@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from config.sockets import origin_allowed
+from common.sockets import origin_allowed
 from games import services
 from tests.live import Socket, fresh_layer, run
 from tests.play import active_game

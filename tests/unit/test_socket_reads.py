@@ -14,7 +14,7 @@ from channels.db import database_sync_to_async
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
-from config.live import stats
+from common.live import stats
 from games import services
 from tests.live import Socket, fresh_layer, published, run, token_for
 from tests.play import active_game

@@ -4,8 +4,8 @@ The table names every task the project registers, so a new task cannot slip into
 accident: it fails here until someone decides who waits for it.
 """
 
+from common.lanes import BATCH, INTERACTIVE, queue_of
 from config.celery import app, route_task
-from config.lanes import BATCH, INTERACTIVE, queue_of
 
 #: Who waits: a person for a bot's reply, a clock, matchmaking and ladder starts, a health
 #: check, "your match is ready" by e-mail; nobody for whole bot matches, event advancement,

@@ -125,7 +125,7 @@ def test_the_sweep_records_a_result_a_failed_receiver_missed():
 
 
 def test_the_embedded_sweeper_thread_sweeps_tournaments_too(monkeypatch):
-    import config.embedded as embedded
+    import common.embedded as embedded
 
     calls = []
 

@@ -27,7 +27,7 @@ The modules import each other one way only: ``base`` and ``payloads`` first, the
 (``registration``, ``start``, ``showing_up``, ``cancellation``), and ``schedule`` on those.
 
 A service that hands work to a task (and ``tournaments.webhooks``, which the services call to
-emit an event) names the task through ``config.enqueue`` instead of importing
+emit an event) names the task through ``common.enqueue`` instead of importing
 ``tournaments.tasks``, which imports the services: ``tournaments`` has no import circle, and
 import-linter's contracts (``pyproject.toml``) fail on one, and on a selector importing a
 service.

@@ -18,7 +18,7 @@ from typing import Any
 from django.db.models import Max
 
 from accounts.models import Player
-from config.enqueue import shortcut_on_commit
+from common.enqueue import shortcut_on_commit
 from games import services as play
 from games import tables
 from games.models import IN_PROGRESS, Action, Match

@@ -16,7 +16,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 
-from config.errors import ServiceError
+from common.errors import ServiceError
 from games.models import IN_PROGRESS, Match
 from tournaments.models import Entry, Event, EventLog, Pairing
 

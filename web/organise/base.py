@@ -16,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 
-from config.api import StaffModelPermissions
+from common.api import StaffModelPermissions
 from games import tables
 from tournaments import api as event_api
 from tournaments import organiser_api

@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Player
 from accounts.services import bot_create
-from config import embedded
+from common import embedded
 from games import services as games_services
 from games.engine import bots as engine_bots
 from games.engine.game import derive_seed

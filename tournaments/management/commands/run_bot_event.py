@@ -21,7 +21,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Player
-from config import embedded
+from common import embedded
 from games.engine import bots as engine_bots
 from games.models import Action, Deal, Game, Match
 from tournaments import services

@@ -7,7 +7,7 @@ from django.utils.crypto import get_random_string
 
 from accounts.models import Player
 from accounts.services import bot_create
-from config.errors import ServiceError
+from common.errors import ServiceError
 from ladders import services as ladder_services
 from ladders.models import Ladder, QueueEntry
 

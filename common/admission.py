@@ -9,7 +9,7 @@ time). So a process runs at most ``WEB_VIEW_CONCURRENCY`` requests at once and t
 their turn on the event loop, which costs them nothing but the wait.
 
 **Play first.** Waiting requests are let in by lane, then in arrival order: play (the paths
-the apps declare, ``config.lanes.play_paths``: a move, a Continue and a game's view, what a
+the apps declare, ``common.lanes.play_paths``: a move, a Continue and a game's view, what a
 player at a table waits for, people and bots alike; at a real table a hand entered, taken back
 or corrected, the score sheet, a result confirmed or disputed) before everything else (the
 lobby, lists, brackets, leaderboards, pages), and the other lane never takes a process's last
@@ -19,7 +19,7 @@ moves alone the other lane waits until the moves leave slots free.
 
 **Health first.** ``/api/health`` takes no slot: load balancers act on its answer, which must
 come within a second even while every slot is held by requests waiting for a database that is
-down; its checks are bounded on their own (config/health.py).
+down; its checks are bounded on their own (common/health.py).
 
 The slot is taken after the request's body has been read (a slow upload holds none) and
 given back when the middleware and the view have answered: a streaming answer (the Bot
@@ -40,8 +40,8 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
-from config.lanes import is_play_path
-from config.metrics import ADMISSION_WAIT_SECONDS
+from common.lanes import is_play_path
+from common.metrics import ADMISSION_WAIT_SECONDS
 
 PLAY, OTHER = "play", "other"
 #: Answered at once, without a slot (their work is bounded in time of its own).

@@ -1,7 +1,7 @@
 """OpenAPI post-processing: document the error answers every endpoint can give, and their codes.
 
 drf-spectacular documents the success answers each view declares. The project's error shape
-(``config.api.error_body``) comes from shared machinery instead: authentication, permissions,
+(``common.api.error_body``) comes from shared machinery instead: authentication, permissions,
 throttling, validation, unknown objects, a database outage. This hook adds those answers to
 every operation that can give them, so a client (or a fuzzer such as schemathesis) finds
 every status code it can receive in the schema, including the web server's 414 for an

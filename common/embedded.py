@@ -9,7 +9,7 @@ service runs embedded with ``EMBEDDED_WORKER=threads`` (the default). The caller
 request that queued it. Two lanes of threads, so that work a person waits for is never stuck
 behind batch work:
 
-- *interactive*: the tasks the apps declare play (``config.lanes``: a bot's reply, a clock
+- *interactive*: the tasks the apps declare play (``common.lanes``: a bot's reply, a clock
   countdown, matchmaking, pushes), ``EMBEDDED_INTERACTIVE_THREADS`` threads;
 - *batch*: everything else (whole bot matches, event advancement, webhooks, ratings),
   ``EMBEDDED_BATCH_THREADS`` threads.
@@ -28,7 +28,7 @@ the committing thread. The unit tests use it (their transactions never commit, a
 in-memory SQLite database cannot be shared with other threads).
 
 **The clock sweeper.** A human whose clock runs out must lose on time even if nobody reads the
-game. One thread per process runs the periodic tasks the apps declare (``config.periodic``),
+game. One thread per process runs the periodic tasks the apps declare (``common.periodic``),
 the ones beat runs in the distributed mode, each by its registered name at its embedded
 interval (beat's, or more often); each skips rows locked by work in progress, so one thread
 per process is harmless.
@@ -55,8 +55,8 @@ from django.conf import settings
 from django.db import close_old_connections
 from kombu import serialization
 
-from config import periodic, task_names
-from config.lanes import BATCH, INTERACTIVE, queue_of
+from common import periodic, task_names
+from common.lanes import BATCH, INTERACTIVE, queue_of
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ _started = threading.Event()
 
 
 def _loop(interval: float) -> None:
-    """Every ``interval`` seconds, run each periodic task that is due (config.periodic)."""
+    """Every ``interval`` seconds, run each periodic task that is due (common.periodic)."""
     last_run: dict[str, float] = {}
     while True:
         time.sleep(interval)

@@ -5,8 +5,8 @@ Each app declares its sweeps once, from its ``AppConfig.ready()``, with
 doing (``expires``: a backlog of stale sweeps is worth nothing). Two readers:
 
 - distributed, Celery beat's schedule is :func:`beat_schedule` (``config.celery`` sets it once
-  Django has set the apps up); each run goes to its task's queue (``config.lanes``);
-- embedded (no broker, no beat), each web process's sweeper thread (``config.embedded``) runs
+  Django has set the apps up); each run goes to its task's queue (``common.lanes``);
+- embedded (no broker, no beat), each web process's sweeper thread (``common.embedded``) runs
   the tasks of :func:`embedded_schedule` by name, in-process, each at its own interval, which
   may be shorter than beat's (the embedded worker's queued work lives in memory, so the sweeps
   redo what a restart lost).

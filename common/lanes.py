@@ -5,9 +5,9 @@ from its ``AppConfig.ready()``, which of its tasks and which of its URLs are *pl
 
 - :func:`play_tasks`: task names (or ``fnmatch`` patterns) that run on the ``interactive``
   lane: the Celery queue of that name (``config.celery.route_task``), the in-process worker's
-  interactive threads embedded (``config.embedded``). Every other task is ``batch``.
+  interactive threads embedded (``common.embedded``). Every other task is ``batch``.
 - :func:`play_paths`: URL path patterns that admission lets in first
-  (``config.admission``): a game's view, a move, a Continue.
+  (``common.admission``): a game's view, a move, a Continue.
 
 The platform declares its own: health pings (``health.*``), and pushes to sockets
 (``*.push*``, ``live.*``), whichever app sends them. ``settings.INTERACTIVE_TASKS``, when set

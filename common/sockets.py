@@ -50,10 +50,10 @@ from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from config import parsers
-from config.api import OUTAGE_ERRORS
-from config.live import dumps, publish_on_commit
-from config.metrics import SOCKETS_OPEN
+from common import parsers
+from common.api import OUTAGE_ERRORS
+from common.live import dumps, publish_on_commit
+from common.metrics import SOCKETS_OPEN
 
 logger = logging.getLogger(__name__)
 

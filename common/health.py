@@ -5,7 +5,7 @@ down: a PostgreSQL or a Redis that refuses connections, but also one that accept
 never answers (a paused server, a host gone from the network). Both checks run side by side
 on threads of their own and the answer waits for them at most ``HEALTH_TIMEOUT`` seconds; a
 check still running then is reported as ``error: timeout``. The web process lets a health
-request in at once, ahead of the requests waiting for its views (config/admission.py).
+request in at once, ahead of the requests waiting for its views (common/admission.py).
 
 The database check takes a connection the way a request would: from the process's pool when
 it has one (waiting for it no longer than the health check may), so it says whether this

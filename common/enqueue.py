@@ -3,7 +3,7 @@
 A service that hands work to a task (a bot's reply, a countdown, a webhook's delivery) names
 the task instead of importing its app's ``tasks`` module: the tasks import the services, so an
 import the other way would close a circle. The names are the ones the tasks register with
-``@shared_task(name=...)``, found by :func:`config.task_names.registered` (which imports the
+``@shared_task(name=...)``, found by :func:`common.task_names.registered` (which imports the
 apps' tasks modules in a web process the first time it needs them).
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 
 from django.conf import settings
 
-from config import embedded
-from config.task_names import registered
+from common import embedded
+from common.task_names import registered
 
 
 def task_on_commit(name: str, *args: Any, **kwargs: Any) -> None:

@@ -174,7 +174,7 @@ def server_error(request: HttpRequest):
 
 
 def refusal(error: Exception) -> Response:
-    """A service's refusal (a :class:`config.errors.ServiceError`) in the error shape."""
+    """A service's refusal (a :class:`common.errors.ServiceError`) in the error shape."""
     body = error_body(str(error), getattr(error, "code", "invalid"))
     body.update(getattr(error, "extra", {}))
     return Response(body, status=getattr(error, "status", 400))

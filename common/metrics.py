@@ -7,7 +7,7 @@ The series (all prefixed ``ginrummy_``):
 - ``move_duration_seconds{outcome}``: a move in the service, lock to commit, REST or socket
   (``outcome`` ``played`` or ``refused``);
 - ``admission_wait_seconds{lane}``: a request's wait for one of its web process's
-  ``WEB_VIEW_CONCURRENCY`` slots (``config.admission``), by lane (``play``: a game's view,
+  ``WEB_VIEW_CONCURRENCY`` slots (``common.admission``), by lane (``play``: a game's view,
   a move, a Continue; ``other``);
 - ``sockets_open{socket}``: sockets held now (``game``, ``event``, ``me``), summed over the
   live web processes; ``push_latency_seconds``: from a change's publish to its view being
@@ -62,9 +62,9 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from config import embedded
-from config.broker import broker_redis
-from config.lanes import BATCH, INTERACTIVE
+from common import embedded
+from common.broker import broker_redis
+from common.lanes import BATCH, INTERACTIVE
 
 logger = logging.getLogger(__name__)
 
