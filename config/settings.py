@@ -1,9 +1,10 @@
 """Settings for the Gin Rummy service, read from the environment.
 
-One module for every environment. With nothing set, the service runs *embedded*: SQLite in
-``var/`` and Celery tasks run in-process (no broker). With ``DATABASE_URL`` and
-``CELERY_BROKER_URL`` it runs on PostgreSQL and Redis with real workers. Every variable is
-listed, with its default, in docs/configuration.md (a test keeps it so).
+One module for every environment, long on purpose (as healthchecks' settings are): a deployer
+reads every setting, its default and its check in one place. With nothing set, the service
+runs *embedded*: SQLite in ``var/`` and Celery tasks run in-process (no broker). With
+``DATABASE_URL`` and ``CELERY_BROKER_URL`` it runs on PostgreSQL and Redis with real workers.
+Every variable is listed, with its default, in docs/configuration.md (a test keeps it so).
 
 A bad value stops start-up with a message that names the variable (see the ``env_*`` helpers).
 """

@@ -1,5 +1,8 @@
 """Advancing a running event: brackets and rounds from the recorded results, and the finish.
 
+One module, though long: every format advances by the same pass, under the same event lock,
+and its parts (brackets, rounds, arenas, two stages, the finish) call each other.
+
 Advancing is idempotent: a result is recorded once per pairing and match, and :func:`advance`
 derives what to do from the recorded results alone (for brackets through the pure
 :func:`tournaments.formats.bracket.resolve`), so running it twice changes nothing and an
