@@ -45,9 +45,8 @@ import sys
 import threading
 import time
 
+from harness import ROOT, drop_database, free_redis_urls, load_cluster, setup_django
 from live import limit_connections
-
-from common import ROOT, drop_database, free_redis_urls, load_cluster, setup_django
 
 sys.path.insert(0, str(ROOT / "clients" / "python"))
 

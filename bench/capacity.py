@@ -95,7 +95,7 @@ class CpuMeter:
 
 
 def setup(database: str) -> None:
-    from common import drop_database
+    from harness import drop_database
 
     drop_database(database)
     import psycopg
@@ -149,7 +149,8 @@ def client_for(token: str):
 
 def measure_moves(count: int, rng: random.Random) -> dict:
     """People's moves over the API, and the same moves applied by the engine alone."""
-    from common import a_move
+    from harness import a_move
+
     from games.engine.actions import Action as EngineAction
     from games.engine.match import Match as EngineMatch
     from games.models import Game, Match
@@ -260,7 +261,8 @@ def measure_socket_moves(count: int, rng: random.Random) -> dict:
     and the new view on the opponent's (both rendered and handed over)."""
     import asyncio
 
-    from common import a_move
+    from harness import a_move
+
     from games.models import Game, Match
 
     alice, alice_token = person("sally")
@@ -402,7 +404,7 @@ OPERATIONS = (
 def measure(sizes: dict, database: str) -> list[dict]:
     """Every operation on the code this process imports, in a scratch database of its own."""
     setup(database)
-    from common import drop_database
+    from harness import drop_database
 
     try:
         rng = random.Random(7)

@@ -58,7 +58,7 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
-from common import a_move, load_cluster, setup_django
+from harness import a_move, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "drills"

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from common import drop_database, free_redis_urls, load_cluster, setup_django
+from harness import drop_database, free_redis_urls, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "bench-fuzz"

@@ -50,7 +50,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from common import a_move, drop_database, free_redis_urls, load_cluster, setup_django
+from harness import a_move, drop_database, free_redis_urls, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "bench-live"

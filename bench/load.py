@@ -59,6 +59,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from harness import a_move, drop_database, free_redis_urls, load_cluster, setup_django
 from live import (
     Child,
     Http,
@@ -73,8 +74,6 @@ from live import (
     serves_sockets,
     web_kind,
 )
-
-from common import a_move, drop_database, free_redis_urls, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "bench-load"

@@ -38,7 +38,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from common import a_move, drop_database, free_redis_urls, load_cluster, setup_django
+from harness import a_move, drop_database, free_redis_urls, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD_VENV = ROOT / "bench" / ".venv-load"

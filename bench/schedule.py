@@ -42,7 +42,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from common import drop_database, free_redis_urls, load_cluster, setup_django
+from harness import drop_database, free_redis_urls, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "bench-schedule"

@@ -64,7 +64,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import drop_database, free_redis_urls, load_cluster, setup_django
+from harness import drop_database, free_redis_urls, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "bench-tables"

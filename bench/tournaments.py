@@ -56,7 +56,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import drop_database, free_redis_urls, load_cluster
+from harness import drop_database, free_redis_urls, load_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
