@@ -256,6 +256,7 @@ SOURCES = [
     *sorted(ROOT.glob("*/services.py")),
     *sorted(ROOT.glob("*/services/*.py")),
     *sorted(ROOT.glob("*/api.py")),
+    *sorted(ROOT.glob("*/api/*.py")),
     ROOT / "ladders" / "seasons.py",
     ROOT / "games" / "tables.py",
     ROOT / "games" / "table_api.py",
@@ -268,7 +269,7 @@ SOURCES = [
     ROOT / "accounts" / "auth.py",
     ROOT / "accounts" / "names.py",
     ROOT / "accounts" / "lockout.py",
-    ROOT / "config" / "parsers.py",
+    ROOT / "common" / "parsers.py",
 ]
 #: Where codes are named constants (``LOCKED_OUT = "locked_out"``).
 CONSTANTS = {"names.py", "lockout.py"}
