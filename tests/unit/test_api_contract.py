@@ -260,7 +260,7 @@ SOURCES = [
     ROOT / "games" / "tables.py",
     ROOT / "games" / "table_api.py",
     ROOT / "games" / "seeks.py",
-    ROOT / "tournaments" / "organiser_api.py",
+    *sorted((ROOT / "tournaments" / "organiser_api").glob("*.py")),
     ROOT / "tournaments" / "interchange.py",
     ROOT / "tournaments" / "webhooks.py",
     ROOT / "tournaments" / "webhook_urls.py",
