@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import random
@@ -209,8 +210,14 @@ class TableSocket:
         from asgiref.testing import ApplicationCommunicator
         from channels.routing import URLRouter
 
-        from common.sockets import socket_stack
+        import config
         from config.routing import websocket_urlpatterns
+
+        # The socket stack of the tree measured: in the platform package (common/), or in
+        # config/ for a tree from before the platform moved out of it (--against).
+        code_root = Path(config.__file__).resolve().parent.parent
+        platform = "common" if (code_root / "common" / "sockets.py").exists() else "config"
+        socket_stack = importlib.import_module(f"{platform}.sockets").socket_stack
 
         self.loop = loop
         scope = {
