@@ -57,6 +57,7 @@ def game_changed(
     now: datetime | None = None,
     counted: bool = False,
     engine: EngineMatch | None = None,
+    views: dict | None = None,
 ) -> None:
     """Count a committed change of ``game`` and push each audience its view on commit.
 
@@ -66,9 +67,9 @@ def game_changed(
     match the match's state was just saved from, if the caller has it (the views render from
     it instead of decoding the state again).
 
-    The views rendered are kept on the row as ``game.pushed_views`` (by audience), so the
-    request that made the change can answer with its player's view without rendering it
-    again: it is the same view, at the same moment.
+    ``views``, if given, is filled with the views rendered (by audience: 0, 1, spectators),
+    so the request that made the change can answer with its player's view without rendering
+    it again: it is the same view, at the same moment.
     """
     now = now or timezone.now()
     if not counted:
@@ -88,10 +89,10 @@ def game_changed(
     shared: dict = {}
     if engine is not None:
         shared["engine"] = engine
-    game.pushed_views = {}
     for audience, viewer in viewers.items():
         view = game_view(game=game, viewer=viewer, now=now, shared=shared)
-        game.pushed_views[audience] = view
+        if views is not None:
+            views[audience] = view
         text = view_message(game, view)
         publish_on_commit(
             group(game.pk, audience), {"type": "game.view", "seq": game.seq, "text": text}

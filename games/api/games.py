@@ -153,16 +153,19 @@ def _game_and_player(request: Request, pk: int) -> tuple[Game, Player | None]:
     return game, player
 
 
-def _player_view(pk: int, player: Player, changed: Game | None = None) -> Response:
+def _player_view(
+    pk: int, player: Player, changed: Game | None = None, pushed: dict | None = None
+) -> Response:
     """A player's view of the game as it is now, with its validator.
 
-    ``changed`` is the row a service just changed: the view it pushed to this player's
-    sockets then is the answer (the same view), so it is not read and rendered again.
+    ``changed`` is the row a service just changed and ``pushed`` the views it pushed then (by
+    game id and audience): the view pushed to this player's sockets is the answer (the same
+    view), so it is not read and rendered again.
     """
-    pushed = getattr(changed, "pushed_views", None) if changed is not None else None
-    index = changed.match.index_of(player.pk) if pushed else None
-    if pushed and changed.pk == pk and index in pushed:
-        return _with_etag(Response(pushed[index]), _game_etag(changed, player))
+    views = (pushed or {}).get(pk) if changed is not None and changed.pk == pk else None
+    index = changed.match.index_of(player.pk) if views else None
+    if views and index in views:
+        return _with_etag(Response(views[index]), _game_etag(changed, player))
     game = _game(pk)
     return _with_etag(
         Response(selectors.game_view(game=game, viewer=player)), _game_etag(game, player)
@@ -217,6 +220,7 @@ class GameActionView(APIView):
             return refusal(action)
         ply = serializer.validated_data["ply"]
         handed = delivery.delivered_at(pk, player.pk, ply) if player.is_external else None
+        pushed: dict[int, dict] = {}
         try:
             changed = services.action_submit(
                 game_id=pk,
@@ -225,6 +229,7 @@ class GameActionView(APIView):
                 action=action,
                 delivered_at=handed,
                 arrived_at=arrived_at(request),
+                views=pushed,
             )
         except Match.DoesNotExist:
             raise Http404 from None
@@ -233,7 +238,7 @@ class GameActionView(APIView):
             return refusal(error)
         except services.PlayError as error:
             return refusal(error)
-        answer = _player_view(pk, player, changed)
+        answer = _player_view(pk, player, changed, pushed)
         if player.is_external and delivery.is_on_move(answer.data):
             # Still on move (a draw, then the discard): this answer hands the bot its view.
             delivery.delivered_sync(pk, player.pk, answer.data["ply"])
@@ -274,8 +279,9 @@ class GameContinueView(APIView):
         game, player = _game_and_player(request, pk)
         if player is None:
             return refusal(services.NotAPlayer("you are not a player of this game"))
+        pushed: dict[int, dict] = {}
         try:
-            changed = services.game_continue(game_id=game.pk, player=player)
+            changed = services.game_continue(game_id=game.pk, player=player, views=pushed)
         except services.PlayError as error:
             return refusal(error)
-        return _player_view(pk, player, changed)
+        return _player_view(pk, player, changed, pushed)

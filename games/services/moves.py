@@ -36,6 +36,7 @@ def action_submit(
     client_id: str = "",
     delivered_at: float | None = None,
     arrived_at: float | None = None,
+    views: dict[int, dict] | None = None,
 ) -> Game:
     """A player's move, with the ply they saw. Returns the game row after the move.
 
@@ -46,7 +47,8 @@ def action_submit(
     hand-over, from the arrival to now) are credited back to the mover's clock, within
     their lag bank (see :func:`games.services.timing.charge`). ``client_id`` is the mover's
     own id for the move, kept with it so a repeat can be answered (see
-    :func:`action_by_client_id`).
+    :func:`action_by_client_id`). ``views``, if given, is filled with the views the move
+    pushed to the sockets, by game id and audience (the request answers with the mover's).
 
     Refusals (nothing is written): NotAPlayer (403), Conflict for a stale ply, a move out of
     turn, during the pause between deals or in a game that is over (409, with the current
@@ -57,7 +59,7 @@ def action_submit(
     outcome = "refused"
     try:
         game = _action_submit(
-            game_id, player, ply, action, now, lag_ms, client_id, delivered_at, arrived_at
+            game_id, player, ply, action, now, lag_ms, client_id, delivered_at, arrived_at, views
         )
         outcome = "played"
         return game
@@ -75,11 +77,12 @@ def _action_submit(
     client_id: str,
     delivered_at: float | None,
     arrived_at: float | None,
+    views: dict[int, dict] | None,
 ) -> Game:
     with transaction.atomic():
         # A clock that ran out is settled before the move is looked at. The settlement must
         # commit even though the move is then refused, so the refusal waits until after.
-        changes = Changes()
+        changes = Changes(views)
         match, index, game, settled = player_locked(game_id, player, now, changes)
         if settled:
             follow_up(match, changes)
@@ -158,8 +161,16 @@ def _check_turn(match: Match, game: Game, index: int, ply: int) -> None:
         raise Conflict("it is not your turn", code="not_your_turn", ply=game.ply)
 
 
-def game_continue(*, game_id: int, player: Player, now: datetime | None = None) -> Game:
+def game_continue(
+    *,
+    game_id: int,
+    player: Player,
+    now: datetime | None = None,
+    views: dict[int, dict] | None = None,
+) -> Game:
     """A player has read the last deal's result; the next deal starts once both have.
+
+    ``views``, if given, is filled with the views pushed, as :func:`action_submit` does.
 
     Refusals (nothing is written): NotAPlayer (403); Conflict ``not_paused`` once the next
     deal has started, ``game_over`` for a game that is over (409, with the current ply).
@@ -167,7 +178,7 @@ def game_continue(*, game_id: int, player: Player, now: datetime | None = None) 
     """
     now = now or timezone.now()
     with transaction.atomic():
-        changes = Changes()
+        changes = Changes(views)
         match, index, game, settled = player_locked(game_id, player, now, changes)
         if game.status == Game.Status.ACTIVE and game.paused:
             if not game.continued & (1 << index):

@@ -28,11 +28,14 @@ class Changes:
     (:meth:`saved`); :func:`follow_up` (or :func:`publish`) pushes the games, once each.
     """
 
-    __slots__ = ("_saved", "games")
+    __slots__ = ("_saved", "games", "views")
 
-    def __init__(self) -> None:
+    def __init__(self, views: dict[int, dict] | None = None) -> None:
         self.games: dict[int, Game] = {}
         self._saved: tuple[Any, EngineMatch] | None = None
+        #: Where the views pushed are handed back, by game id then audience, when the caller
+        #: answers with one of them (a move's request); None: nobody asks.
+        self.views = views
 
     def touch(self, game: Game) -> None:
         """Note that ``game`` changes: call it *before* the game's row is saved.
@@ -63,7 +66,8 @@ def publish(match: Match, changes: Changes) -> list[Game]:
     changes.games = {}
     engine = changes.engine_of(match)
     for game in games:
-        game_changed(match=match, game=game, counted=True, engine=engine)
+        views = None if changes.views is None else changes.views.setdefault(game.pk, {})
+        game_changed(match=match, game=game, counted=True, engine=engine, views=views)
     return games
 
 
