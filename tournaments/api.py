@@ -1,5 +1,8 @@
 """Tournaments API: events, registration, the bracket, standings, CSV exports, showing up.
 
+One module, a little over the usual size: an event's reads and a player's own actions on it
+(register, check in, withdraw, show up) share its serializers, lookups and visibility rule.
+
 Views validate, call one service or selector, and serialize. A refused request changes nothing
 and answers 4xx in the project's error shape, e.g. 409 ``already_registered``,
 ``registration_closed``, ``event_full``, ``event_over``; 400 for unknown filters or options.
