@@ -118,6 +118,9 @@ def setup(database: str) -> None:
         THROTTLE_USER_RATE="1000000/min",
         THROTTLE_PLAY_RATE="1000000/min",
         THROTTLE_ANON_RATE="1000000/min",
+        # The socket moves go back to back, not a person's few seconds apart: the per-socket
+        # message limit is lifted as the REST throttles are (its cost is still measured).
+        SOCKET_RATE_PER_SECOND="1000000",
         DB_CONN_MAX_AGE="600",
         DJANGO_SETTINGS_MODULE="config.settings",
     )
