@@ -61,6 +61,9 @@ from common.lanes import BATCH, INTERACTIVE, queue_of
 logger = logging.getLogger(__name__)
 
 _started = threading.Event()
+#: Set to end the clock sweeper (a test server shutting down before its database does).
+_stopping = threading.Event()
+_sweeper: threading.Thread | None = None
 
 
 # --- the clock sweeper ------------------------------------------------------------------------
@@ -69,8 +72,7 @@ _started = threading.Event()
 def _loop(interval: float) -> None:
     """Every ``interval`` seconds, run each periodic task that is due (common.periodic)."""
     last_run: dict[str, float] = {}
-    while True:
-        time.sleep(interval)
+    while not _stopping.wait(interval):
         try:
             close_old_connections()
         except Exception:
@@ -89,11 +91,23 @@ def _loop(interval: float) -> None:
 
 def start_clock_sweeper(interval: float = 1.0) -> bool:
     """Start the sweep thread unless it runs already; True if this call started it."""
+    global _sweeper
     if _started.is_set():
         return False
     _started.set()
-    threading.Thread(target=_loop, args=(interval,), name="clock-sweeper", daemon=True).start()
+    _stopping.clear()
+    _sweeper = threading.Thread(target=_loop, args=(interval,), name="clock-sweeper", daemon=True)
+    _sweeper.start()
     return True
+
+
+def stop_clock_sweeper(timeout: float = 10.0) -> None:
+    """End the sweep thread after its current pass, and wait for it (a server shutting down
+    before its database: the browser tests' live server)."""
+    _stopping.set()
+    if _sweeper is not None:
+        _sweeper.join(timeout)
+    _started.clear()
 
 
 def embedded_start() -> None:

@@ -23,6 +23,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from common import embedded
+
 E2E_DIR = Path(__file__).parent
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
 # Chromium as root in a container, with no network but loopback: no sandbox, no GPU, and
@@ -134,6 +136,8 @@ class AsgiLiveServer:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+        # The embedded clock sweeper would go on reading the database pytest-django closes.
+        embedded.stop_clock_sweeper()
 
 
 @pytest.fixture(scope="session")

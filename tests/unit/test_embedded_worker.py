@@ -418,3 +418,17 @@ def test_a_humans_move_is_answered_before_the_bot_replies_and_the_reply_follows(
     assert seen["ply_at_answer"] == seen["ply"] + 1, "the bot moved before the answer"
     assert seen["answer_seconds"] < HOLD, "the answer waited for the bot's reply"
     assert seen["reply_ply"] >= seen["ply"] + 2, "the bot's reply never followed"
+
+
+def test_the_clock_sweeper_stops_when_asked_and_can_start_again():
+    if embedded._started.is_set():
+        pytest.skip("this process runs a clock sweeper already")
+    assert embedded.start_clock_sweeper(interval=3600)  # no pass before it is stopped
+    sweeper = embedded._sweeper
+
+    embedded.stop_clock_sweeper(timeout=5)
+
+    assert not sweeper.is_alive()
+    assert embedded.start_clock_sweeper(interval=3600)
+    embedded.stop_clock_sweeper(timeout=5)
+    assert not embedded._sweeper.is_alive()
