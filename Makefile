@@ -12,7 +12,7 @@ TEST_REDIS_URL    ?= redis://127.0.0.1:6379/9
 CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: venv run demo migrate worker beat test test-unit test-integration test-e2e browsers schema \
+.PHONY: venv translations gettext messages run demo migrate worker beat test test-unit test-integration test-e2e browsers schema \
         lint format cluster cluster-stop cluster-status
 
 $(STAMP): pyproject.toml
@@ -23,28 +23,53 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# The translations (docs/translation.md): locale/<lang>/LC_MESSAGES/*.po are the catalogues,
+# compiled here to the .mo files Django reads, by GNU gettext's msgfmt (installed once, as
+# root or with sudo, like the browser). `make messages` extracts the marked strings again.
+PO_FILES := $(wildcard locale/*/LC_MESSAGES/*.po)
+MO_FILES := $(PO_FILES:.po=.mo)
+MSGFMT   ?= msgfmt
+translations: $(MO_FILES)
+%.mo: %.po | gettext
+	$(MSGFMT) --check-format --output-file=$@ $<
+
+gettext:
+	@command -v $(MSGFMT) >/dev/null || { \
+	    echo "msgfmt is missing: installing Debian's gettext package"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    $(SUDO) apt-get install -y -q gettext \
+	        || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q gettext; }; \
+	    command -v $(MSGFMT) >/dev/null; }
+
+MESSAGES_IGNORE := $(addprefix --ignore=,.venv bench clients deploy tests var docs)
+messages: $(STAMP) gettext
+	$(MANAGE) makemessages --locale=fr --locale=es --add-location=file --no-obsolete \
+	    $(MESSAGES_IGNORE)
+	$(MANAGE) makemessages --domain=djangojs --locale=fr --locale=es --add-location=file \
+	    --no-obsolete $(MESSAGES_IGNORE)
+
 # Embedded default: SQLite in var/, tasks on the in-process worker's threads, DEBUG on.
 # uvicorn serves the ASGI app: pages, API and sockets on http://127.0.0.1:8000, restarting
 # when a .py file of the apps changes (uvicorn's own polling: no extra package). A socket
 # message far above SOCKET_MAX_MESSAGE_BYTES is refused as its length is read (config/workers.py).
 RELOAD_DIRS := config accounts games tournaments ladders web
 run: export DEBUG = 1
-run: $(STAMP)
+run: $(STAMP) translations
 	$(MANAGE) migrate --no-input
 	$(MANAGE) demo
 	$(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port 8000 --lifespan off \
 	    --ws-per-message-deflate false --ws-max-size $$($(BIN)/python -m config.workers) \
 	    --reload $(addprefix --reload-dir ,$(RELOAD_DIRS))
 
-migrate: $(STAMP)
+migrate: $(STAMP) translations
 	$(MANAGE) migrate --no-input
 
 # A Celery worker for whatever CELERY_BROKER_URL and DATABASE_URL say, on both queues
 # (interactive first). In production run each queue's workers apart (deploy/compose.yaml).
-worker: $(STAMP)
+worker: $(STAMP) translations
 	$(BIN)/celery -A config worker --loglevel INFO --queues interactive,batch
 
-beat: $(STAMP)
+beat: $(STAMP) translations
 	$(BIN)/celery -A config beat --loglevel INFO --schedule var/celerybeat-schedule
 
 # Unit tests on SQLite with no broker; integration tests on PostgreSQL + Redis + a worker;
@@ -60,7 +85,7 @@ DURATIONS ?= --durations=25
 # in-memory test database; a file's tests stay together on one worker, in order.
 # UNIT_WORKERS=0 runs them in this one process.
 UNIT_WORKERS ?= auto
-test-unit: $(STAMP)
+test-unit: $(STAMP) translations
 	DEBUG=1 DATABASE_URL= CELERY_BROKER_URL= REDIS_URL= \
 	    $(BIN)/pytest -m "not integration and not e2e" -p no:cacheprovider $(DURATIONS) \
 	    -n $(UNIT_WORKERS) --dist loadfile
@@ -69,7 +94,7 @@ test-unit: $(STAMP)
 # The browser and integration runs print plain Python tracebacks (--tb=native): pytest's own
 # format re-parses source files, which on CPython 3.11 can end the run with "SystemError: AST
 # constructor recursion depth mismatch" instead of the failure.
-test-e2e: $(STAMP) browsers
+test-e2e: $(STAMP) translations browsers
 	DEBUG=1 DATABASE_URL= CELERY_BROKER_URL= REDIS_URL= E2E_CHROMIUM=$(CHROMIUM) \
 	    $(BIN)/pytest -m e2e tests/e2e -p no:cacheprovider --tb=native $(DURATIONS)
 
@@ -82,7 +107,7 @@ browsers:
 	        || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium; }; \
 	    test -x $(CHROMIUM); }
 
-test-integration: $(STAMP)
+test-integration: $(STAMP) translations
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_REDIS_URL) REDIS_URL= \
 	    $(BIN)/pytest -m integration tests/integration -p no:cacheprovider --tb=native $(DURATIONS)
 
@@ -104,7 +129,7 @@ format: $(STAMP)
 
 # gunicorn (uvicorn workers: HTTP and sockets) + two Celery workers + beat on the local
 # PostgreSQL and Redis (deploy/cluster.py).
-cluster: $(STAMP)
+cluster: $(STAMP) translations
 	$(BIN)/python deploy/cluster.py start
 
 cluster-stop:

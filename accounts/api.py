@@ -57,6 +57,13 @@ class MeUpdateSerializer(PlayerUpdateSerializer):
         help_text="E-mail me about my events: when an event I entered is about to start, and "
         "when my match is ready while I am not on the site (needs an e-mail address).",
     )
+    language = serializers.ChoiceField(
+        choices=Player._meta.get_field("language").choices,
+        required=False,
+        help_text="The site's language for this person (``en``, ``fr``, ``es``), or empty to "
+        "follow the browser's ``Accept-Language``; it is also the language of the API's "
+        "``detail`` messages for requests signed in with the web session.",
+    )
     theme = serializers.ChoiceField(
         choices=Player.Theme.choices,
         required=False,
@@ -88,6 +95,7 @@ class MeSerializer(serializers.ModelSerializer):
             "username",
             "is_staff",
             "email_events",
+            "language",
             "theme",
             "sounds",
             "confirm_discard",
@@ -447,6 +455,9 @@ MeAnswerSerializer = inline_serializer(
         "email_events": serializers.BooleanField(
             allow_null=True, help_text="E-mail me about my events (null: no player)."
         ),
+        "language": serializers.CharField(
+            help_text="en, fr, es, or empty: the browser's (a staff user without a player: empty)."
+        ),
         "theme": serializers.CharField(
             help_text="system, light or dark (a staff user without a player: system)."
         ),
@@ -487,6 +498,7 @@ class MeView(generics.GenericAPIView):
                 "is_staff": user.is_staff,
                 "email_events": None,
                 # No player, nowhere to keep them: the defaults, which the pages use too.
+                "language": "",
                 "theme": Player.Theme.SYSTEM,
                 "sounds": True,
                 "confirm_discard": False,
@@ -524,8 +536,8 @@ class MeView(generics.GenericAPIView):
     @error_codes({"400": NAME_CODES})
     def patch(self, request: Request) -> Response:
         """Change the caller's display name (checked as at sign-up: the same refusals in the
-        same words as ``/account``) and their preferences (``email_events``, ``theme``,
-        ``sounds``, ``confirm_discard``)."""
+        same words as ``/account``) and their preferences (``email_events``, ``language``,
+        ``theme``, ``sounds``, ``confirm_discard``)."""
         player = self.get_object()
         serializer = MeUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

@@ -110,6 +110,14 @@ class Player(models.Model):
         help_text="Confirm before discarding: a card tapped (or Enter) is only chosen, and a "
         "second tap or Enter discards it.",
     )
+    language = models.CharField(
+        max_length=8,
+        blank=True,
+        default="",
+        choices=[("", "As my browser asks"), *settings.LANGUAGES],
+        help_text="The site's language for this person: one of the languages it speaks, or "
+        "empty to follow the browser's Accept-Language.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     deleted_at = models.DateTimeField(
         null=True,

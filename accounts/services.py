@@ -289,19 +289,24 @@ def player_update(*, player: Player, name: str | None = None) -> Player:
 
 
 #: The preferences a person sets for themselves (``/account``, ``PATCH /api/me``).
-PREFERENCES = ("theme", "sounds", "confirm_discard")
+PREFERENCES = ("language", "theme", "sounds", "confirm_discard")
 
 
 def preferences_update(*, player: Player, **changes: object) -> Player:
     """Set some of the player's :data:`PREFERENCES` (the others are left as they are).
 
-    A theme that is not one of :class:`Player.Theme` is a ``ValidationError`` on ``theme``.
+    A theme that is not one of :class:`Player.Theme` is a ``ValidationError`` on ``theme``;
+    a language the site does not speak (``settings.LANGUAGES``; ``""``: the browser's) one on
+    ``language``.
     """
     unknown = set(changes) - set(PREFERENCES)
     if unknown:
         raise TypeError(f"not a preference: {', '.join(sorted(unknown))}")
     if "theme" in changes and changes["theme"] not in Player.Theme.values:
         raise ValidationError({"theme": ["Choose system, light or dark."]})
+    if "language" in changes and changes["language"] not in ("", *dict(settings.LANGUAGES)):
+        codes = ", ".join(dict(settings.LANGUAGES))
+        raise ValidationError({"language": [f"Choose one of {codes}, or empty for the browser's."]})
     for field, value in changes.items():
         setattr(player, field, value)
     if changes:

@@ -130,9 +130,13 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The page's language: the browser's Accept-Language (or the language cookie)...
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # ... unless the signed-in person chose one on their account (accounts/language.py).
+    "accounts.language.AccountLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A database or Redis outage outside DRF's views is a 503, not a 500 (DRF's own views
@@ -161,6 +165,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -403,7 +408,12 @@ RATING_MIN_MOVES = env_int("RATING_MIN_MOVES", 4, minimum=0)
 
 # --- Internationalisation -------------------------------------------------------------------
 
-LANGUAGE_CODE = "en-us"
+# The site speaks these; a page's language is the account's choice, else the browser's
+# Accept-Language, else English. The catalogues are locale/<lang>/LC_MESSAGES/*.po, compiled
+# to .mo by make (docs/translation.md).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("fr", "Français"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.views.i18n import JavaScriptCatalog
 
 from common import api, docs, health, metrics
 
@@ -9,6 +10,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/health", health.HealthView.as_view(), name="health"),
     path("metrics", metrics.metrics_view, name="metrics"),
+    # The pages' scripts' translations, in the request's language (docs/translation.md).
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     # Public when API_DOCS_PUBLIC is on, else for staff only (common/docs.py).
     path("api/schema/", docs.SchemaView.as_view(), name="schema"),
     path("api/docs/", docs.DocsView.as_view(url_name="schema"), name="docs"),

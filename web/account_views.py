@@ -78,6 +78,13 @@ class NameForm(forms.Form):
 
 
 class PreferencesForm(forms.Form):
+    language = forms.ChoiceField(
+        label="Language",
+        choices=Player._meta.get_field("language").choices,
+        required=False,
+        help_text="The site's language. Left as the browser asks, it follows your browser's "
+        "settings.",
+    )
     theme = forms.ChoiceField(
         label="Colours", choices=Player.Theme.choices, widget=forms.RadioSelect
     )
