@@ -134,9 +134,9 @@ def read_catalogue(path: Path) -> list[dict]:
             continue
         if line.startswith("#"):
             continue
-        match = re.match(r'^(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)\s+"(.*)"$', line)
+        match = re.match(r'^(msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?)\s+"(.*)"$', line)
         if match:
-            name, index, text = match.groups()
+            name, text = match.groups()
             if name in ("msgctxt", "msgid") and "msgstr" in entry:
                 close()
             if name.startswith("msgstr"):

@@ -76,9 +76,7 @@ def settled(page, path: str) -> None:
     page.wait_for_load_state("networkidle")
 
 
-def test_every_text_of_the_main_pages_comes_through_the_catalogues(
-    browser, live, world, tmp_path
-):
+def test_every_text_of_the_main_pages_comes_through_the_catalogues(browser, live, world, tmp_path):
     with pseudo_language(tmp_path) as pseudo:
         context = browser.new_context(
             base_url=live,
