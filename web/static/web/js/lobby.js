@@ -32,10 +32,11 @@ function wayThere(error) {
 }
 
 function refused(error, what) {
-  const text = `${what}: ${reasonOf(error)}`;
+  // Translators: what failed, then the server's reason ("The challenge failed: ...").
+  const text = interpolate(gettext("%(what)s: %(reason)s"), { what, reason: reasonOf(error) }, true);
   const href = wayThere(error);
   flash(flashBox, text, { ms: href ? 20000 : 8000 });
-  if (href) flashBox.append(" ", el("a", { href, class: "button small", id: "refusal-go" }, "Go to your match"));
+  if (href) flashBox.append(" ", el("a", { href, class: "button small", id: "refusal-go" }, gettext("Go to your match")));
 }
 
 // --- play the computer in one tap ---------------------------------------------------------------
@@ -52,7 +53,7 @@ async function playComputer(button) {
     const { data: match } = await api("/api/matches", { method: "POST", body });
     goTo(match.current_game ? `/games/${match.current_game}` : `/matches/${match.id}`);
   } catch (error) {
-    refused(error, "The game did not start");
+    refused(error, gettext("The game did not start"));
     for (const b of levels) b.disabled = false;
     button.removeAttribute("aria-busy");
   }
@@ -131,7 +132,7 @@ if (form) {
       rememberSettings(data);
       goTo(match.current_game ? `/games/${match.current_game}` : `/matches/${match.id}`);
     } catch (error) {
-      refused(error, "The challenge failed");
+      refused(error, gettext("The challenge failed"));
       submit.disabled = false;
       submit.removeAttribute("aria-busy");
     }
@@ -150,7 +151,7 @@ function commandButton(button) {
       if (command === "accept" && data.current_game) goTo(`/games/${data.current_game}`);
       else window.location.reload();
     } catch (error) {
-      refused(error, "That did not work");
+      refused(error, gettext("That did not work"));
       button.disabled = false;
     }
   });
@@ -161,13 +162,30 @@ for (const button of document.querySelectorAll("[data-command]")) commandButton(
 
 // "one game to 100", "best of 3 games to 250": never "best of 1".
 function matchLength(bestOf, target) {
-  return `${bestOf === 1 ? "one game" : `best of ${bestOf} games`} to ${target}`;
+  if (bestOf === 1) return interpolate(gettext("one game to %(target)s"), { target }, true);
+  // Translators: a match's length; count is 3 or more (an odd number).
+  return interpolate(gettext("best of %(count)s games to %(target)s"), { count: bestOf, target }, true);
+}
+
+// "5 min", "30 s": a clock's durations.
+function minutes(n) {
+  return interpolate(pgettext("clock", "%(minutes)s min"), { minutes: n }, true);
+}
+
+function seconds(n) {
+  return interpolate(pgettext("clock", "%(seconds)s s"), { seconds: n }, true);
+}
+
+// "5 min + 3 s": a base time and its increment.
+function withIncrement(base, increment) {
+  return interpolate(pgettext("clock", "%(base)s + %(increment)s"), { base, increment: seconds(increment) }, true);
 }
 
 function timeControlOf(message) {
   const tc = message.time_control;
-  if (!tc) return "untimed";
-  return `${tc.base_seconds % 60 ? `${tc.base_seconds} s` : `${tc.base_seconds / 60} min`}${tc.increment_seconds ? ` + ${tc.increment_seconds} s` : ""}`;
+  if (!tc) return gettext("untimed");
+  const base = tc.base_seconds % 60 ? seconds(tc.base_seconds) : minutes(tc.base_seconds / 60);
+  return tc.increment_seconds ? withIncrement(base, tc.increment_seconds) : base;
 }
 
 // A challenge to me, pushed: listed with its buttons, as the page lists the others.
@@ -177,12 +195,15 @@ function addIncoming(message) {
   if (!list) {
     const panel = document.getElementById("current-title").parentElement;
     list = el("ul", { id: "incoming", class: "matches plain" });
-    panel.append(el("h3", {}, "Challenges to me"), list);
+    panel.append(el("h3", {}, gettext("Challenges to me")), list);
   }
   const button = (command, label) => commandButton(el("button", { type: "button", class: "button small", dataset: { command, match: String(message.match) } }, label));
   list.append(el("li", { dataset: { match: String(message.match) } },
-    `${message.challenger.name} challenges you (${timeControlOf(message)}, ${matchLength(message.best_of, message.target)}) `,
-    button("accept", "Accept"), " ", button("decline", "Decline")));
+    // Translators: a challenge to the reader, e.g. "Ann challenges you (5 min + 3 s, one game to 100)".
+    interpolate(gettext("%(name)s challenges you (%(clock)s, %(length)s)"), {
+      name: message.challenger.name, clock: timeControlOf(message), length: matchLength(message.best_of, message.target),
+    }, true), " ",
+    button("accept", gettext("Accept")), " ", button("decline", gettext("Decline"))));
 }
 
 window.addEventListener("rummy:me", ({ detail: message }) => {
@@ -194,7 +215,7 @@ window.addEventListener("rummy:me", ({ detail: message }) => {
     else {
       const item = document.querySelector(`li[data-match="${message.match}"]`);
       if (item) item.remove();
-      if (message.status === "declined") flash(flashBox, `${message.opponent.name} declined your challenge.`, { kind: "warning" });
+      if (message.status === "declined") flash(flashBox, interpolate(gettext("%(name)s declined your challenge."), { name: message.opponent.name }, true), { kind: "warning" });
     }
   } else if (message.type === "pairing" && message.game) {
     goTo(`/games/${message.game}`);
@@ -211,10 +232,12 @@ function waited(seconds) {
 }
 
 function timeControlText(tc) {
-  if (!tc) return "untimed";
-  const base = tc.base_seconds % 60 === 0 ? `${tc.base_seconds / 60} min` : `${tc.base_seconds} s`;
-  const clock = tc.increment_seconds ? `${base} + ${tc.increment_seconds} s` : base;
-  return tc.turn_limit_seconds ? `${clock}, ${tc.turn_limit_seconds} s a turn` : clock;
+  if (!tc) return gettext("untimed");
+  const base = tc.base_seconds % 60 === 0 ? minutes(tc.base_seconds / 60) : seconds(tc.base_seconds);
+  const clock = tc.increment_seconds ? withIncrement(base, tc.increment_seconds) : base;
+  if (!tc.turn_limit_seconds) return clock;
+  // Translators: a clock with a limit on each turn, e.g. "5 min + 3 s, 30 s a turn".
+  return interpolate(gettext("%(clock)s, %(seconds)s s a turn"), { clock, seconds: tc.turn_limit_seconds }, true);
 }
 
 class QueueWidget {
@@ -254,7 +277,7 @@ class QueueWidget {
       flash(flashBox, "");
       this.wasWaiting = method === "POST"; // a pairing now takes us to the table
     } catch (error) {
-      refused(error, method === "POST" ? "Could not join the queue" : "Could not leave the queue");
+      refused(error, method === "POST" ? gettext("Could not join the queue") : gettext("Could not leave the queue"));
     }
     this.busy = false;
     await this.refresh();
@@ -266,22 +289,25 @@ class QueueWidget {
     const parts = [
       el("h3", {}, ladder.name),
       el("p", { class: "meta" }, `${timeControlText(ladder.time_control)} · ${matchLength(ladder.best_of, ladder.target)} · `,
-        el("a", { href: `/leaderboard?ladder=${ladder.id}` }, "leaderboard")),
+        el("a", { href: `/leaderboard?ladder=${ladder.id}` }, gettext("leaderboard"))),
     ];
     if (s) {
-      if (s.rating !== null && s.rating !== undefined) parts.push(el("p", {}, `Your rating: ${Math.round(s.rating)}`));
+      if (s.rating !== null && s.rating !== undefined) parts.push(el("p", {}, interpolate(gettext("Your rating: %(rating)s"), { rating: Math.round(s.rating) }, true)));
       if (s.status === "waiting") {
         parts.push(el("p", { class: "waiting", role: "status" },
-          `Waiting ${waited(s.waited_seconds)}`, s.window ? ` · accepting ±${Math.round(s.window)} rating` : ""));
-        parts.push(el("button", { type: "button", class: "button", disabled: this.busy, onclick: () => this.command("DELETE") }, "Leave the queue"));
+          // Translators: the time waited in a ladder's queue, as minutes:seconds.
+          interpolate(gettext("Waiting %(time)s"), { time: waited(s.waited_seconds) }, true),
+          // Translators: the spread of ratings the matchmaker accepts now, e.g. "accepting ±150 rating".
+          s.window ? " · " + interpolate(gettext("accepting ±%(points)s rating"), { points: Math.round(s.window) }, true) : ""));
+        parts.push(el("button", { type: "button", class: "button", disabled: this.busy, onclick: () => this.command("DELETE") }, gettext("Leave the queue")));
       } else if (s.status === "paired" && s.match) {
         const href = s.match.current_game ? `/games/${s.match.current_game}` : `/matches/${s.match.id}`;
-        parts.push(el("p", { role: "status" }, "Paired! ", el("a", { href, class: "button primary" }, "Go to your match")));
+        parts.push(el("p", { role: "status" }, gettext("Paired!") + " ", el("a", { href, class: "button primary" }, gettext("Go to your match"))));
       } else if (ladder.matchmaking && ladder.matchmaking.bots_only) {
-        parts.push(el("p", { class: "meta" }, "For bots only: play here through a bot of yours (see Write a bot in the docs)."));
+        parts.push(el("p", { class: "meta" }, gettext("For bots only: play here through a bot of yours (see Write a bot in the docs).")));
       } else {
         parts.push(el("button", { type: "button", class: "button primary", disabled: this.busy || !ladder.is_open, onclick: () => this.command("POST") },
-          ladder.is_open ? "Join the queue" : "Closed"));
+          ladder.is_open ? gettext("Join the queue") : gettext("Closed")));
       }
     }
     this.node.replaceChildren(...parts);
@@ -316,26 +342,34 @@ loadLadders();
 // --- open games (seeks) ------------------------------------------------------------------------
 
 const openGames = document.getElementById("open-games");
-const RULE_NAMES = { standard: "Standard", oklahoma: "Oklahoma", straight: "Straight gin", hollywood: "Hollywood" };
+const RULE_NAMES = {
+  standard: pgettext("rules", "Standard"),
+  oklahoma: pgettext("rules", "Oklahoma"),
+  straight: pgettext("rules", "Straight gin"),
+  hollywood: pgettext("rules", "Hollywood"),
+};
 const SEEK_POLL_MS = 5000;
 
 // "Standard, knock at 10" / "Oklahoma" / "Straight gin": the rules in one line.
 function rulesLine(rules) {
   const name = RULE_NAMES[rules.name] || rules.name;
   if (rules.straight || rules.oklahoma) return name;
-  return `${name}, knock at ${rules.knock_limit}`;
+  // Translators: the rules' name and the most deadwood one may knock with, e.g. "Standard, knock at 10".
+  return interpolate(gettext("%(rules)s, knock at %(limit)s"), { rules: name, limit: rules.knock_limit }, true);
 }
 
 function seekItem(seek) {
   const mine = seek.poster.id === myId;
   const range = seek.rating_min !== null || seek.rating_max !== null
-    ? ` · ratings ${seek.rating_min ?? ""}–${seek.rating_max ?? ""}` : "";
+    // Translators: the ratings an open game accepts, e.g. "ratings 1400–1600" (either end may be empty).
+    ? " · " + interpolate(gettext("ratings %(min)s–%(max)s"), { min: seek.rating_min ?? "", max: seek.rating_max ?? "" }, true) : "";
   const button = mine
-    ? el("button", { type: "button", class: "button small", onclick: (e) => seekCommand(e.currentTarget, seek, "cancel") }, "Cancel")
-    : el("button", { type: "button", class: "button small primary", onclick: (e) => seekCommand(e.currentTarget, seek, "join") }, "Join");
+    ? el("button", { type: "button", class: "button small", onclick: (e) => seekCommand(e.currentTarget, seek, "cancel") }, gettext("Cancel"))
+    : el("button", { type: "button", class: "button small primary", onclick: (e) => seekCommand(e.currentTarget, seek, "join") }, gettext("Join"));
   return el("li", { class: mine ? "seek mine" : "seek", dataset: { seek: String(seek.id) } },
-    el("span", { class: "who" }, mine ? "You" : seek.poster.name, el("span", { class: "meta" }, ` (${seek.poster.rating})`)),
-    el("span", { class: "what" }, `${rulesLine(seek.rules)} · ${timeControlText(seek.time_control)} · ${matchLength(seek.best_of, seek.target)} · ${seek.rated ? "rated" : "casual"}${range}`),
+    el("span", { class: "who" }, mine ? gettext("You") : seek.poster.name, el("span", { class: "meta" }, ` (${seek.poster.rating})`)),
+    el("span", { class: "what" }, [rulesLine(seek.rules), timeControlText(seek.time_control), matchLength(seek.best_of, seek.target),
+      seek.rated ? pgettext("open game", "rated") : pgettext("open game", "casual")].join(" · ") + range),
     button);
 }
 
@@ -363,7 +397,7 @@ async function seekCommand(button, seek, command) {
     }
     await pollSeeks();
   } catch (error) {
-    refused(error, command === "join" ? "Could not join" : "Could not cancel");
+    refused(error, command === "join" ? gettext("Could not join") : gettext("Could not cancel"));
     button.disabled = false;
     button.removeAttribute("aria-busy");
     pollSeeks();
@@ -405,10 +439,10 @@ if (openGames) {
     }
     try {
       await api(openGames.dataset.api, { method: "POST", body });
-      flash(flashBox, "Your game is open: wait here, the table opens when someone joins.", { kind: "info" });
+      flash(flashBox, gettext("Your game is open: wait here, the table opens when someone joins."), { kind: "info" });
       await pollSeeks();
     } catch (error) {
-      refused(error, "Could not post the game");
+      refused(error, gettext("Could not post the game"));
     }
     submit.disabled = false;
   });

@@ -21,6 +21,18 @@ let showingUp = false; // the player asked for the table: open it once the match
 export const me = connect("/ws/me");
 me.state = { open: false };
 
+// A translated sentence whose placeholders may be nodes: "%(name)s challenges you:" with name an
+// element gives [<strong>, " challenges you:"], for el()'s children.
+function fill(text, values) {
+  return text.split(/(%\(\w+\)s)/).map((piece) => {
+    const name = /^%\((\w+)\)s$/.exec(piece);
+    return name && name[1] in values ? values[name[1]] : piece;
+  }).flat().filter((piece) => piece !== "");
+}
+
+// Why an event withdrew a player, as the server says it, in the reader's language when known.
+const WITHDRAWAL_REASONS = { "did not check in": gettext("did not check in") };
+
 function tell(type, detail) {
   window.dispatchEvent(new CustomEvent(type, { detail }));
 }
@@ -33,7 +45,7 @@ function clock(ms) {
 function notice(key, ...children) {
   const old = notices.querySelector(`[data-key="${key}"]`);
   const node = el("p", { class: "notice", dataset: { key } }, ...children,
-    el("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: () => node.remove() }, "×"));
+    el("button", { type: "button", class: "link", "aria-label": gettext("Dismiss"), onclick: () => node.remove() }, "×"));
   if (old) old.replaceWith(node);
   else notices.append(node);
 }
@@ -58,7 +70,7 @@ async function showUp(link) {
       }
     }
     showingUp = true;
-    link.textContent = "Waiting for your opponent…"; // their arrival is pushed: match_ready active
+    link.textContent = gettext("Waiting for your opponent…"); // their arrival is pushed: match_ready active
   } catch (error) {
     link.removeAttribute("aria-busy");
     if (!(error instanceof ApiError)) return;
@@ -96,26 +108,33 @@ function renderBanner(message) {
       return;
     }
     const table = message.venue === "table";
+    const versus = table && message.table
+      // Translators: after the event's name and round: the opponent, and the table (a number) to play at.
+      ? interpolate(gettext("v %(opponent)s at table %(table)s."), { opponent: message.opponent.name, table: message.table }, true)
+      // Translators: after the event's name and round: the opponent.
+      : interpolate(gettext("v %(opponent)s."), { opponent: message.opponent.name }, true);
     banner.replaceChildren(
-      el("strong", {}, "Your tournament match has started. "), ...where, ` v ${message.opponent.name}${table && message.table ? ` at table ${message.table}` : ""}. `,
-      el("a", { class: "button primary", href: tableLink(message) }, table ? "Open the score pad" : "Go to the table"));
+      el("strong", {}, gettext("Your tournament match has started.") + " "), ...where, " " + versus + " ",
+      el("a", { class: "button primary", href: tableLink(message) }, table ? gettext("Open the score pad") : gettext("Go to the table")));
     banner.hidden = false;
     return;
   }
-  const left = el("span", { class: "countdown", "aria-label": "time left to show up" });
+  const left = el("span", { class: "countdown", "aria-label": gettext("time left to show up") });
   const link = el("a", {
     class: "button primary",
     href: `/matches/${message.match}`,
     onclick: (event) => { event.preventDefault(); showUp(event.currentTarget); },
-  }, message.you_ready ? "Waiting for your opponent…" : "Go to the table");
+  }, message.you_ready ? gettext("Waiting for your opponent…") : gettext("Go to the table"));
   banner.replaceChildren(
-    el("strong", {}, "Your tournament match is ready. "), ...where, ` v ${message.opponent.name}: show up within `,
-    left, " or forfeit. ", link, el("span", { class: "problem" }));
+    el("strong", {}, gettext("Your tournament match is ready.") + " "), ...where, " ",
+    // Translators: after the event's name and round; time is a countdown (2:59), "the grace period" or "0:00 (time is up)".
+    ...fill(gettext("v %(opponent)s: show up within %(time)s or forfeit."), { opponent: message.opponent.name, time: left }),
+    " ", link, el("span", { class: "problem" }));
   const deadline = message.deadline ? new Date(message.deadline).getTime() : null;
   const tick = () => {
-    if (deadline === null) { left.textContent = "the grace period"; return; }
+    if (deadline === null) { left.textContent = gettext("the grace period"); return; }
     const ms = deadline - Date.now();
-    left.textContent = ms > 0 ? clock(ms) : "0:00 (time is up)";
+    left.textContent = ms > 0 ? clock(ms) : gettext("0:00 (time is up)");
     if (ms <= 0) clearInterval(countdown);
   };
   tick();
@@ -146,12 +165,12 @@ async function answer(message, node, accept) {
       goTo(data.current_game ? `/games/${data.current_game}` : `/matches/${message.match}`);
       return;
     }
-    notice(`challenge-${message.match}`, `You declined ${message.challenger.name}'s challenge.`);
+    notice(`challenge-${message.match}`, interpolate(gettext("You declined %(name)s's challenge."), { name: message.challenger.name }, true));
   } catch (error) {
     node.removeAttribute("aria-busy");
     problem.append(el("br"), reasonOf(error)); // on a line of its own, under the buttons
     const url = error instanceof ApiError && typeof error.body.url === "string" ? error.body.url : null;
-    if (url && url.startsWith("/")) problem.append(" ", el("a", { href: url }, "Go to your match"));
+    if (url && url.startsWith("/")) problem.append(" ", el("a", { href: url }, gettext("Go to your match")));
     if (error instanceof ApiError && error.status === 409 && error.code === "not_pending") {
       node.querySelectorAll(".answer").forEach((button) => button.remove());
     }
@@ -163,13 +182,14 @@ async function answer(message, node, accept) {
 function invitation(message) {
   const key = `challenge-${message.match}`;
   const node = el("p", { class: "notice challenge", dataset: { key, pending: "true" } },
-    el("strong", {}, message.challenger.name), ratingText(message.challenger_rating), " challenges you: ",
+    // Translators: name is the challenger's name and rating, e.g. "Ann (1520?) challenges you:"; the clock follows.
+    ...fill(gettext("%(name)s challenges you:"), { name: [el("strong", {}, message.challenger.name), ratingText(message.challenger_rating)] }), " ",
     el("span", { class: "challenge-clock" }, typeof message.clock === "string" ? message.clock : ""), el("br"),
     el("span", { class: "challenge-rules" }, typeof message.rules === "string" ? message.rules : ""), el("br"),
-    el("button", { type: "button", class: "button primary answer", onclick: () => answer(message, node, true) }, "Accept"), " ",
-    el("button", { type: "button", class: "button answer", onclick: () => answer(message, node, false) }, "Decline"),
+    el("button", { type: "button", class: "button primary answer", onclick: () => answer(message, node, true) }, gettext("Accept")), " ",
+    el("button", { type: "button", class: "button answer", onclick: () => answer(message, node, false) }, gettext("Decline")),
     el("span", { class: "problem" }),
-    el("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: () => node.remove() }, "×"));
+    el("button", { type: "button", class: "link", "aria-label": gettext("Dismiss"), onclick: () => node.remove() }, "×"));
   const old = notices.querySelector(`[data-key="${key}"]`);
   if (old) old.replaceWith(node);
   else notices.append(node);
@@ -181,25 +201,28 @@ function challenge(message) {
   if (message.status === "challenged") {
     if (!onLobby && here !== `/matches/${message.match}`) invitation(message); // nor its own page
   } else if (message.status === "accepted") {
-    notice(key, `${message.opponent.name} accepted your challenge. `,
-      el("a", { class: "button primary", href: message.game ? `/games/${message.game}` : `/matches/${message.match}` }, "Go to the table"));
+    notice(key, interpolate(gettext("%(name)s accepted your challenge."), { name: message.opponent.name }, true) + " ",
+      el("a", { class: "button primary", href: message.game ? `/games/${message.game}` : `/matches/${message.match}` }, gettext("Go to the table")));
   } else if (message.status === "declined") {
-    notice(key, `${message.opponent.name} declined your challenge.`);
+    notice(key, interpolate(gettext("%(name)s declined your challenge."), { name: message.opponent.name }, true));
   } else {
     unnotice(key);
-    if (!onLobby) notice(key, `${message.challenger.name} withdrew their challenge.`);
+    if (!onLobby) notice(key, interpolate(gettext("%(name)s withdrew their challenge."), { name: message.challenger.name }, true));
   }
 }
 
 function pairing(message) {
   if (message.game && here === `/games/${message.game}`) return;
-  notice(`pairing-${message.match}`, `${message.ladder.name}: paired with ${message.opponent.name}. `,
-    el("a", { class: "button primary", href: message.game ? `/games/${message.game}` : `/matches/${message.match}` }, "Go to the table"));
+  const text = interpolate(gettext("%(ladder)s: paired with %(opponent)s."), { ladder: message.ladder.name, opponent: message.opponent.name }, true);
+  notice(`pairing-${message.match}`, text + " ",
+    el("a", { class: "button primary", href: message.game ? `/games/${message.game}` : `/matches/${message.match}` }, gettext("Go to the table")));
 }
 
 function withdrawn(message) {
-  notice(`withdrawn-${message.entry}`, `${message.event.name}: you were withdrawn (${message.reason}). `,
-    el("a", { href: `/events/${message.event.id}` }, "The event"));
+  const reason = WITHDRAWAL_REASONS[message.reason] || message.reason;
+  // Translators: an event's start withdrew the reader; reason: e.g. "did not check in".
+  const text = interpolate(gettext("%(event)s: you were withdrawn (%(reason)s)."), { event: message.event.name, reason }, true);
+  notice(`withdrawn-${message.entry}`, text + " ", el("a", { href: `/events/${message.event.id}` }, gettext("The event")));
 }
 
 function summary(message) {
@@ -214,7 +237,8 @@ function summary(message) {
   }
   const active = message.active;
   if (active && !isHere(active.match, active.game) && !message.match_ready) {
-    notice("active", `Your match v ${active.opponent.name} is in play. `, el("a", { href: `/games/${active.game}` }, "Return to the table"));
+    notice("active", interpolate(gettext("Your match v %(opponent)s is in play."), { opponent: active.opponent.name }, true) + " ",
+      el("a", { href: `/games/${active.game}` }, gettext("Return to the table")));
   } else {
     unnotice("active");
   }
