@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from games.engine.cards import card_index, card_name
 from games.engine.match import Match as EngineMatch
 from games.engine.rules import RuleSet, ScoringStyle, ShutoutStyle
@@ -20,55 +23,81 @@ from games.models import Match, TableHand
 TIMES = "\u00d7"
 #: A preset's name as a person reads it.
 PRESET_NAMES = {
-    "standard": "Standard",
-    "oklahoma": "Oklahoma",
-    "straight": "Straight gin",
-    "hollywood": "Hollywood",
+    "standard": gettext_lazy("Standard"),
+    "oklahoma": gettext_lazy("Oklahoma"),
+    "straight": gettext_lazy("Straight gin"),
+    "hollywood": gettext_lazy("Hollywood"),
 }
 SHUTOUT_TEXT = {
-    ShutoutStyle.DOUBLE_HAND_POINTS: "a shutout doubles the hand points",
-    ShutoutStyle.DOUBLE_GAME_BONUS: "a shutout doubles the game bonus",
-    ShutoutStyle.NONE: "no shutout bonus",
+    ShutoutStyle.DOUBLE_HAND_POINTS: gettext_lazy("a shutout doubles the hand points"),
+    ShutoutStyle.DOUBLE_GAME_BONUS: gettext_lazy("a shutout doubles the game bonus"),
+    ShutoutStyle.NONE: gettext_lazy("no shutout bonus"),
 }
 
 
 def rules_line(rules: RuleSet) -> str:
     """The rules of a match in one line, as a score sheet prints them."""
     hollywood = rules.scoring is ScoringStyle.HOLLYWOOD
-    name = PRESET_NAMES.get(rules.name, rules.name.capitalize())
-    if hollywood:
-        name = f"{name} (three games scored at once)" if name == "Hollywood" else name
+    # A preset's name is translated; a rule set's own name is data.
+    name = str(PRESET_NAMES.get(rules.name, rules.name.capitalize()))
+    if hollywood and rules.name.capitalize() == "Hollywood":
+        name = _("Hollywood (three games scored at once)")
     parts = [name]
     if rules.straight:
-        parts.append("no knocking: only gin ends a hand")
+        parts.append(_("no knocking: only gin ends a hand"))
     elif rules.oklahoma:
         spade = rules.oklahoma_spade_multiplier
-        parts.append(
-            "the first upcard sets the knock limit (an ace: gin only)"
-            + (f", a spade upcard scores {TIMES}{spade}" if spade > 1 else "")
-        )
+        if spade > 1:
+            parts.append(
+                _(
+                    "the first upcard sets the knock limit (an ace: gin only), "
+                    "a spade upcard scores %(times)s%(multiplier)s"
+                )
+                % {"times": TIMES, "multiplier": spade}
+            )
+        else:
+            parts.append(_("the first upcard sets the knock limit (an ace: gin only)"))
     else:
-        parts.append(f"knock at {rules.knock_limit} or less")
+        parts.append(_("knock at %(limit)s or less") % {"limit": rules.knock_limit})
     if hollywood and rules.name != "hollywood":
-        parts.append("Hollywood: three games scored at once")
+        parts.append(_("Hollywood: three games scored at once"))
     parts.append(
-        f"gin {rules.gin_bonus}, big gin {rules.big_gin_bonus}, undercut {rules.undercut_bonus}"
+        _("gin %(gin)s, big gin %(big_gin)s, undercut %(undercut)s")
+        % {"gin": rules.gin_bonus, "big_gin": rules.big_gin_bonus, "undercut": rules.undercut_bonus}
     )
-    parts.append(f"game {rules.game_bonus}, box {rules.line_bonus}, {SHUTOUT_TEXT[rules.shutout]}")
-    parts.append(f"best of {rules.best_of} to {rules.target}")
+    parts.append(
+        _("game %(game)s, box %(box)s, %(shutout)s")
+        % {
+            "game": rules.game_bonus,
+            "box": rules.line_bonus,
+            "shutout": SHUTOUT_TEXT[rules.shutout],
+        }
+    )
+    parts.append(
+        _("best of %(best_of)s to %(target)s") % {"best_of": rules.best_of, "target": rules.target}
+    )
     return " · ".join(parts)
 
 
 def time_control_line(match: Match) -> str:
     """A match's clock in one line, as the lobby writes it: "10 min + 5 s, 30 s a turn"."""
     if not match.is_timed:
-        return "untimed"
+        return _("untimed")
     base = match.base_seconds or 0
-    clock = f"{base // 60} min" if base % 60 == 0 else f"{base} s"
+    if base % 60 == 0:
+        clock = _("%(minutes)s min") % {"minutes": base // 60}
+    else:
+        clock = _("%(seconds)s s") % {"seconds": base}
     if match.increment_seconds:
-        clock = f"{clock} + {match.increment_seconds} s"
+        clock = _("%(clock)s + %(seconds)s s") % {
+            "clock": clock,
+            "seconds": match.increment_seconds,
+        }
     if match.turn_limit_seconds:
-        clock = f"{clock}, {match.turn_limit_seconds} s a turn"
+        clock = _("%(clock)s, %(seconds)s s a turn") % {
+            "clock": clock,
+            "seconds": match.turn_limit_seconds,
+        }
     return clock
 
 

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop, pgettext_lazy
+
 from games.engine import (
     HOLLYWOOD,
     OKLAHOMA,
@@ -37,13 +40,21 @@ from games.engine.rules import PRESETS
 #: The presets in the order the page explains them.
 PRESET_ORDER = ("standard", "oklahoma", "straight", "hollywood")
 PRESET_TITLES = {
-    "standard": "Standard gin",
-    "oklahoma": "Oklahoma gin",
-    "straight": "Straight gin",
-    "hollywood": "Hollywood scoring",
+    "standard": _("Standard gin"),
+    "oklahoma": _("Oklahoma gin"),
+    "straight": _("Straight gin"),
+    "hollywood": _("Hollywood scoring"),
 }
 #: How a hand ended, in the page's words.
-WORDS = {"knock": "knock", "undercut": "undercut", "gin": "gin", "big_gin": "big gin"}
+WORDS = {
+    "knock": pgettext_lazy("how a hand ended", "knock"),
+    "undercut": pgettext_lazy("how a hand ended", "undercut"),
+    "gin": pgettext_lazy("how a hand ended", "gin"),
+    "big_gin": pgettext_lazy("how a hand ended", "big gin"),
+}
+#: The engine's refusal of a knock in straight gin, in the words the page quotes it (the
+#: engine's own text when it says exactly this, so the page shows it translated).
+STRAIGHT_REFUSAL = gettext_noop("no knocking in straight gin: only gin or big gin ends the hand")
 #: Options that say which variant a rule set is, rather than a number of it.
 NAMING_OPTIONS = frozenset({"name", "oklahoma", "straight", "scoring"})
 
@@ -290,49 +301,55 @@ def examples() -> Examples:
     knocker = "AS 2S 3S 4H 5H 6H KD KC KS 9C"
     deals = {
         "knock": _deal_example(
-            "A knock, and the defender lays off",
+            _("A knock, and the defender lays off"),
             knocker,
             "7H 8H QC QH JD 3C 5C 5D 9D TS",
             "2D",
             ["take_upcard", "knock 9C"],
-            "knocks",
+            pgettext_lazy("what the player who ends the deal does", "knocks"),
         ),
         "undercut": _deal_example(
-            "An undercut",
+            _("An undercut"),
             knocker,
             "7D 8D 9D QC QH QS 2C 3D AH 7H",
             "8C",
             ["take_upcard", "knock 9C"],
-            "knocks",
+            pgettext_lazy("what the player who ends the deal does", "knocks"),
         ),
         "gin": _deal_example(
-            "Gin",
+            pgettext_lazy("rules example", "Gin"),
             knocker,
             "7D 8D 9D QC QH QS 3C 5C 2H TS",
             "7H",
             ["take_upcard", "gin 9C"],
-            "goes gin",
+            pgettext_lazy("what the player who ends the deal does", "goes gin"),
         ),
         "big_gin": _deal_example(
-            "Big gin",
+            pgettext_lazy("rules example", "Big gin"),
             "AS 2S 3S 4H 5H 6H KD KC KS 7H",
             "7D 8D 9D QC QH QS 3C 5C 2H TS",
             "8H",
             ["take_upcard", "big_gin"],
-            "lays down all eleven cards: big gin",
+            pgettext_lazy(
+                "what the player who ends the deal does", "lays down all eleven cards: big gin"
+            ),
         ),
     }
     entered = {
-        "knock": _entered("a knock", EnteredHand(HandKind.KNOCK, knocker=0, deadwood=(6, 31))),
+        "knock": _entered(_("a knock"), EnteredHand(HandKind.KNOCK, knocker=0, deadwood=(6, 31))),
         "undercut": _entered(
-            "an undercut", EnteredHand(HandKind.KNOCK, knocker=0, deadwood=(8, 5))
+            _("an undercut"), EnteredHand(HandKind.KNOCK, knocker=0, deadwood=(8, 5))
         ),
-        "gin": _entered("gin", EnteredHand(HandKind.GIN, knocker=0, deadwood=(None, 12))),
+        "gin": _entered(
+            pgettext_lazy("a hand", "gin"),
+            EnteredHand(HandKind.GIN, knocker=0, deadwood=(None, 12)),
+        ),
         "big_gin": _entered(
-            "big gin", EnteredHand(HandKind.BIG_GIN, knocker=0, deadwood=(None, 12))
+            pgettext_lazy("a hand", "big gin"),
+            EnteredHand(HandKind.BIG_GIN, knocker=0, deadwood=(None, 12)),
         ),
         "oklahoma": _entered(
-            "a knock in Oklahoma, the first upcard a spade",
+            _("a knock in Oklahoma, the first upcard a spade"),
             EnteredHand(HandKind.KNOCK, knocker=0, deadwood=(3, 20), upcard=card_index("4S")),
             OKLAHOMA,
         ),
@@ -348,13 +365,13 @@ def examples() -> Examples:
     try:
         EnteredHand(HandKind.KNOCK, knocker=0, deadwood=(5, 20)).score(STRAIGHT)
     except EntryError as error:
-        straight_refusal = str(error)
+        straight_refusal = _(STRAIGHT_REFUSAL) if str(error) == STRAIGHT_REFUSAL else str(error)
     else:  # pragma: no cover - the engine refuses it
         raise AssertionError("straight gin took a knock")
 
     games = {
         "game": _game_example(
-            "A game to 250",
+            _("A game to 250"),
             STANDARD,
             [
                 EnteredHand(HandKind.KNOCK, knocker=0, deadwood=(5, 40)),
@@ -366,7 +383,7 @@ def examples() -> Examples:
             ],
         ),
         "shutout": _game_example(
-            "A shutout",
+            _("A shutout"),
             STANDARD,
             [
                 EnteredHand(HandKind.GIN, knocker=0, deadwood=(None, 70)),
