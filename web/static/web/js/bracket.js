@@ -17,13 +17,22 @@ const laidOutFor = new WeakMap(); // part -> its sizes when it was last laid out
 
 // How a match was decided when not by its games, in the printed pages' words (web/paper.py).
 const RESULT_TEXT = {
-  forfeit: "forfeit",
-  no_show: "no show",
-  double_no_show: "neither came",
-  override: "decided",
-  walkover: "walkover",
-  bye: "bye",
+  forfeit: gettext("forfeit"),
+  no_show: gettext("no show"),
+  double_no_show: gettext("neither came"),
+  override: gettext("decided"),
+  walkover: gettext("walkover"),
+  bye: gettext("bye"),
 };
+
+// A part's title as shown (its name, from sectionOf, stays the part's key).
+const PART_TITLES = {
+  "Losers bracket": gettext("Losers bracket"),
+  Finals: gettext("Finals"),
+  "Winners bracket": gettext("Winners bracket"),
+  Bracket: gettext("Bracket"),
+};
+const partTitle = (name) => PART_TITLES[name] || name;
 
 export function sectionOf(name, format) {
   if (/^Losers/i.test(name)) return "Losers bracket";
@@ -43,9 +52,9 @@ function feedsOf(bracket) {
   for (const round of bracket.rounds) {
     for (const p of round.pairings) {
       const [wk, ws] = target(p.winner_to);
-      if (wk) feeds.set(`${wk}:${ws}`, `winner of ${p.key}`);
+      if (wk) feeds.set(`${wk}:${ws}`, interpolate(gettext("winner of %(match)s"), { match: p.key }, true));
       const [lk, ls] = target(p.loser_to);
-      if (lk) feeds.set(`${lk}:${ls}`, `loser of ${p.key}`);
+      if (lk) feeds.set(`${lk}:${ls}`, interpolate(gettext("loser of %(match)s"), { match: p.key }, true));
     }
   }
   return feeds;
@@ -53,16 +62,16 @@ function feedsOf(bracket) {
 
 function slot(side, name, pairing, live, feeds) {
   if (!side) {
-    let text = feeds.get(`${pairing.key}:${name}`) || "to be decided";
+    let text = feeds.get(`${pairing.key}:${name}`) || gettext("to be decided");
     if (pairing.status === "skipped") text = "—";
-    else if (pairing.result === "bye" || pairing.status === "finished" || pairing.status === "bye") text = "bye";
+    else if (pairing.result === "bye" || pairing.status === "finished" || pairing.status === "bye") text = gettext("bye");
     return el("div", { class: "slot empty" }, el("span", { class: "name meta" }, text));
   }
   const won = pairing.winner !== null && pairing.winner === side.entry;
   const index = name === "a" ? 0 : 1;
   let games = pairing.status === "finished" ? String(pairing.games[index]) : "";
   if (live) games = String(live.games_won[index]);
-  return el("div", { class: `slot${won ? " winner" : ""}`, "aria-label": `${side.player.name}${won ? ", winner" : ""}` },
+  return el("div", { class: `slot${won ? " winner" : ""}`, "aria-label": won ? interpolate(gettext("%(name)s, winner"), { name: side.player.name }, true) : side.player.name },
     el("span", { class: "name" }, side.seed ? el("span", { class: "seed meta" }, `${side.seed} `) : null,
       el("a", { href: `/players/${side.player.id}` }, side.player.name), kindTag(side.player)),
     el("span", { class: "games" }, games));
@@ -74,22 +83,22 @@ export function pairingNode(pairing, live, feeds = new Map(), mine = null) {
   const [to] = target(pairing.winner_to);
   const foot = el("div", { class: "foot" }, el("span", { class: "key meta" }, pairing.key));
   if (pairing.match) {
-    let text = "match";
+    let text = gettext("match");
     if (isLive) {
       const game = live && live.games ? live.games.find((g) => g.status === "active") : null;
-      text = game ? `live · game ${game.number + 1}: ${game.score_a}–${game.score_b}` : "live";
+      text = game ? interpolate(gettext("live · game %(number)s: %(score)s"), { number: game.number + 1, score: `${game.score_a}–${game.score_b}` }, true) : gettext("live");
     } else if (pairing.status === "finished" && pairing.result !== "played") {
       text = RESULT_TEXT[pairing.result] || pairing.result.replaceAll("_", " ");
     }
     // A match at a table: its score pad, where its hands are entered and read.
     const href = pairing.match_venue === "table" ? `/matches/${pairing.match}/pad`
       : isLive && live && live.current_game ? `/games/${live.current_game}` : `/matches/${pairing.match}`;
-    if (isLive && pairing.match_confirmation === "awaiting") text = "to confirm";
-    else if (isLive && pairing.match_confirmation === "disputed") text = "disputed";
+    if (isLive && pairing.match_confirmation === "awaiting") text = gettext("to confirm");
+    else if (isLive && pairing.match_confirmation === "disputed") text = gettext("disputed");
     foot.append(el("a", { href },
       isLive ? el("span", { class: "live" }, "● ") : null, text));
   } else if (pairing.status === "skipped") {
-    foot.append(el("span", { class: "meta" }, "not needed"));
+    foot.append(el("span", { class: "meta" }, gettext("not needed")));
   }
   return el("div", { class: `pairing${isLive ? " in-play" : ""}${yours ? " yours" : ""}`, dataset: { key: pairing.key, to: to || "" } },
     slot(pairing.a, "a", pairing, live, feeds), slot(pairing.b, "b", pairing, live, feeds), foot);
@@ -107,12 +116,12 @@ function partNode(name, rounds, live, feeds, { titled, phone, mine }) {
   const columns = rounds.map((round) => el("div", { class: "round", role: "group", "aria-label": round.name, dataset: { number: round.number } },
     el("h3", {}, round.name),
     el("div", { class: "matches" }, ...round.pairings.map((p) => pairingNode(p, live.get(p.match), feeds, mine)))));
-  const head = el("div", { class: "part-head" }, titled ? el("h3", { class: "part-title" }, name) : el("span"));
+  const head = el("div", { class: "part-head" }, titled ? el("h3", { class: "part-title" }, partTitle(name)) : el("span"));
   const part = el("div", { class: `bracket-part${phone ? " phone" : ""}`, dataset: { part: name } }, head);
   if (phone) {
     const wanted = shownRound.get(name);
     const shown = rounds.find((r) => r.number === wanted) || currentRound(rounds);
-    const tabs = el("div", { class: "round-tabs", role: "tablist", "aria-label": `${name}: rounds` });
+    const tabs = el("div", { class: "round-tabs", role: "tablist", "aria-label": interpolate(gettext("%(part)s: rounds"), { part: partTitle(name) }, true) });
     rounds.forEach((round, i) => {
       const selected = round === shown;
       columns[i].hidden = !selected;
@@ -220,7 +229,7 @@ function cue(part) {
   const atEnd = scroll.scrollLeft >= hiddenWidth - 2;
   part.dataset.scroll = hiddenWidth <= 2 ? "none" : atEnd ? "end" : "more";
   button.hidden = hiddenWidth <= 2;
-  button.textContent = atEnd ? "← First rounds" : "More rounds: scroll sideways →";
+  button.textContent = atEnd ? gettext("← First rounds") : gettext("More rounds: scroll sideways →");
 }
 
 /** Draw the bracket into ``container``: its rounds in parts, live scores from ``live`` (match id

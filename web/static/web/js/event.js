@@ -18,32 +18,58 @@ const REFRESH_MS = 6000;
 const LIVE_MATCHES = 8;
 
 const COLUMNS = {
-  match_points: "Points",
-  buchholz: "Buchholz",
-  median_buchholz: "Median Buchholz",
-  sonneborn_berger: "Sonneborn-Berger",
-  direct_encounter: "Direct encounter",
-  games_won: "Games won",
-  margin: "Margin",
-  wins: "Wins",
+  match_points: gettext("Points"),
+  buchholz: gettext("Buchholz"),
+  median_buchholz: gettext("Median Buchholz"),
+  sonneborn_berger: gettext("Sonneborn-Berger"),
+  direct_encounter: gettext("Direct encounter"),
+  games_won: gettext("Games won"),
+  margin: gettext("Margin"),
+  wins: gettext("Wins"),
 };
 
 const FORMATS = {
-  single_elim: "Single elimination",
-  double_elim: "Double elimination",
-  round_robin: "Round robin",
-  swiss: "Swiss",
-  arena: "Arena",
-  two_stage: "Groups, then playoffs",
+  single_elim: gettext("Single elimination"),
+  double_elim: gettext("Double elimination"),
+  round_robin: gettext("Round robin"),
+  swiss: gettext("Swiss"),
+  arena: gettext("Arena"),
+  two_stage: gettext("Groups, then playoffs"),
 };
 
 const STATUS_TEXT = {
-  draft: "Draft",
-  registration: "Registration open",
-  running: "In play",
-  finished: "Finished",
-  cancelled: "Cancelled",
+  draft: gettext("Draft"),
+  registration: gettext("Registration open"),
+  running: gettext("In play"),
+  finished: gettext("Finished"),
+  cancelled: gettext("Cancelled"),
 };
+
+// A round's state in its caption.
+const ROUND_STATUS = {
+  pending: gettext("pending"),
+  running: gettext("running"),
+  finished: gettext("finished"),
+};
+
+// An entry no longer in the event, as its tag in the standings.
+const ENTRY_STATUS = {
+  withdrawn: gettext("withdrawn"),
+  disqualified: gettext("disqualified"),
+};
+
+const LANG = document.documentElement.lang || undefined;
+
+// A translated text with named placeholders, interpolated.
+function fmt(text, values) {
+  return interpolate(text, values, true);
+}
+
+// A translated sentence whose placeholders are nodes (a link, a countdown) or text: its pieces
+// in order, for el(...) or append(...).
+function sentence(text, values) {
+  return text.split(/%\((\w+)\)s/).map((piece, i) => (i % 2 ? values[piece] : piece)).filter((piece) => piece !== "");
+}
 
 let busy = false;
 let pollTimer = null;
@@ -52,7 +78,8 @@ let liveCache = { at: 0, ids: "", live: new Map() };
 
 function number(value) {
   if (value === null || value === undefined) return "–";
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+  return Number.isInteger(value) ? String(value)
+    : value.toLocaleString(LANG, { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false });
 }
 
 // --- the event and registration ------------------------------------------------------------
@@ -61,19 +88,33 @@ function number(value) {
 // withdraw from it.
 function renderEvent(event, out = false) {
   const tc = event.time_control;
-  const clock = tc ? `${tc.base_seconds % 60 ? `${tc.base_seconds} s` : `${tc.base_seconds / 60} min`}${tc.increment_seconds ? ` + ${tc.increment_seconds} s` : ""}` : "untimed";
-  document.getElementById("event-meta").textContent =
-    `${FORMATS[event.format] || event.format} · ${STATUS_TEXT[event.status] || event.status} · ` +
-    `best of ${event.best_of} to ${event.target} · ${clock}${event.rated ? " · rated" : ""}`;
-  const summary = [`${event.entries_count} player${event.entries_count === 1 ? "" : "s"}`];
+  let clock = gettext("untimed");
+  if (tc) {
+    clock = tc.base_seconds % 60 ? fmt(gettext("%(seconds)s s"), { seconds: tc.base_seconds })
+      : fmt(gettext("%(minutes)s min"), { minutes: tc.base_seconds / 60 });
+    if (tc.increment_seconds) clock += ` + ${fmt(gettext("%(seconds)s s"), { seconds: tc.increment_seconds })}`;
+  }
+  document.getElementById("event-meta").textContent = [
+    FORMATS[event.format] || event.format,
+    STATUS_TEXT[event.status] || event.status,
+    fmt(gettext("best of %(best_of)s to %(target)s"), { best_of: event.best_of, target: event.target }),
+    clock,
+    ...(event.rated ? [gettext("rated")] : []),
+  ].join(" · ");
+  const summary = [fmt(ngettext("%(count)s player", "%(count)s players", event.entries_count), { count: event.entries_count })];
   // A double elimination's count (a double-elimination playoff's too) includes the grand
   // final's reset, played only if needed.
   const doubleElim = event.format === "double_elim" || (event.format === "two_stage" && event.playoff_format === "double_elim");
-  if (event.rounds_planned) summary.push(`${doubleElim && event.bracket_reset ? "up to " : ""}${event.rounds_planned} round${event.rounds_planned === 1 ? "" : "s"}`);
+  if (event.rounds_planned) {
+    const rounds = event.rounds_planned;
+    summary.push(doubleElim && event.bracket_reset
+      ? fmt(ngettext("up to %(count)s round", "up to %(count)s rounds", rounds), { count: rounds })
+      : fmt(ngettext("%(count)s round", "%(count)s rounds", rounds), { count: rounds }));
+  }
   const line = el("span", {}, summary.join(" · "));
   if (event.format === "arena") line.append(...arenaClock(event));
   if (event.champion) {
-    line.append(" · Champion: ", el("strong", { class: "champion" }, "★ ", el("a", { href: `/players/${event.champion.id}` }, event.champion.name)));
+    line.append(` · ${gettext("Champion:")} `, el("strong", { class: "champion" }, "★ ", el("a", { href: `/players/${event.champion.id}` }, event.champion.name)));
   }
   document.getElementById("event-summary").replaceChildren(line);
   if (event.format === "arena") startCountdowns();
@@ -82,19 +123,19 @@ function renderEvent(event, out = false) {
   const entry = event.your_entry;
   const active = entry && (entry.status === "registered" || entry.status === "checked_in");
   if (!signedIn && event.registration_open) {
-    actions.push(el("a", { class: "button primary", href: `/login?next=${encodeURIComponent(window.location.pathname)}` }, "Sign in to register"));
+    actions.push(el("a", { class: "button primary", href: `/login?next=${encodeURIComponent(window.location.pathname)}` }, gettext("Sign in to register")));
   } else if (signedIn) {
-    if (event.registration_open && !active) actions.push(command("register", "Register"));
+    if (event.registration_open && !active) actions.push(command("register", gettext("Register")));
     if (active && !out && event.status !== "finished" && event.status !== "cancelled") {
-      actions.push(el("span", {}, entry.status === "checked_in" ? "You are checked in. " : "You are registered. "));
+      actions.push(el("span", {}, `${entry.status === "checked_in" ? gettext("You are checked in.") : gettext("You are registered.")} `));
       const checkInOpen = event.check_in_opens_at && new Date(event.check_in_opens_at) <= new Date();
       if (entry.status === "registered" && event.status === "registration" && checkInOpen) {
-        actions.push(command("check-in", "Check in"));
+        actions.push(command("check-in", gettext("Check in")));
       }
       if (event.format === "arena" && event.status === "running") {
-        actions.push(entry.paused_at ? command("rejoin", "Rejoin") : command("pause", "Pause"));
+        actions.push(entry.paused_at ? command("rejoin", gettext("Rejoin")) : command("pause", gettext("Pause")));
       }
-      actions.push(command("withdraw", "Withdraw"));
+      actions.push(command("withdraw", gettext("Withdraw")));
     }
   }
   document.getElementById("event-actions").replaceChildren(...actions);
@@ -103,9 +144,12 @@ function renderEvent(event, out = false) {
 // An arena's time: how long it runs, the time left while it runs (no match starts after).
 function arenaClock(event) {
   const minutes = event.arena_minutes === null || event.arena_minutes === undefined ? 60 : event.arena_minutes;
-  const parts = [` · ${number(minutes)} min arena${event.berserk ? " · berserk allowed" : ""}`];
+  const parts = [` · ${fmt(gettext("%(minutes)s min arena"), { minutes: number(minutes) })}${event.berserk ? ` · ${gettext("berserk allowed")}` : ""}`];
   if (event.status === "running" && event.ends_at) {
-    parts.push(" · ends in ", el("span", { class: "countdown", id: "arena-clock", dataset: { deadline: event.ends_at } }, ""));
+    // Translators: followed by a countdown, e.g. "ends in 12:34".
+    parts.push(" · ", ...sentence(gettext("ends in %(time)s"), {
+      time: el("span", { class: "countdown", id: "arena-clock", dataset: { deadline: event.ends_at } }, ""),
+    }));
   }
   return parts;
 }
@@ -116,14 +160,14 @@ function command(path, label) {
     class: `button${path === "withdraw" ? "" : " primary"}`,
     onclick: async (clickEvent) => {
       if (busy) return;
-      if (path === "withdraw" && !window.confirm("Withdraw from this event?")) return;
+      if (path === "withdraw" && !window.confirm(gettext("Withdraw from this event?"))) return;
       busy = true;
       clickEvent.currentTarget.disabled = true;
       try {
         await api(`/api/events/${eventId}/${path}`, { method: "POST" });
         flash(flashBox, "");
       } catch (error) {
-        flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: try again.");
+        flash(flashBox, error instanceof ApiError ? error.detail : gettext("The connection failed: try again."));
       }
       busy = false;
       if (!socket.isOpen) refresh(); // the socket pushes the change itself
@@ -144,7 +188,7 @@ function atTable(p) {
 }
 
 // What a table match waits for once its hands decide it.
-const CONFIRMATION_TEXT = { awaiting: "to confirm", disputed: "disputed" };
+const CONFIRMATION_TEXT = { awaiting: gettext("to confirm"), disputed: gettext("disputed") };
 
 function renderRounds(bracket, live, mine) {
   const nodes = [];
@@ -154,23 +198,23 @@ function renderRounds(bracket, live, mine) {
       let score = p.status === "finished" ? `${p.games[0]}–${p.games[1]}` : "";
       const waiting = p.match_status === "active" && CONFIRMATION_TEXT[p.match_confirmation];
       if (!score && waiting) score = [`${l ? `${l.games_won[0]}–${l.games_won[1]}` : ""}`, el("span", { class: "live-tag" }, ` (${waiting})`)];
-      else if (!score && l) score = [`${l.games_won[0]}–${l.games_won[1]}`, el("span", { class: "live-tag" }, " (live)")];
+      else if (!score && l) score = [`${l.games_won[0]}–${l.games_won[1]}`, el("span", { class: "live-tag" }, ` (${gettext("live")})`)];
       const name = (side, index) => {
-        if (!side) return el("td", { class: "player meta" }, p.b === null && index === 1 ? "bye" : "—");
+        if (!side) return el("td", { class: "player meta" }, p.b === null && index === 1 ? gettext("bye") : "—");
         const won = p.winner !== null && p.winner === side.entry;
         return el("td", { class: `player${won ? " winner" : ""}` }, won ? "✔ " : "", el("a", { href: `/players/${side.player.id}` }, side.player.name), kindTag(side.player));
       };
       const yours = mine !== null && [p.a, p.b].some((side) => side && side.entry === mine);
       const link = !p.match ? ""
-        : atTable(p) ? el("a", { href: `/matches/${p.match}/pad` }, p.match_status === "active" ? "score pad" : "sheet")
-          : el("a", { href: l && l.current_game ? `/games/${l.current_game}` : `/matches/${p.match}` }, p.match_status === "active" ? "watch" : "match");
+        : atTable(p) ? el("a", { href: `/matches/${p.match}/pad` }, p.match_status === "active" ? gettext("score pad") : gettext("sheet"))
+          : el("a", { href: l && l.current_game ? `/games/${l.current_game}` : `/matches/${p.match}` }, p.match_status === "active" ? gettext("watch") : gettext("match"));
       return el("tr", { class: yours ? "yours" : null, dataset: { key: p.key } }, el("td", { class: "num" }, String(atTable(p) && p.match_table ? p.match_table : p.table)), name(p.a, 0), el("td", { class: "num" }, score), name(p.b, 1),
         el("td", {}, link));
     });
     nodes.push(el("table", { class: "grid pairings" },
-      el("caption", {}, `${round.name} · ${round.status}`),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "num" }, el("abbr", { title: "Table" }, "#")), el("th", { scope: "col" }, "Player"),
-        el("th", { scope: "col", class: "num" }, "Games"), el("th", { scope: "col" }, "Player"), el("th", { scope: "col" }, el("span", { class: "sr-only" }, "Match")))),
+      el("caption", {}, `${round.name} · ${ROUND_STATUS[round.status] || round.status}`),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "num" }, el("abbr", { title: gettext("Table") }, "#")), el("th", { scope: "col" }, gettext("Player")),
+        el("th", { scope: "col", class: "num" }, gettext("Games")), el("th", { scope: "col" }, gettext("Player")), el("th", { scope: "col" }, el("span", { class: "sr-only" }, gettext("Match"))))),
       el("tbody", {}, ...rows)));
   }
   document.getElementById("rounds").replaceChildren(...nodes);
@@ -229,39 +273,46 @@ function renderYourMatch(event, bracket, standings, live) {
     return;
   }
   const p = yourPairing(bracket, entry.id);
-  const lines = [el("h2", { id: "your-match-title" }, "Your match")];
+  const lines = [el("h2", { id: "your-match-title" }, gettext("Your match"))];
   if (!p && knockedOut(event, bracket)) {
     const where = yourPlace(standings, entry.id);
-    lines.push(el("p", {}, el("span", { class: "state" }, "You are out of the event."),
-      where ? ` Reached: ${where.reached}; place ${where.place}.` : ""));
+    lines.push(el("p", {}, el("span", { class: "state" }, gettext("You are out of the event.")),
+      where ? ` ${fmt(gettext("Reached: %(reached)s; place %(place)s."), { reached: where.reached, place: where.place })}` : ""));
   } else if (!p) {
-    lines.push(el("p", {}, el("span", { class: "state" }, "No match for you now."), " Your next one shows here when it is paired."));
+    lines.push(el("p", {}, el("span", { class: "state" }, gettext("No match for you now.")), ` ${gettext("Your next one shows here when it is paired.")}`));
   } else {
     const other = p.a && p.a.entry === entry.id ? p.b : p.a;
-    const against = other ? [el("a", { href: `/players/${other.player.id}` }, other.player.name), kindTag(other.player)] : "an opponent still to be decided";
-    lines.push(el("p", {}, `${p.round}: you against `, against, "."));
+    const against = other ? [el("a", { href: `/players/${other.player.id}` }, other.player.name), kindTag(other.player)] : gettext("an opponent still to be decided");
+    // Translators: "Round 2: you against Ada." (the opponent is a link).
+    lines.push(el("p", {}, ...sentence(gettext("%(round)s: you against %(opponent)s."), { round: p.round, opponent: against }).flat()));
     const l = live.get(p.match);
     if (p.match_status === "scheduled") {
-      const state = el("p", {}, el("span", { class: "state" }, "Ready: waiting for both players to show up."));
+      const state = el("p", {}, el("span", { class: "state" }, gettext("Ready: waiting for both players to show up.")));
       if (p.start_deadline) {
-        state.append(" Show up within ", el("span", { class: "countdown", dataset: { deadline: p.start_deadline } }, ""), " or forfeit.");
+        // Translators: the time is a countdown, e.g. "Show up within 4:59 or forfeit."
+        state.append(" ", ...sentence(gettext("Show up within %(time)s or forfeit."), {
+          time: el("span", { class: "countdown", dataset: { deadline: p.start_deadline } }, ""),
+        }));
       }
-      lines.push(state, el("p", {}, el("a", { class: "button primary", href: `/matches/${p.match}` }, "Go to your match")));
+      lines.push(state, el("p", {}, el("a", { class: "button primary", href: `/matches/${p.match}` }, gettext("Go to your match"))));
     } else if (p.match_status === "active" && atTable(p)) {
       // Played with real cards: the hands are entered on the score pad, which says whose turn
       // it is to confirm once they decide the match.
-      const state = p.match_confirmation === "awaiting" ? "Decided: waiting for the result to be confirmed."
-        : p.match_confirmation === "disputed" ? "Disputed: an organiser decides." : "In play.";
-      lines.push(el("p", {}, el("span", { class: "state" }, state), p.match_table ? ` At table ${p.match_table}.` : ""),
-        el("p", {}, el("a", { class: "button primary", href: `/matches/${p.match}/pad` }, "Open the score pad")));
+      const state = p.match_confirmation === "awaiting" ? gettext("Decided: waiting for the result to be confirmed.")
+        : p.match_confirmation === "disputed" ? gettext("Disputed: an organiser decides.") : gettext("In play.");
+      lines.push(el("p", {}, el("span", { class: "state" }, state), p.match_table ? ` ${fmt(gettext("At table %(table)s."), { table: p.match_table })}` : ""),
+        el("p", {}, el("a", { class: "button primary", href: `/matches/${p.match}/pad` }, gettext("Open the score pad"))));
     } else if (p.match_status === "active") {
       const game = l && l.games ? l.games.find((g) => g.status === "active") : null;
       const index = p.a && p.a.entry === entry.id ? 0 : 1;
-      const score = l ? ` Games ${l.games_won[index]}–${l.games_won[1 - index]}${game ? `, game ${game.number + 1} in play` : ""}.` : "";
-      lines.push(el("p", {}, el("span", { class: "state" }, "In play."), score),
-        el("p", {}, el("a", { class: "button primary", href: l && l.current_game ? `/games/${l.current_game}` : `/matches/${p.match}` }, "Go to the table")));
+      const games = l ? `${l.games_won[index]}–${l.games_won[1 - index]}` : "";
+      const score = !l ? ""
+        : game ? ` ${fmt(gettext("Games %(games)s, game %(number)s in play."), { games, number: game.number + 1 })}`
+          : ` ${fmt(gettext("Games %(games)s."), { games })}`;
+      lines.push(el("p", {}, el("span", { class: "state" }, gettext("In play.")), score),
+        el("p", {}, el("a", { class: "button primary", href: l && l.current_game ? `/games/${l.current_game}` : `/matches/${p.match}` }, gettext("Go to the table"))));
     } else {
-      lines.push(el("p", {}, el("span", { class: "state" }, "Waiting for earlier results."), " It starts when both players are known."));
+      lines.push(el("p", {}, el("span", { class: "state" }, gettext("Waiting for earlier results.")), ` ${gettext("It starts when both players are known.")}`));
     }
   }
   box.replaceChildren(...lines);
@@ -279,9 +330,9 @@ function renderEntries(event, standings) {
   const items = standings.rows.map((row) => el("li", {},
     el("a", { href: `/players/${row.player.id}` }, row.player.name), kindTag(row.player),
     row.rating === null || row.rating === undefined ? null : el("span", { class: "rating" }, ` ${Math.round(row.rating)}`),
-    row.status === "checked_in" ? el("span", { class: "tag" }, "checked in") : null));
+    row.status === "checked_in" ? el("span", { class: "tag" }, gettext("checked in")) : null));
   document.getElementById("entries").replaceChildren(...items);
-  if (!items.length) document.getElementById("entries").replaceChildren(el("li", { class: "meta" }, "Nobody yet."));
+  if (!items.length) document.getElementById("entries").replaceChildren(el("li", { class: "meta" }, gettext("Nobody yet.")));
   return true;
 }
 
@@ -290,25 +341,26 @@ function renderEntries(event, standings) {
 // The API names the columns that fit the format, in order, and leaves out empty ones.
 const STANDING_LABELS = {
   ...COLUMNS,
-  reached: "Reached",
-  played: "Played",
-  wins: "W–L",
-  byes: "Byes",
-  games_won: "Games",
-  rating: "Rating",
-  points: "Points",
-  sheet: "Sheet",
-  streak: "Streak",
-  berserk_wins: "Berserk wins",
-  group: "Group",
-  group_rank: "Place in group",
+  reached: gettext("Reached"),
+  played: gettext("Played"),
+  // Translators: wins–losses, a column's heading.
+  wins: gettext("W–L"),
+  byes: gettext("Byes"),
+  games_won: gettext("Games"),
+  rating: gettext("Rating"),
+  points: gettext("Points"),
+  sheet: gettext("Sheet"),
+  streak: gettext("Streak"),
+  berserk_wins: gettext("Berserk wins"),
+  group: gettext("Group"),
+  group_rank: gettext("Place in group"),
 };
 // Shown inside another column: wins with losses, games won with games lost.
 const PAIRED = { losses: "wins", games_lost: "games_won" };
 
 function standingCell(row, column) {
   switch (column) {
-    case "reached": return row.reached === "Champion" ? `★ ${row.reached}` : row.reached || "";
+    case "reached": return row.reached === "Champion" || row.reached === gettext("Champion") ? `★ ${row.reached}` : row.reached || "";
     case "wins": return `${row.wins}–${row.losses}`;
     case "games_won": return `${row.games_won}–${row.games_lost}`;
     case "rating": return row.rating === null || row.rating === undefined ? "–" : String(Math.round(row.rating));
@@ -321,17 +373,17 @@ function standingCell(row, column) {
 
 function renderStandings(standings) {
   const columns = (standings.columns || []).filter((c) => STANDING_LABELS[c] && !(PAIRED[c] && standings.columns.includes(PAIRED[c])));
-  const head = [el("th", { scope: "col", class: "num" }, "Rank"), el("th", { scope: "col" }, "Player")];
+  const head = [el("th", { scope: "col", class: "num" }, gettext("Rank")), el("th", { scope: "col" }, gettext("Player"))];
   for (const c of columns) head.push(el("th", { scope: "col", class: c === "reached" ? "" : "num" }, STANDING_LABELS[c]));
   const rows = standings.rows.map((row) => {
     const cells = [el("td", { class: "num" }, String(row.rank)),
       el("td", {}, el("a", { href: `/players/${row.player.id}` }, row.player.name), kindTag(row.player),
-        row.status === "withdrawn" || row.status === "disqualified" ? el("span", { class: "tag" }, row.status) : null)];
+        row.status === "withdrawn" || row.status === "disqualified" ? el("span", { class: "tag" }, ENTRY_STATUS[row.status]) : null)];
     for (const c of columns) cells.push(el("td", { class: c === "reached" ? "" : "num" }, standingCell(row, c)));
     return el("tr", {}, ...cells);
   });
   document.getElementById("standings").replaceChildren(
-    el("caption", { class: "sr-only" }, "Standings"),
+    el("caption", { class: "sr-only" }, gettext("Standings")),
     el("thead", {}, el("tr", {}, ...head)), el("tbody", {}, ...rows));
   document.getElementById("standings-section").hidden = !standings.rows.length;
 }
@@ -386,7 +438,7 @@ async function refresh() {
     ({ data: event } = await api(`/api/events/${eventId}`));
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 429)) {
-      flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: retrying.");
+      flash(flashBox, error instanceof ApiError ? error.detail : gettext("The connection failed: retrying."));
     }
     poll(REFRESH_MS * 2);
     return;
@@ -399,7 +451,7 @@ async function refresh() {
     ]);
     if (!socket.isOpen) await render(event, bracket, standings); // else the socket's is newer
   } catch (error) {
-    flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: retrying.");
+    flash(flashBox, error instanceof ApiError ? error.detail : gettext("The connection failed: retrying."));
   }
   if (event.status === "running") poll(REFRESH_MS);
   else if (event.status === "registration") poll(REFRESH_MS * 5);

@@ -26,6 +26,9 @@ const organiser = root.dataset.organiser === "true";
 const oklahoma = root.dataset.oklahoma === "true";
 const flashBox = $("flash");
 
+// A translated text with named placeholders, interpolated.
+const fmt = (text, values) => interpolate(text, values, true);
+
 const state = {
   sheet: JSON.parse($("pad-sheet").textContent),
   games: JSON.parse($("pad-games").textContent), // the match's game ids, by number
@@ -60,30 +63,30 @@ function short(index) {
   return first(0) === first(1) ? name(index) : first(index);
 }
 
-const KIND_WORDS = { knock: "knock", gin: "gin", big_gin: "big gin", drawn: "drawn" };
-
 function describe(row) {
   const k = row.knocker === null ? null : row.knocker;
   const dw = row.deadwood;
   let text;
   switch (row.termination) {
     case "knock":
-      text = `${short(k)} knocked ${dw[k]} v ${dw[1 - k]}`;
+      // Translators: a hand on the sheet, e.g. "Ada knocked 7 v 23" (the deadwood counts).
+      text = fmt(gettext("%(knocker)s knocked %(deadwood)s v %(other_deadwood)s"), { knocker: short(k), deadwood: dw[k], other_deadwood: dw[1 - k] });
       break;
     case "undercut":
-      text = `${short(k)} knocked ${dw[k]}, ${short(1 - k)} undercut ${dw[1 - k]}`;
+      text = fmt(gettext("%(knocker)s knocked %(deadwood)s, %(other)s undercut %(other_deadwood)s"), { knocker: short(k), deadwood: dw[k], other: short(1 - k), other_deadwood: dw[1 - k] });
       break;
     case "gin":
-      text = `${short(k)} gin, ${short(1 - k)} ${dw[1 - k]}`;
+      // Translators: a hand on the sheet, e.g. "Ada gin, Ben 23" (Ben's deadwood).
+      text = fmt(gettext("%(winner)s gin, %(other)s %(other_deadwood)s"), { winner: short(k), other: short(1 - k), other_deadwood: dw[1 - k] });
       break;
     case "big_gin":
-      text = `${short(k)} big gin, ${short(1 - k)} ${dw[1 - k]}`;
+      text = fmt(gettext("%(winner)s big gin, %(other)s %(other_deadwood)s"), { winner: short(k), other: short(1 - k), other_deadwood: dw[1 - k] });
       break;
     default:
-      text = "Drawn: nobody scores";
+      text = gettext("Drawn: nobody scores");
   }
   const extra = [];
-  if (row.upcard) extra.push(`upcard ${cardText(row.upcard)}`);
+  if (row.upcard) extra.push(fmt(gettext("upcard %(card)s"), { card: cardText(row.upcard) }));
   if (row.multiplier > 1) extra.push(`×${row.multiplier}`);
   return extra.length ? `${text} (${extra.join(", ")})` : text;
 }
@@ -119,33 +122,52 @@ function mayConfirm(sheet) {
 // lose the match 1–2"), anyone else the seats in order ("Ada 2–1 Ben: Ada wins the match").
 function matchResult(sheet, winner) {
   const games = sheet.games_won;
-  if (you !== null) return `You ${winner === you ? "win" : "lose"} the match ${games[you]}–${games[1 - you]}`;
-  return `${name(0)} ${games[0]}–${games[1]} ${name(1)}: ${name(winner)} wins the match`;
+  if (you !== null) {
+    const score = `${games[you]}–${games[1 - you]}`;
+    return winner === you ? fmt(gettext("You win the match %(score)s"), { score }) : fmt(gettext("You lose the match %(score)s"), { score });
+  }
+  return fmt(gettext("%(first)s %(score)s %(second)s: %(winner)s wins the match"), {
+    first: name(0), score: `${games[0]}–${games[1]}`, second: name(1), winner: name(winner),
+  });
 }
+
+// A match that is neither in play nor over, in the status line.
+const MATCH_STATUS = {
+  challenged: gettext("The match is challenged."),
+  scheduled: gettext("The match is scheduled."),
+  declined: gettext("The match is declined."),
+  cancelled: gettext("The match is cancelled."),
+};
 
 function statusText(sheet) {
   const winner = sheet.winner;
   if (sheet.status === "finished") {
-    const won = winner === null ? "The match is over" : matchResult(sheet, winner);
-    return `${won}${sheet.confirmation === "confirmed" ? ": the result is confirmed." : "."}`;
+    const won = winner === null ? gettext("The match is over") : matchResult(sheet, winner);
+    return sheet.confirmation === "confirmed" ? fmt(gettext("%(result)s: the result is confirmed."), { result: won }) : `${won}.`;
   }
-  if (sheet.status !== "active") return `The match is ${sheet.status}.`;
+  if (sheet.status !== "active") return MATCH_STATUS[sheet.status] || fmt(gettext("The match is %(status)s."), { status: sheet.status });
   if (sheet.confirmation === "disputed") {
-    const stop = /[.!?]$/.test(sheet.dispute_reason) ? "" : ".";
-    return `Disputed: “${sheet.dispute_reason}”${stop} An organiser decides; the hands can still be corrected.`;
+    const reason = sheet.dispute_reason;
+    return /[.!?]$/.test(reason)
+      ? fmt(gettext("Disputed: “%(reason)s” An organiser decides; the hands can still be corrected."), { reason })
+      : fmt(gettext("Disputed: “%(reason)s”. An organiser decides; the hands can still be corrected."), { reason });
   }
   if (sheet.decided) {
     const won = matchResult(sheet, winner);
     const reporter = sheet.players.findIndex((p) => p.id === sheet.reported_by);
-    if (reporter === -1) return `${won}. Waiting for a player to confirm it.`;
+    if (reporter === -1) return fmt(gettext("%(result)s. Waiting for a player to confirm it."), { result: won });
     // A guest has no account to confirm with: an organiser confirms for them.
-    if (sheet.players[1 - reporter].kind === "guest") return `${won}. Waiting for an organiser to confirm it (${name(1 - reporter)} plays as a guest).`;
-    if (reporter === you) return `${won}. Waiting for ${name(1 - you)} to confirm it.`;
-    if (you !== null) return `${won}. Confirm the result, or dispute it.`;
-    return `${won}. Waiting for ${name(1 - reporter)} to confirm it.`;
+    if (sheet.players[1 - reporter].kind === "guest") {
+      return fmt(gettext("%(result)s. Waiting for an organiser to confirm it (%(guest)s plays as a guest)."), { result: won, guest: name(1 - reporter) });
+    }
+    if (reporter === you) return fmt(gettext("%(result)s. Waiting for %(name)s to confirm it."), { result: won, name: name(1 - you) });
+    if (you !== null) return fmt(gettext("%(result)s. Confirm the result, or dispute it."), { result: won });
+    return fmt(gettext("%(result)s. Waiting for %(name)s to confirm it."), { result: won, name: name(1 - reporter) });
   }
-  const dealer = sheet.next_dealer === null ? "" : `: ${sheet.next_dealer === you ? "you deal" : `${name(sheet.next_dealer)} deals`}`;
-  return `Hand ${sheet.next_hand + 1}${dealer}. Games ${gamesWon(sheet)}.`;
+  const hand = { number: sheet.next_hand + 1, games: gamesWon(sheet) };
+  if (sheet.next_dealer === null) return fmt(gettext("Hand %(number)s. Games %(games)s."), hand);
+  if (sheet.next_dealer === you) return fmt(gettext("Hand %(number)s: you deal. Games %(games)s."), hand);
+  return fmt(gettext("Hand %(number)s: %(dealer)s deals. Games %(games)s."), { ...hand, dealer: name(sheet.next_dealer) });
 }
 
 // --- drawing -------------------------------------------------------------------------------
@@ -174,9 +196,9 @@ function renderEntry(sheet) {
   const form = state.form;
   const number = fixing === null ? sheet.next_hand : fixing;
   const dealer = fixing === null ? sheet.next_dealer : sheet.hands[fixing].dealer;
-  $("entry-verb").textContent = fixing === null ? "Hand" : "Correct hand";
+  $("entry-verb").textContent = fixing === null ? gettext("Hand") : gettext("Correct hand");
   $("entry-number").textContent = String(number + 1);
-  $("entry-dealer").textContent = dealer === null ? "" : `${name(dealer)} dealt`;
+  $("entry-dealer").textContent = dealer === null ? "" : fmt(gettext("%(name)s dealt"), { name: name(dealer) });
   const straight = sheet.rules.straight;
   for (const button of box.querySelectorAll("[data-kind]")) {
     const kind = button.dataset.kind;
@@ -185,7 +207,7 @@ function renderEntry(sheet) {
   }
   const scored = form.kind !== null && form.kind !== "drawn";
   $("step-knocker").hidden = !scored;
-  $("knocker-legend").textContent = form.kind === "knock" ? "Who knocked?" : form.kind === "big_gin" ? "Who went big gin?" : "Who went gin?";
+  $("knocker-legend").textContent = form.kind === "knock" ? gettext("Who knocked?") : form.kind === "big_gin" ? gettext("Who went big gin?") : gettext("Who went gin?");
   for (const button of box.querySelectorAll("[data-knocker]")) {
     button.setAttribute("aria-pressed", String(form.knocker === Number(button.dataset.knocker)));
   }
@@ -197,7 +219,9 @@ function renderEntry(sheet) {
     button.setAttribute("aria-pressed", String(form.side === side));
     const value = gin ? "0" : form.counts[side] === "" ? "–" : form.counts[side];
     $(`count-${side}`).textContent = value;
-    button.setAttribute("aria-label", `${name(side)}'s deadwood: ${gin ? "0, gin" : form.counts[side] === "" ? "not entered" : form.counts[side]}`);
+    button.setAttribute("aria-label", gin ? fmt(gettext("%(name)s's deadwood: 0, gin"), { name: name(side) })
+      : form.counts[side] === "" ? fmt(gettext("%(name)s's deadwood: not entered"), { name: name(side) })
+        : fmt(gettext("%(name)s's deadwood: %(count)s"), { name: name(side), count: form.counts[side] }));
   }
   if (oklahoma) {
     $("step-upcard").hidden = !scored;
@@ -205,16 +229,18 @@ function renderEntry(sheet) {
     for (const button of box.querySelectorAll("[data-suit]")) button.setAttribute("aria-pressed", String(form.suit === button.dataset.suit));
     const card = upcard();
     const chosen = $("upcard-chosen");
-    chosen.textContent = card ? cardText(card) : form.rank ? `${form.rank === "T" ? "10" : form.rank}, and its suit?` : "none yet";
+    chosen.textContent = card ? cardText(card)
+      : form.rank ? fmt(gettext("%(rank)s, and its suit?"), { rank: form.rank === "T" ? "10" : form.rank }) : gettext("none yet");
     chosen.className = `pad-card${card ? ` suit-${card[1].toLowerCase()}` : ""}`;
     chosen.setAttribute("aria-label", card ? cardLabel(card) : chosen.textContent);
   }
   const missing = missingParts(sheet);
   const submit = $("enter-hand");
   submit.disabled = state.busy || missing.length > 0;
-  if (fixing !== null) submit.textContent = state.busy ? "Saving…" : `Save hand ${fixing + 1}`;
-  else submit.textContent = state.busy ? "Entering…" : `Enter hand ${sheet.next_hand + 1}`;
-  $("entry-summary").textContent = missing.length ? `Still to enter: ${missing.join(", ")}.` : `${summary()}. Check it, then enter it.`;
+  if (fixing !== null) submit.textContent = state.busy ? gettext("Saving…") : fmt(gettext("Save hand %(number)s"), { number: fixing + 1 });
+  else submit.textContent = state.busy ? gettext("Entering…") : fmt(gettext("Enter hand %(number)s"), { number: sheet.next_hand + 1 });
+  $("entry-summary").textContent = missing.length ? fmt(gettext("Still to enter: %(parts)s."), { parts: missing.join(", ") })
+    : fmt(gettext("%(summary)s. Check it, then enter it."), { summary: summary() });
 }
 
 function upcard() {
@@ -224,26 +250,30 @@ function upcard() {
 
 function missingParts(sheet) {
   const form = state.form;
-  if (form.kind === null) return ["how the hand ended"];
+  if (form.kind === null) return [gettext("how the hand ended")];
   if (form.kind === "drawn") return [];
   const parts = [];
-  if (form.knocker === null) return [form.kind === "knock" ? "who knocked" : "who went gin"];
+  if (form.knocker === null) return [form.kind === "knock" ? gettext("who knocked") : gettext("who went gin")];
   for (const side of [form.knocker, 1 - form.knocker]) {
     if (form.kind !== "knock" && side === form.knocker) continue;
-    if (form.counts[side] === "") parts.push(`${name(side)}'s deadwood`);
+    if (form.counts[side] === "") parts.push(fmt(gettext("%(name)s's deadwood"), { name: name(side) }));
   }
-  if (oklahoma && !upcard()) parts.push("the upcard");
+  if (oklahoma && !upcard()) parts.push(gettext("the upcard"));
   return parts;
 }
 
 function summary() {
   const form = state.form;
-  if (form.kind === "drawn") return "A drawn hand: nobody scores";
+  if (form.kind === "drawn") return gettext("A drawn hand: nobody scores");
   const k = form.knocker;
   const card = upcard();
-  const up = card ? `, upcard ${cardText(card)}` : "";
-  if (form.kind === "knock") return `${name(k)} knocked with ${form.counts[k]} against ${form.counts[1 - k]}${up}`;
-  return `${name(k)} went ${KIND_WORDS[form.kind]}, ${name(1 - k)} holds ${form.counts[1 - k]}${up}`;
+  const up = card ? fmt(gettext(", upcard %(card)s"), { card: cardText(card) }) : "";
+  const words = { winner: name(k), other: name(1 - k), deadwood: form.counts[k], other_deadwood: form.counts[1 - k] };
+  let text;
+  if (form.kind === "knock") text = fmt(gettext("%(winner)s knocked with %(deadwood)s against %(other_deadwood)s"), words);
+  else if (form.kind === "big_gin") text = fmt(gettext("%(winner)s went big gin, %(other)s holds %(other_deadwood)s"), words);
+  else text = fmt(gettext("%(winner)s went gin, %(other)s holds %(other_deadwood)s"), words);
+  return text + up;
 }
 
 function renderResult(sheet) {
@@ -268,11 +298,11 @@ function renderUndo(sheet) {
     return;
   }
   const button = $("take-back");
-  button.textContent = `Take back hand ${last.number + 1}`;
+  button.textContent = fmt(gettext("Take back hand %(number)s"), { number: last.number + 1 });
   button.disabled = state.busy;
   button.hidden = state.asking;
   $("undo-ask").hidden = !state.asking;
-  $("undo-question").textContent = `Take back hand ${last.number + 1} (${describe(last)})? It is removed from the sheet.`;
+  $("undo-question").textContent = fmt(gettext("Take back hand %(number)s (%(hand)s)? It is removed from the sheet."), { number: last.number + 1, hand: describe(last) });
   $("undo-yes").disabled = state.busy;
 }
 
@@ -280,9 +310,16 @@ function renderUndo(sheet) {
 // total under the hand's winner, as a paper pad is kept; Hollywood's three games side by side.
 function renderSheet(sheet) {
   const rules = sheet.rules;
-  $("sheet-summary").textContent = `Games won ${short(0)} ${sheet.games_won[0]} – ${sheet.games_won[1]} ${short(1)} · best of ${rules.best_of} to ${rules.target}${rules.hollywood ? " · Hollywood" : ""}`;
+  const parts = [
+    fmt(gettext("Games won %(first)s %(first_games)s – %(second_games)s %(second)s"), {
+      first: short(0), first_games: sheet.games_won[0], second_games: sheet.games_won[1], second: short(1),
+    }),
+    fmt(gettext("best of %(best_of)s to %(target)s"), { best_of: rules.best_of, target: rules.target }),
+  ];
+  if (rules.hollywood) parts.push(gettext("Hollywood"));
+  $("sheet-summary").textContent = parts.join(" · ");
   const nodes = sheet.games.map((game) => gameTable(sheet, game));
-  if (!nodes.length) nodes.push(el("p", { class: "meta" }, "No hand entered yet."));
+  if (!nodes.length) nodes.push(el("p", { class: "meta" }, gettext("No hand entered yet.")));
   $("sheet-games").replaceChildren(...nodes);
 }
 
@@ -294,24 +331,24 @@ function gameTable(sheet, game) {
   if (wide) {
     head.push(el("tr", {},
       el("th", { scope: "col", rowspan: "2", class: "n" }, "#"),
-      el("th", { scope: "col", rowspan: "2" }, "Hand"),
-      ...game.columns.map((_, c) => el("th", { scope: "colgroup", colspan: "2", class: "col-start" }, `Game ${c + 1}`))));
+      el("th", { scope: "col", rowspan: "2" }, gettext("Hand")),
+      ...game.columns.map((_, c) => el("th", { scope: "colgroup", colspan: "2", class: "col-start" }, fmt(gettext("Game %(number)s"), { number: c + 1 })))));
     head.push(el("tr", {}, ...game.columns.flatMap((_, c) => [
       el("th", { scope: "col", class: "num col-start", title: name(0) }, short(0)),
       el("th", { scope: "col", class: "num", title: name(1) }, short(1))])));
   } else {
     head.push(el("tr", {},
       el("th", { scope: "col", class: "n" }, "#"),
-      el("th", { scope: "col" }, "Hand"),
+      el("th", { scope: "col" }, gettext("Hand")),
       el("th", { scope: "col", class: "num", title: name(0) }, short(0)),
       el("th", { scope: "col", class: "num", title: name(1) }, short(1))));
   }
   let before = game.columns.map(() => [0, 0]);
   const body = rows.map((row) => {
-    const what = [describe(row), el("span", { class: "dealer" }, ` · ${short(row.dealer)} dealt`)];
+    const what = [describe(row), el("span", { class: "dealer" }, ` · ${fmt(gettext("%(name)s dealt"), { name: short(row.dealer) })}`)];
     if (organiser && mayEnter && sheet.status === "active") {
       what.push(" ", el("button", { type: "button", class: "link-button pad-fix", dataset: { fix: String(row.number) },
-        "aria-label": `Correct hand ${row.number + 1}` }, "Correct"));
+        "aria-label": fmt(gettext("Correct hand %(number)s"), { number: row.number + 1 }) }, pgettext("a button: correct a hand", "Correct")));
     }
     const cells = [el("td", { class: "n" }, String(row.number + 1)), el("td", { class: "what" }, ...what)];
     row.columns.forEach((scores, c) => {
@@ -331,7 +368,7 @@ function gameTable(sheet, game) {
     el("th", { scope: "row", colspan: "2" }, label),
     ...game.columns.flatMap((column, c) => [0, 1].map((side) =>
       el("td", { class: `num${side === 0 ? " col-start" : ""}` }, value(column, side, c)))));
-  foot.push(line("Boxes (hands won)", (column, side) => String(column.hands_won[side])));
+  foot.push(line(gettext("Boxes (hands won)"), (column, side) => String(column.hands_won[side])));
   const done = game.columns.some((column) => column.result);
   if (done) {
     const result = (column) => column.result;
@@ -342,29 +379,32 @@ function gameTable(sheet, game) {
     const shutout = (column, side) => Boolean(result(column) && result(column).shutout && result(column).winner === side
       && (doubled(column, side) > 0 || column.hands_won[side] > 0));
     const pointsDoubled = game.columns.some((column) => [0, 1].some((side) => doubled(column, side) > 0));
-    foot.push(line("Hand points", (column, side) => (result(column) ? String(column.scores[side]) : "")));
+    foot.push(line(gettext("Hand points"), (column, side) => (result(column) ? String(column.scores[side]) : "")));
     if (game.columns.some((column) => [0, 1].some((side) => shutout(column, side)))) {
-      foot.push(line(pointsDoubled ? "Shutout: hand points doubled" : "Shutout: game bonus doubled",
-        (column, side) => (!shutout(column, side) ? "" : doubled(column, side) > 0 ? `+${doubled(column, side)}` : "yes")));
+      foot.push(line(pointsDoubled ? gettext("Shutout: hand points doubled") : gettext("Shutout: game bonus doubled"),
+        (column, side) => (!shutout(column, side) ? "" : doubled(column, side) > 0 ? `+${doubled(column, side)}` : gettext("yes"))));
     }
-    foot.push(line("Game bonus", (column, side) => (result(column) ? String(result(column).game_bonus[side]) : "")));
-    foot.push(line("Box bonus", (column, side) => (result(column) ? String(result(column).line_bonus[side]) : "")));
+    foot.push(line(gettext("Game bonus"), (column, side) => (result(column) ? String(result(column).game_bonus[side]) : "")));
+    foot.push(line(gettext("Box bonus"), (column, side) => (result(column) ? String(result(column).line_bonus[side]) : "")));
   }
-  foot.push(line(done ? "Total" : "Total so far", (column, side) => String(column.result ? column.result.final[side] : column.scores[side]), "total-row"));
+  foot.push(line(done ? gettext("Total") : gettext("Total so far"), (column, side) => String(column.result ? column.result.final[side] : column.scores[side]), "total-row"));
   // Hollywood's three games are scored at once on one sheet: its columns are the games.
-  const caption = [wide ? `Sheet ${game.number + 1}, Hollywood` : `Game ${game.number + 1}`];
-  const firstDealer = `${short(game.first_dealer)} dealt first`;
+  const caption = [wide ? fmt(gettext("Sheet %(number)s, Hollywood"), { number: game.number + 1 }) : fmt(gettext("Game %(number)s"), { number: game.number + 1 })];
+  const firstDealer = fmt(gettext("%(name)s dealt first"), { name: short(game.first_dealer) });
   const results = game.columns.map((column) => column.result).filter(Boolean);
   // The final score in the sheet's own column order, then who won it.
-  if (!wide && results.length) caption.push(`${results[0].final[0]} – ${results[0].final[1]}, ${name(results[0].winner)} wins`);
-  else if (game.status === "in_play") caption.push("in play");
-  else caption.push("over");
+  if (!wide && results.length) {
+    caption.push(fmt(gettext("%(first_score)s – %(second_score)s, %(winner)s wins"), {
+      first_score: results[0].final[0], second_score: results[0].final[1], winner: name(results[0].winner),
+    }));
+  } else if (game.status === "in_play") caption.push(gettext("in play"));
+  else caption.push(gettext("over"));
   caption.push(firstDealer);
   return el("div", { class: `pad-game${wide ? " hollywood" : ""}`, dataset: { game: String(game.number) } },
     el("table", { class: "grid pad-hands" },
       el("caption", {}, caption.join(" · ")),
       el("thead", {}, ...head),
-      el("tbody", {}, ...(body.length ? body : [el("tr", {}, el("td", { colspan: String(2 + columns * 2), class: "meta" }, "No hand yet."))])),
+      el("tbody", {}, ...(body.length ? body : [el("tr", {}, el("td", { colspan: String(2 + columns * 2), class: "meta" }, gettext("No hand yet.")))])),
       el("tfoot", {}, ...foot)));
 }
 
@@ -403,7 +443,7 @@ function clearErrors(...where) {
 // A refusal next to what caused it: the field its code names, else beside the button pressed.
 function showRefusal(error, near) {
   if (!(error instanceof ApiError)) {
-    showError(near, "The connection failed: nothing was changed. Try again.");
+    showError(near, gettext("The connection failed: nothing was changed. Try again."));
     return;
   }
   const fields = error.body.errors || {};
@@ -451,7 +491,7 @@ async function enterHand() {
   const done = await write("enter", () => api(`/api/matches/${matchId}/hands/${fixing}`, { method: "PUT", body }));
   if (done) {
     stopCorrecting();
-    flash(flashBox, `Hand ${fixing + 1} is corrected; the hands after it are scored again.`, { kind: "info" });
+    flash(flashBox, fmt(gettext("Hand %(number)s is corrected; the hands after it are scored again."), { number: fixing + 1 }), { kind: "info" });
   }
 }
 
@@ -592,7 +632,7 @@ function bindResult() {
     const done = await write("dispute", () => api(`/api/matches/${matchId}/dispute`, { method: "POST", body: { reason: $("dispute-reason").value.trim() } }));
     if (done) {
       $("dispute-form").hidden = true;
-      flash(flashBox, "Your dispute is sent: an organiser will look at the match.", { kind: "info" });
+      flash(flashBox, gettext("Your dispute is sent: an organiser will look at the match."), { kind: "info" });
     }
   });
   $("take-back").addEventListener("click", () => {
@@ -637,7 +677,9 @@ function accept(sheet, { own = false } = {}) {
     // Not this phone's own hand, whose push may come before the answer to its request.
     const mine = own || state.busy || (by && you !== null && by.id === sheet.players[you].id);
     if (typed && !mine && state.formHand !== null && sheet.next_hand > state.formHand) {
-      flash(flashBox, `Hand ${state.formHand + 1} was entered ${by ? `by ${by.name} ` : ""}meanwhile: check it on the sheet, then enter the next.`, { kind: "warning" });
+      const number = state.formHand + 1;
+      flash(flashBox, by ? fmt(gettext("Hand %(number)s was entered by %(name)s meanwhile: check it on the sheet, then enter the next."), { number, name: by.name })
+        : fmt(gettext("Hand %(number)s was entered meanwhile: check it on the sheet, then enter the next."), { number }), { kind: "warning" });
     }
     state.form = blankForm();
     state.formHand = sheet.next_hand;
@@ -655,7 +697,7 @@ async function read() {
       render();
     }
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) flash(flashBox, "This match is not to be seen any more.");
+    if (error instanceof ApiError && error.status === 404) flash(flashBox, gettext("This match is not to be seen any more."));
   }
 }
 

@@ -15,7 +15,7 @@ const updated = document.getElementById("screen-updated");
 const POLL_MS = 10000;
 // A projector or a wide screen fits the panel to its height; a phone scrolls down instead.
 const WIDE = window.matchMedia("(min-width: 48rem)");
-const NAMES = { pairings: "Pairings", standings: "Standings", bracket: "Bracket" };
+const NAMES = { pairings: gettext("Pairings"), standings: gettext("Standings"), bracket: gettext("Bracket") };
 
 let seq = Number(root.dataset.seq);
 let shown = "pairings";
@@ -26,7 +26,7 @@ let readAgain = false;
 let updates = 0;
 
 const panels = () => [...box.querySelectorAll(".screen-panel")];
-const clock = () => new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const clock = () => new Date().toLocaleTimeString(document.documentElement.lang || [], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
 function drawDots(list) {
   dots.replaceChildren(...list.map((panel) => {
@@ -85,7 +85,7 @@ function cycle() {
 function markUpdated() {
   updates += 1;
   root.dataset.updates = String(updates);
-  updated.textContent = `Updated ${clock()}`;
+  updated.textContent = interpolate(gettext("Updated %(time)s"), { time: clock() }, true);
   updated.classList.remove("fresh");
   void updated.offsetWidth; // the highlight runs again for each update
   updated.classList.add("fresh");
@@ -144,7 +144,7 @@ socket.on("event", (message) => {
   if (message.seq > seq) reload();
 });
 
-updated.textContent = `As of ${clock()}`;
+updated.textContent = interpolate(gettext("As of %(time)s"), { time: clock() }, true);
 WIDE.addEventListener("change", () => show(shown));
 window.addEventListener("resize", () => {
   const panel = panels().find((p) => !p.hidden);
