@@ -8,6 +8,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from tournaments import api as event_api
 from tournaments import organiser_api, services
@@ -55,10 +56,13 @@ def events(request: HttpRequest) -> HttpResponse:
         listed = listed.filter(yours).order_by("-id")
     over = listed.filter(status__in=[Event.Status.FINISHED, Event.Status.CANCELLED])
     groups = [
-        (_("Drafts"), list(listed.filter(status=Event.Status.DRAFT))),
-        (_("Open for registration"), list(listed.filter(status=Event.Status.REGISTRATION))),
-        (_("Running"), list(listed.filter(status=Event.Status.RUNNING))),
-        (_("Finished"), list(over[:FINISHED_LIMIT])),
+        (pgettext("events", "Drafts"), list(listed.filter(status=Event.Status.DRAFT))),
+        (
+            pgettext("events", "Open for registration"),
+            list(listed.filter(status=Event.Status.REGISTRATION)),
+        ),
+        (pgettext("events", "Running"), list(listed.filter(status=Event.Status.RUNNING))),
+        (pgettext("events", "Finished"), list(over[:FINISHED_LIMIT])),
     ]
     context = {"groups": groups, "may": may(user), "everyone": everyone}
     return render(request, "organise/events.html", context)
