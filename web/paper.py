@@ -14,6 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
+
 from games.engine.rules import RuleSet, ScoringStyle
 from games.models import Match
 from games.sheets import rules_line
@@ -25,40 +28,48 @@ TIMES = "\u00d7"
 
 #: Headings of the printed standings' columns (the API names the columns that fit the format).
 STANDING_LABELS = {
-    "reached": "Reached",
-    "match_points": "Points",
-    "buchholz": "Buchholz",
-    "median_buchholz": "Median Buchholz",
-    "sonneborn_berger": "Sonneborn-Berger",
-    "direct_encounter": "Direct encounter",
-    "played": "Played",
-    "wins": f"W{DASH}L",
-    "byes": "Byes",
-    "games_won": "Games",
-    "margin": "Margin",
-    "rating": "Rating",
-    "points": "Points",
-    "sheet": "Sheet",
-    "streak": "Streak",
-    "berserk_wins": "Berserk wins",
-    "group": "Group",
-    "group_rank": "Place in group",
+    "reached": gettext_lazy("Reached"),
+    "match_points": gettext_lazy("Points"),
+    "buchholz": gettext_lazy("Buchholz"),
+    "median_buchholz": gettext_lazy("Median Buchholz"),
+    "sonneborn_berger": gettext_lazy("Sonneborn-Berger"),
+    "direct_encounter": gettext_lazy("Direct encounter"),
+    "played": gettext_lazy("Played"),
+    # Wins and losses in one column (an en dash between them, as the scores read).
+    "wins": pgettext_lazy("standings column", "W–L"),  # noqa: RUF001
+    "byes": gettext_lazy("Byes"),
+    "games_won": gettext_lazy("Games"),
+    "margin": gettext_lazy("Margin"),
+    "rating": gettext_lazy("Rating"),
+    "points": gettext_lazy("Points"),
+    "sheet": gettext_lazy("Sheet"),
+    "streak": gettext_lazy("Streak"),
+    "berserk_wins": gettext_lazy("Berserk wins"),
+    "group": gettext_lazy("Group"),
+    "group_rank": gettext_lazy("Place in group"),
 }
 #: Shown inside another column: wins with losses, games won with games lost.
 PAIRED_COLUMNS = {"losses": "wins", "games_lost": "games_won"}
 #: Headings of a group's table (two-stage events).
-GROUP_LABELS = {**STANDING_LABELS, "match_points": "Pts", "wins": "W", "losses": "L"}
-GROUP_LABELS["games_won"] = "Games won"
-GROUP_LABELS["games_lost"] = "Games lost"
+GROUP_LABELS = {
+    **STANDING_LABELS,
+    "match_points": pgettext_lazy("standings column: points", "Pts"),
+    "wins": pgettext_lazy("standings column: wins", "W"),
+    "losses": pgettext_lazy("standings column: losses", "L"),
+}
+GROUP_LABELS["games_won"] = gettext_lazy("Games won")
+GROUP_LABELS["games_lost"] = gettext_lazy("Games lost")
 #: How a pairing decided without a played result reads in a list of tables.
 RESULT_TEXT = {
-    Pairing.Result.FORFEIT: "forfeit",
-    Pairing.Result.NO_SHOW: "no show",
-    Pairing.Result.DOUBLE_NO_SHOW: "neither came",
-    Pairing.Result.OVERRIDE: "decided",
-    Pairing.Result.WALKOVER: "walkover",
-    Pairing.Result.BYE: "bye",
+    Pairing.Result.FORFEIT: gettext_lazy("forfeit"),
+    Pairing.Result.NO_SHOW: gettext_lazy("no show"),
+    Pairing.Result.DOUBLE_NO_SHOW: gettext_lazy("neither came"),
+    Pairing.Result.OVERRIDE: gettext_lazy("decided"),
+    Pairing.Result.WALKOVER: gettext_lazy("walkover"),
+    Pairing.Result.BYE: gettext_lazy("bye"),
 }
+#: How an entrant no longer playing is marked in the standings.
+GONE_TEXT = {"withdrawn": gettext_lazy("withdrawn"), "disqualified": gettext_lazy("disqualified")}
 #: Lines of a score sheet for hands and games together (one page, A4 or US Letter): a match
 #: of more games has fewer lines of hands; at least SHEET_HANDS_MIN, at most SHEET_GAMES_MAX.
 SHEET_LINES = 23
@@ -98,14 +109,14 @@ class Table:
         if self.status == "finished":
             if self.result == Pairing.Result.PLAYED:
                 return f"{self.games[0]}{DASH}{self.games[1]}"
-            return RESULT_TEXT.get(self.result, "")
-        return "in play" if self.status == "playing" else ""
+            return str(RESULT_TEXT.get(self.result, ""))
+        return _("in play") if self.status == "playing" else ""
 
     @property
     def board_label(self) -> str:
         if self.board is not None:
             return str(self.board)
-        return "online" if self.online else DASH  # a table still to be numbered, or no match
+        return _("online") if self.online else DASH  # a table still to be numbered, or no match
 
 
 @dataclass
@@ -173,6 +184,10 @@ def current_rounds(rounds: list[dict[str, Any]], number: int | None = None) -> l
     return played[-1:]
 
 
+#: Where an empty slot's player comes from, as the slot reads.
+FEED_TEXT = {"winner": gettext_lazy("winner of %(key)s"), "loser": gettext_lazy("loser of %(key)s")}
+
+
 def _feeds(rounds: list[dict[str, Any]]) -> dict[str, str]:
     """Where each empty slot's player comes from: ``{"W2.1:a": "winner of W1.1"}``."""
     feeds = {}
@@ -181,7 +196,7 @@ def _feeds(rounds: list[dict[str, Any]]) -> dict[str, str]:
             for kind, to in (("winner", p["winner_to"]), ("loser", p["loser_to"])):
                 found = re.match(r"^([^:\s]+):([ab])", to or "")
                 if found:
-                    feeds[f"{found[1]}:{found[2]}"] = f"{kind} of {p['key']}"
+                    feeds[f"{found[1]}:{found[2]}"] = FEED_TEXT[kind] % {"key": p["key"]}
     return feeds
 
 
@@ -242,9 +257,9 @@ def round_tables(
             if side is not None:
                 names.append(side["player"]["name"])
             elif bye:
-                names.append("bye")
+                names.append(_("bye"))
             else:
-                names.append(feeds.get(f"{p['key']}:{slot}", "to be decided"))
+                names.append(feeds.get(f"{p['key']}:{slot}") or _("to be decided"))
         shown.tables.append(
             Table(
                 key=p["key"],
@@ -355,7 +370,7 @@ def standings_table(*, event: Event) -> dict[str, Any]:
         {
             "rank": row["rank"],
             "name": row["player"]["name"],
-            "status": row["status"] if row["status"] in ("withdrawn", "disqualified") else "",
+            "status": str(GONE_TEXT.get(row["status"], "")),
             "cells": [_cell(row, c) for c in columns],
         }
         for row in view["rows"]
@@ -378,11 +393,11 @@ def standings_table(*, event: Event) -> dict[str, Any]:
             }
         )
     return {
-        "labels": [STANDING_LABELS[c] for c in columns],
+        "labels": [str(STANDING_LABELS[c]) for c in columns],
         "columns": columns,
         "rows": rows,
         "groups": groups,
-        "group_labels": [GROUP_LABELS.get(c, c) for c in group_columns],
+        "group_labels": [str(GROUP_LABELS.get(c, c)) for c in group_columns],
         "started": event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION),
     }
 
@@ -398,13 +413,22 @@ def has_bracket(event: Event) -> bool:
     return event.is_elimination or event.format == Format.TWO_STAGE
 
 
-def section_of(name: str, format: str) -> str:
-    """The part of a bracket a round belongs to (as the event page draws it)."""
+#: The parts of a bracket, by key, as their headings read.
+SECTION_TITLES = {
+    "losers": gettext_lazy("Losers bracket"),
+    "finals": gettext_lazy("Finals"),
+    "winners": gettext_lazy("Winners bracket"),
+    "bracket": gettext_lazy("Bracket"),
+}
+
+
+def section_key(name: str, format: str) -> str:
+    """The part of a bracket a round belongs to (as the event page draws it), by key."""
     if re.match(r"^Losers", name, re.IGNORECASE):
-        return "Losers bracket"
+        return "losers"
     if re.match(r"^Grand final", name, re.IGNORECASE) or re.search(r"third", name, re.I):
-        return "Finals"
-    return "Winners bracket" if format == Format.DOUBLE_ELIM else "Bracket"
+        return "finals"
+    return "winners" if format == Format.DOUBLE_ELIM else "bracket"
 
 
 def bracket_parts(*, event: Event, bracket: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -431,5 +455,8 @@ def bracket_parts(*, event: Event, bracket: dict[str, Any] | None = None) -> lis
         # A bracket keeps its order (the tables that feed a later match side by side).
         order = {p["key"]: i for i, p in enumerate(rnd["pairings"])}
         tables.tables.sort(key=lambda t: order[t.key])
-        parts.setdefault(section_of(rnd["name"], format), []).append(tables)
-    return [{"name": name, "rounds": rounds} for name, rounds in parts.items()]
+        parts.setdefault(section_key(rnd["name"], format), []).append(tables)
+    return [
+        {"key": key, "name": str(SECTION_TITLES[key]), "rounds": rounds}
+        for key, rounds in parts.items()
+    ]

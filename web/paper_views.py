@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext as _
 
 from tournaments.models import Event
 from web import paper
@@ -102,7 +103,8 @@ def screen(request: HttpRequest, pk: int) -> HttpResponse:
         low, high = SCREEN_EVERY_RANGE
         if not (raw.isascii() and raw.isdigit() and len(raw) <= 4 and low <= int(raw) <= high):
             return HttpResponseBadRequest(
-                f"every: a number of seconds per panel from {low} to {high}",
+                _("every: a number of seconds per panel from %(low)s to %(high)s")
+                % {"low": low, "high": high},
                 content_type="text/plain; charset=utf-8",
             )
         every = int(raw)

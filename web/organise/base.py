@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from common.api import StaffModelPermissions
 from games import tables
@@ -214,15 +215,15 @@ def is_before_start(event: Event) -> bool:
 def event_tabs(event: Event) -> list[tuple[str, str, str]]:
     """The event's organiser pages: (key, title, url), those that fit its state."""
     pk = event.pk
-    tabs = [("overview", "Overview", reverse("web:organise:event", args=[pk]))]
+    tabs = [("overview", _("Overview"), reverse("web:organise:event", args=[pk]))]
     if not event.is_over:
-        tabs.append(("edit", "Settings", reverse("web:organise:edit", args=[pk])))
-        tabs.append(("entrants", "Entrants", reverse("web:organise:entrants", args=[pk])))
+        tabs.append(("edit", _("Settings"), reverse("web:organise:edit", args=[pk])))
+        tabs.append(("entrants", _("Entrants"), reverse("web:organise:entrants", args=[pk])))
     if is_before_start(event):
-        tabs.append(("check_in", "Check-in", reverse("web:organise:check_in", args=[pk])))
-        tabs.append(("start", "Seeding and start", reverse("web:organise:start", args=[pk])))
+        tabs.append(("check_in", _("Check-in"), reverse("web:organise:check_in", args=[pk])))
+        tabs.append(("start", _("Seeding and start"), reverse("web:organise:start", args=[pk])))
     else:
-        tabs.append(("round", "Rounds", reverse("web:organise:round", args=[pk])))
+        tabs.append(("round", _("Rounds"), reverse("web:organise:round", args=[pk])))
     return tabs
 
 

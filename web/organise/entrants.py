@@ -9,6 +9,8 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts import services as accounts
 from accounts.models import NAME_MAX_LENGTH, Player
@@ -81,7 +83,9 @@ def entrants(request: HttpRequest, pk: int) -> HttpResponse:
         "counts": entry_counts(event),
         "find": find,
         "found": _found(event, find),
-        "strengths": [(s, f"{label.split(':')[0]} ({s})") for s, label in BOT_STRENGTHS],
+        "strengths": [
+            (s, f"{str(label).split(':')[0].strip()} ({s})") for s, label in BOT_STRENGTHS
+        ],
         "guests": _guests_offered(),
         "before_start": is_before_start(event),
     }
@@ -94,12 +98,12 @@ def _add_player(request: HttpRequest, event: Event) -> str:
     )
     player = Player.objects.filter(pk=data["player"]).first()
     if player is None:
-        raise Refuse(Refusal("add_player", {"player": ["No player has this id."]}))
+        raise Refuse(Refusal("add_player", {"player": [_("No player has this id.")]}))
     try:
         services.entry_add(event=event, player=player, by=request.user)
     except services.TournamentError as error:
         raise Refuse(Refusal.of("add_player", error, player.pk)) from None
-    return f"{player.name} is entered."
+    return _("%(name)s is entered.") % {"name": player.name}
 
 
 def _add_guest(request: HttpRequest, event: Event) -> str:
@@ -120,7 +124,7 @@ def _add_guest(request: HttpRequest, event: Event) -> str:
         raise Refuse(Refusal("guest", {"name": words}, answer.status_code)) from None
     except services.TournamentError as error:
         raise Refuse(Refusal.of("guest", error, field="name")) from None
-    return f"{guest.name} is entered, as a guest."
+    return _("%(name)s is entered, as a guest.") % {"name": guest.name}
 
 
 def _import(request: HttpRequest, event: Event) -> str:
@@ -134,7 +138,9 @@ def _import(request: HttpRequest, event: Event) -> str:
             text = raw.decode("utf-8-sig", "strict" if len(raw) < IMPORT_MAX_BYTES else "ignore")
         except UnicodeDecodeError:
             raise Refuse(
-                Refusal("import", {"csv": ["The file is not text in UTF-8: save it as CSV UTF-8."]})
+                Refusal(
+                    "import", {"csv": [_("The file is not text in UTF-8: save it as CSV UTF-8.")]}
+                )
             ) from None
     text = with_header(text)
     data = valid_data(organiser_api.ImportSerializer, {"csv": text}, "import")
@@ -142,7 +148,9 @@ def _import(request: HttpRequest, event: Event) -> str:
         entries = interchange.entries_import(event=event, text=data["csv"], by=request.user)
     except services.TournamentError as error:
         raise Refuse(Refusal.of("import", error, field="csv")) from None
-    return f"{len(entries)} entered from the list."
+    return ngettext(
+        "%(count)s entered from the list.", "%(count)s entered from the list.", len(entries)
+    ) % {"count": len(entries)}
 
 
 def with_header(text: str) -> str:
@@ -167,7 +175,7 @@ def _add_bots(request: HttpRequest, event: Event) -> str:
     except services.TournamentError as error:
         raise Refuse(Refusal.of("bots", error)) from None
     names = ", ".join(e.player.name for e in entries)
-    return f"Entered: {names}."
+    return _("Entered: %(names)s.") % {"names": names}
 
 
 def _posted_entry(request: HttpRequest, event: Event) -> Entry:
@@ -191,7 +199,9 @@ def _withdraw(request: HttpRequest, event: Event, *, disqualify: bool = False) -
         )
     except services.TournamentError as error:
         raise Refuse(Refusal.of("entry", error, entry.pk)) from None
-    return f"{entry.player.name} is {'disqualified' if disqualify else 'withdrawn'}."
+    if disqualify:
+        return _("%(name)s is disqualified.") % {"name": entry.player.name}
+    return _("%(name)s is withdrawn.") % {"name": entry.player.name}
 
 
 def _reinstate(request: HttpRequest, event: Event) -> str:
@@ -200,7 +210,7 @@ def _reinstate(request: HttpRequest, event: Event) -> str:
         services.entry_reinstate(entry=entry, by=request.user)
     except services.TournamentError as error:
         raise Refuse(Refusal.of("entry", error, entry.pk)) from None
-    return f"{entry.player.name} is back in."
+    return _("%(name)s is back in.") % {"name": entry.player.name}
 
 
 ENTRANT_ACTIONS = {
@@ -268,7 +278,10 @@ def _desk_tap(request: HttpRequest, event: Event) -> tuple[str, str]:
             services.entry_check_in(entry=entry, by=request.user)
     except services.TournamentError as error:
         raise Refuse(Refusal.of("desk", error, entry.pk)) from None
-    note = f"{entry.player.name}: {'not checked in' if undo else 'checked in'}."
+    if undo:
+        note = _("%(name)s: not checked in.") % {"name": entry.player.name}
+    else:
+        note = _("%(name)s: checked in.") % {"name": entry.player.name}
     return note, f"#entry-{entry.pk}"
 
 
@@ -283,7 +296,10 @@ def _desk_bots(request: HttpRequest, event: Event) -> tuple[str, str]:
                 count += 1
     except services.TournamentError as error:
         raise Refuse(Refusal.of("desk", error)) from None
-    return f"{count} bot{'s' if count != 1 else ''} checked in.", "#bots"
+    note = ngettext("%(count)s bot checked in.", "%(count)s bots checked in.", count) % {
+        "count": count
+    }
+    return note, "#bots"
 
 
 def _desk_open(request: HttpRequest, event: Event) -> tuple[str, str]:
@@ -301,7 +317,7 @@ def _desk_open(request: HttpRequest, event: Event) -> tuple[str, str]:
             services.event_update(event=event, by=request.user, **now)
     except services.TournamentError as error:
         raise Refuse(Refusal.of("open", error)) from None
-    return "Check-in is open: tap each player who is here.", ""
+    return _("Check-in is open: tap each player who is here."), ""
 
 
 CHECK_IN_ACTIONS = {"tap": _desk_tap, "bots": _desk_bots, "open": _desk_open}

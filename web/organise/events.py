@@ -7,6 +7,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from tournaments import api as event_api
 from tournaments import organiser_api, services
@@ -54,10 +56,13 @@ def events(request: HttpRequest) -> HttpResponse:
         listed = listed.filter(yours).order_by("-id")
     over = listed.filter(status__in=[Event.Status.FINISHED, Event.Status.CANCELLED])
     groups = [
-        ("Drafts", list(listed.filter(status=Event.Status.DRAFT))),
-        ("Open for registration", list(listed.filter(status=Event.Status.REGISTRATION))),
-        ("Running", list(listed.filter(status=Event.Status.RUNNING))),
-        ("Finished", list(over[:FINISHED_LIMIT])),
+        (pgettext("events", "Drafts"), list(listed.filter(status=Event.Status.DRAFT))),
+        (
+            pgettext("events", "Open for registration"),
+            list(listed.filter(status=Event.Status.REGISTRATION)),
+        ),
+        (pgettext("events", "Running"), list(listed.filter(status=Event.Status.RUNNING))),
+        (pgettext("events", "Finished"), list(over[:FINISHED_LIMIT])),
     ]
     context = {"groups": groups, "may": may(user), "everyone": everyone}
     return render(request, "organise/events.html", context)
@@ -87,7 +92,7 @@ def event_new(request: HttpRequest) -> HttpResponse:
             else:
                 return done_redirect(
                     request,
-                    f"{event.name} is created, as a draft: add its entrants.",
+                    _("%(name)s is created, as a draft: add its entrants.") % {"name": event.name},
                     reverse("web:organise:entrants", args=[event.pk]),
                 )
     context = {"form": form, "event": None, "zone": timezone.get_current_timezone_name()}
@@ -112,7 +117,7 @@ def event_edit(request: HttpRequest, pk: int) -> HttpResponse:
             except services.TournamentError as error:
                 form.add_refusal(error)
             else:
-                return done_redirect(request, "Saved.", reverse("web:organise:event", args=[pk]))
+                return done_redirect(request, _("Saved."), reverse("web:organise:event", args=[pk]))
     context = {
         "event": event,
         "form": form,
@@ -143,14 +148,16 @@ def event_overview(request: HttpRequest, pk: int) -> HttpResponse:
                     action,
                 )["reason"]
                 services.event_cancel(event=event, by=request.user, reason=reason)
-                return done_redirect(request, f"{event.name} is cancelled.", request.path)
+                return done_redirect(
+                    request, _("%(name)s is cancelled.") % {"name": event.name}, request.path
+                )
             service = {
                 "open_registration": services.event_open_registration,
                 "close_registration": services.event_close_registration,
             }[action]
             service(event=event, by=request.user)
             opened = action == "open_registration"
-            note = "Registration is open." if opened else "Registration is closed."
+            note = _("Registration is open.") if opened else _("Registration is closed.")
             return done_redirect(request, note, request.path)
         except Refuse as refused:
             refusal = refused.refusal

@@ -22,6 +22,8 @@ from typing import Any
 
 from django import forms
 from django.core.exceptions import FieldDoesNotExist
+from django.utils.functional import lazy
+from django.utils.translation import gettext_lazy as _
 
 from games.forms import RULE_FIELD_NAMES, RulesFields, rules_initial
 from games.models import TimeoutPolicy
@@ -45,9 +47,10 @@ DATETIME_INPUT = "%Y-%m-%dT%H:%M"
 
 
 def _help(name: str) -> str:
-    """The model's help text of an event setting (what the admin shows too)."""
+    """The model's help text of an event setting (what the admin shows too; lazy, so it
+    reads in the page's language)."""
     try:
-        return str(Event._meta.get_field(name).help_text)
+        return Event._meta.get_field(name).help_text
     except FieldDoesNotExist:  # a setting the model does not have (yet)
         return ""
 
@@ -95,12 +98,16 @@ class UsernamesField(forms.CharField):
         return ", ".join(value) if isinstance(value, list | tuple) else value
 
 
+#: A translated text with its placeholders filled in, in the language of the page that shows it.
+_formatted = lazy(lambda text, values: str(text) % values, str)
+
+
 def _tiebreak(place: int) -> forms.Field:
     return forms.ChoiceField(
-        label=f"Tiebreak {place}",
+        label=_formatted(_("Tiebreak %(place)s"), {"place": place}),
         required=False,
         choices=[("", "—"), *((name, TIEBREAK_LABELS.get(name, name)) for name in TIEBREAKS)],
-        help_text="After match points, in this order; empty places are skipped."
+        help_text=_("After match points, in this order; empty places are skipped.")
         if place == 1
         else "",
     )
@@ -108,104 +115,117 @@ def _tiebreak(place: int) -> forms.Field:
 
 #: The event's settings as fields, in the order of the page's sections.
 SETTING_FIELDS: dict[str, forms.Field] = {
-    "name": forms.CharField(label="Name", required=False, strip=False),
-    "format": _choice("Format", Format.choices),
+    "name": forms.CharField(label=_("Name"), required=False, strip=False),
+    "format": _choice(_("Format"), Format.choices),
     "description": forms.CharField(
-        label="Description",
+        label=_("Description"),
         required=False,
         strip=False,
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="Shown on the event's page.",
+        help_text=_("Shown on the event's page."),
     ),
     "co_organisers": UsernamesField(
-        label="Co-organisers",
+        label=_("Co-organisers"),
         required=False,
-        help_text="Usernames, separated by commas: they may change and run the event as you may.",
+        help_text=_(
+            "Usernames, separated by commas: they may change and run the event as you may."
+        ),
     ),
-    "venue": _choice("Where it is played", Venue.choices, "venue"),
+    "venue": _choice(_("Where it is played"), Venue.choices, "venue"),
     "accept_entered_results": _yes(
-        "A table result stands without confirmation", "accept_entered_results"
+        _("A table result stands without confirmation"), "accept_entered_results"
     ),
-    "rated": _yes("Rated", help_text="Its matches change the players' ratings."),
-    "bots_only": _yes("For bots only", "bots_only"),
-    "capacity": _number("Most players", "capacity"),
+    "rated": _yes(_("Rated"), help_text=_("Its matches change the players' ratings.")),
+    "bots_only": _yes(_("For bots only"), "bots_only"),
+    "capacity": _number(_("Most players"), "capacity"),
     # When.
     "registration_opens_at": _when(
-        "Registration opens", help_text="Empty: when you open it (Open registration)."
+        _("Registration opens"), help_text=_("Empty: when you open it (Open registration).")
     ),
-    "registration_closes_at": _when("Registration closes", help_text="Empty: at the start."),
-    "starts_at": _when("Starts at", help_text="It starts by itself then."),
-    "check_in_opens_at": _when("Check-in opens", "check_in_opens_at"),
+    "registration_closes_at": _when(_("Registration closes"), help_text=_("Empty: at the start.")),
+    "starts_at": _when(_("Starts at"), help_text=_("It starts by itself then.")),
+    "check_in_opens_at": _when(_("Check-in opens"), "check_in_opens_at"),
     "check_in_minutes": _number(
-        "Check-in (minutes before the start)",
-        help_text="Only those who check in are paired. Empty: no check-in.",
+        _("Check-in (minutes before the start)"),
+        help_text=_("Only those who check in are paired. Empty: no check-in."),
     ),
     "repeat_rule": forms.CharField(
-        label="Repeats (iCalendar rule)",
+        label=_("Repeats (iCalendar rule)"),
         required=False,
-        help_text="E.g. FREQ=WEEKLY;BYDAY=SA;BYHOUR=14;BYMINUTE=0 (every Saturday at 14:00), "
-        "the first time the start above. The event becomes a template: each time is a new "
-        "event, a copy of it. Empty: it does not repeat (emptied: it stops).",
+        help_text=_(
+            "E.g. FREQ=WEEKLY;BYDAY=SA;BYHOUR=14;BYMINUTE=0 (every Saturday at 14:00), "
+            "the first time the start above. The event becomes a template: each time is a new "
+            "event, a copy of it. Empty: it does not repeat (emptied: it stops)."
+        ),
     ),
     "repeat_timezone": forms.CharField(
-        label="Repeats in time zone",
+        label=_("Repeats in time zone"),
         required=False,
-        help_text="The rule's times are in it, e.g. Europe/London (summer time followed).",
+        help_text=_("The rule's times are in it, e.g. Europe/London (summer time followed)."),
     ),
     "repeat_lead_minutes": _number(
-        "Each created (minutes before its start)", "repeat_lead_minutes"
+        _("Each created (minutes before its start)"), "repeat_lead_minutes"
     ),
     # Format options (each format's own: FORMAT_FIELDS).
-    "third_place": _yes("Match for third place", help_text=""),
+    "third_place": _yes(_("Match for third place"), help_text=""),
     "bracket_reset": _yes(
-        "Bracket reset",
-        help_text="Double elimination: the final is played again if the "
-        "finalist from the losers' bracket wins it.",
+        _("Bracket reset"),
+        help_text=_(
+            "Double elimination: the final is played again if the "
+            "finalist from the losers' bracket wins it."
+        ),
     ),
-    "double_round_robin": _yes("Double round robin", help_text="Everyone meets everyone twice."),
-    "swiss_rounds": _number("Swiss rounds", "swiss_rounds"),
-    "late_registration": _yes("Late registration", "late_registration"),
-    "group_count": _number("Groups", "group_count"),
-    "group_size": _number("Players per group", "group_size"),
-    "group_format": _choice("Groups play", GroupFormat.choices, "group_format"),
-    "advance_per_group": _number("Go on from each group", "advance_per_group"),
-    "playoff_format": _choice("Playoff", PlayoffFormat.choices, "playoff_format"),
+    "double_round_robin": _yes(
+        _("Double round robin"), help_text=_("Everyone meets everyone twice.")
+    ),
+    "swiss_rounds": _number(_("Swiss rounds"), "swiss_rounds"),
+    "late_registration": _yes(_("Late registration"), "late_registration"),
+    "group_count": _number(_("Groups"), "group_count"),
+    "group_size": _number(_("Players per group"), "group_size"),
+    "group_format": _choice(_("Groups play"), GroupFormat.choices, "group_format"),
+    "advance_per_group": _number(_("Go on from each group"), "advance_per_group"),
+    "playoff_format": _choice(_("Playoff"), PlayoffFormat.choices, "playoff_format"),
     "arena_minutes": forms.FloatField(
-        label="Arena minutes", required=False, help_text=_help("arena_minutes")
+        label=_("Arena minutes"), required=False, help_text=_help("arena_minutes")
     ),
-    "berserk": _yes("Berserk", "berserk"),
+    "berserk": _yes(_("Berserk"), "berserk"),
     **{name: _tiebreak(place) for place, name in enumerate(TIEBREAK_FIELDS, 1)},
-    "tiebreak_unplayed": _choice("Unplayed rounds", TiebreakUnplayed.choices, "tiebreak_unplayed"),
+    "tiebreak_unplayed": _choice(
+        _("Unplayed rounds"), TiebreakUnplayed.choices, "tiebreak_unplayed"
+    ),
     # The match.
     "best_of": _number(
-        "Best of (games)", help_text="An odd number: the match goes to whoever wins more than half."
+        _("Best of (games)"),
+        help_text=_("An odd number: the match goes to whoever wins more than half."),
     ),
-    "target": _number("Game to (points)", help_text="A game ends when a player reaches it."),
-    "duplicate_deals": _yes("Duplicate deals", "duplicate_deals"),
+    "target": _number(_("Game to (points)"), help_text=_("A game ends when a player reaches it.")),
+    "duplicate_deals": _yes(_("Duplicate deals"), "duplicate_deals"),
     # The clock.
-    "base_seconds": _number("Clock: base time (seconds)", "base_seconds"),
-    "increment_seconds": _number("Clock: increment (seconds)", help_text="Added after each move."),
-    "turn_limit_seconds": _number(
-        "Clock: turn limit (seconds)", help_text="At most this long a move. Empty: no limit."
+    "base_seconds": _number(_("Clock: base time (seconds)"), "base_seconds"),
+    "increment_seconds": _number(
+        _("Clock: increment (seconds)"), help_text=_("Added after each move.")
     ),
-    "timeout_policy": _choice("When a clock runs out", TimeoutPolicy.choices),
-    "grace_seconds": _number("Show-up time (seconds)", "grace_seconds"),
-    "seeding": _choice("Seeding", Seeding.choices),
+    "turn_limit_seconds": _number(
+        _("Clock: turn limit (seconds)"), help_text=_("At most this long a move. Empty: no limit.")
+    ),
+    "timeout_policy": _choice(_("When a clock runs out"), TimeoutPolicy.choices),
+    "grace_seconds": _number(_("Show-up time (seconds)"), "grace_seconds"),
+    "seeding": _choice(_("Seeding"), Seeding.choices),
 }
 
-#: The page's sections: (title, fields); the rule options follow the match's section.
-SECTIONS: list[tuple[str, list[str]]] = [
-    ("Event", ["name", "format", "description", "co_organisers", "venue",
+#: The page's sections: (key, title, fields); the rule options follow the match's section.
+SECTIONS: list[tuple[str, str, list[str]]] = [
+    ("event", _("Event"), ["name", "format", "description", "co_organisers", "venue",
                "accept_entered_results", "rated", "bots_only", "capacity"]),
-    ("Format options", [name for name in SETTING_FIELDS if any(
+    ("format-options", _("Format options"), [name for name in SETTING_FIELDS if any(
         name in own for own in FORMAT_FIELDS.values())]),
-    ("When", ["registration_opens_at", "registration_closes_at", "starts_at",
+    ("when", _("When"), ["registration_opens_at", "registration_closes_at", "starts_at",
               "check_in_opens_at", "check_in_minutes", "repeat_rule", "repeat_timezone",
               "repeat_lead_minutes"]),
-    ("Matches", ["rules_preset", "best_of", "target", "duplicate_deals"]),
-    ("Clock", ["base_seconds", "increment_seconds", "turn_limit_seconds", "timeout_policy",
-               "grace_seconds"]),
-    ("Seeding", ["seeding"]),
+    ("matches", _("Matches"), ["rules_preset", "best_of", "target", "duplicate_deals"]),
+    ("clock", _("Clock"), ["base_seconds", "increment_seconds", "turn_limit_seconds",
+                           "timeout_policy", "grace_seconds"]),
+    ("seeding", _("Seeding"), ["seeding"]),
 ]  # fmt: skip
 #: The rule options (a preset's single rules), in a section that opens on demand.
 RULE_OPTION_FIELDS = [name for name in RULE_FIELD_NAMES if name != "rules_preset"]
@@ -350,15 +370,16 @@ class EventForm(RulesFields, forms.Form):
 
     # --- the page's layout ----------------------------------------------------------------
 
-    def sections(self) -> list[tuple[str, list[forms.BoundField]]]:
-        """The fields by section, as the page shows them (empty sections left out)."""
+    def sections(self) -> list[tuple[str, str, list[forms.BoundField]]]:
+        """The fields by section (key, title, fields), as the page shows them (empty sections
+        left out)."""
         shown = []
-        for title, names in SECTIONS:
-            names = [*names, *TIEBREAK_FIELDS, "tiebreak_unplayed"] if title == "Format options" \
+        for key, title, names in SECTIONS:
+            names = [*names, *TIEBREAK_FIELDS, "tiebreak_unplayed"] if key == "format-options" \
                 else names  # fmt: skip
             fields = [self[name] for name in dict.fromkeys(names) if name in self.fields]
             if fields:
-                shown.append((title, fields))
+                shown.append((key, title, fields))
         return shown
 
     def rule_options(self) -> list[forms.BoundField]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from accounts.selectors import player_for_user
@@ -56,37 +57,37 @@ def _state(pairing: Pairing) -> tuple[str, str]:
     """(key, words) of where a pairing stands: waiting to start, in play, waiting for
     confirmation, disputed, finished, no-show, ..."""
     if pairing.status == Pairing.Status.BYE:
-        return "bye", "Bye"
+        return "bye", _("Bye")
     if pairing.status == Pairing.Status.SKIPPED:
-        return "skipped", "Not needed"
+        return "skipped", _("Not needed")
     if pairing.status == Pairing.Status.WAITING:
-        return "waiting", "Waiting for earlier results"
+        return "waiting", _("Waiting for earlier results")
     if pairing.status == Pairing.Status.FINISHED:
         if pairing.result in (Pairing.Result.NO_SHOW, Pairing.Result.DOUBLE_NO_SHOW):
-            return "no_show", "No-show"
-        return "finished", "Finished"
+            return "no_show", _("No-show")
+        return "finished", _("Finished")
     match = pairing.match
     if match is None:
-        return "waiting", "Waiting to be played"
+        return "waiting", _("Waiting to be played")
     confirmation = getattr(match, "confirmation", "")
     if confirmation == "disputed":
-        return "disputed", "Disputed"
+        return "disputed", _("Disputed")
     if confirmation == "awaiting":
-        return "confirming", "Waiting for confirmation"
+        return "confirming", _("Waiting for confirmation")
     if match.status == Match.Status.SCHEDULED:
-        return "starting", "Waiting to start"
+        return "starting", _("Waiting to start")
     if match.status == Match.Status.ACTIVE:
-        return "in_play", "In play"
+        return "in_play", _("In play")
     if match.status == Match.Status.CANCELLED:
-        return "failed", "Cancelled"
+        return "failed", _("Cancelled")
     if match.end_reason == Match.EndReason.BOT_FAILURE:
-        return "failed", "A bot failed"
-    return "finished", "Finished"
+        return "failed", _("A bot failed")
+    return "finished", _("Finished")
 
 
 def _where(pairing: Pairing) -> str:
     table = getattr(pairing.match, "table", None) if pairing.match else None
-    return f"Table {table}" if table else ""
+    return _("Table %(table)s") % {"table": table} if table else ""
 
 
 def _tables(event: Event, rounds: list[Round]) -> list[Table]:
@@ -188,7 +189,10 @@ def _to_table(request: HttpRequest, pairing: Pairing) -> str:
     except services.TournamentError as error:
         raise Refuse(Refusal.of("to_table", error, pairing.key)) from None
     pairing.match.refresh_from_db()
-    return f"{pairing.key} is played at table {pairing.match.table}: its players enter the hands."
+    return _("%(key)s is played at table %(table)s: its players enter the hands.") % {
+        "key": pairing.key,
+        "table": pairing.match.table,
+    }
 
 
 def _confirm(request: HttpRequest, pairing: Pairing) -> str:
@@ -211,7 +215,10 @@ def _confirm(request: HttpRequest, pairing: Pairing) -> str:
         )
     except PlayError as error:
         raise Refuse(Refusal.of("confirm", error, pairing.key, field="reason")) from None
-    return f"{pairing.key}: the result is confirmed, {match.winner.name} wins."
+    return _("%(key)s: the result is confirmed, %(winner)s wins.") % {
+        "key": pairing.key,
+        "winner": match.winner.name,
+    }
 
 
 def _override(request: HttpRequest, pairing: Pairing) -> str:
@@ -223,14 +230,19 @@ def _override(request: HttpRequest, pairing: Pairing) -> str:
     )
     winner = Player.objects.filter(pk=data["winner"]).first()
     if winner is None:
-        raise Refuse(Refusal("override", {"winner": ["No player has this id."]}, 400, pairing.key))
+        raise Refuse(
+            Refusal("override", {"winner": [_("No player has this id.")]}, 400, pairing.key)
+        )
     try:
         services.pairing_override(
             pairing=pairing, winner=winner, reason=data["reason"], by=request.user
         )
     except services.TournamentError as error:
         raise Refuse(Refusal.of("override", error, pairing.key)) from None
-    return f"{pairing.key}: {winner.name} wins, decided by you."
+    return _("%(key)s: %(winner)s wins, decided by you.") % {
+        "key": pairing.key,
+        "winner": winner.name,
+    }
 
 
 def _rerun(request: HttpRequest, pairing: Pairing) -> str:
@@ -238,7 +250,7 @@ def _rerun(request: HttpRequest, pairing: Pairing) -> str:
         services.pairing_rerun(pairing=pairing, by=request.user)
     except services.TournamentError as error:
         raise Refuse(Refusal.of("rerun", error, pairing.key)) from None
-    return f"{pairing.key}: the bot match is played again."
+    return _("%(key)s: the bot match is played again.") % {"key": pairing.key}
 
 
 #: The round control's actions: who may (as the API endpoint doing it says) and the handler.

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from tournaments import organiser_api, services
 from tournaments.models import Entry, Event, Seeding
@@ -44,14 +45,14 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             if action == "seed":
                 _seed(request, event)
-                return done_redirect(request, "Seeded.", request.path)
+                return done_redirect(request, _("Seeded."), request.path)
             try:
                 event = services.event_start(event=event, by=request.user)
             except services.TournamentError as error:
                 raise Refuse(Refusal.of("start", error)) from None
             return done_redirect(
                 request,
-                f"{event.name} has started: round 1 is paired.",
+                _("%(name)s has started: round 1 is paired.") % {"name": event.name},
                 reverse("web:organise:round", args=[pk]),
             )
         except Refuse as refused:
@@ -97,10 +98,10 @@ def _seed(request: HttpRequest, event: Event) -> None:
                 number = raw.strip()
                 if not (number.isdigit() and len(number) < 6):
                     raise Refuse(
-                        Refusal("seed", {f"place-{key[6:]}": ["A place is a whole number."]})
+                        Refusal("seed", {f"place-{key[6:]}": [_("A place is a whole number.")]})
                     )
                 places.append((int(number), len(places), int(key[6:])))
-        data["order"] = [entry for _, _, entry in sorted(places)]
+        data["order"] = [entry for _place, _order, entry in sorted(places)]
     body = valid_data(organiser_api.SeedSerializer, data, "seed")
     try:
         services.event_seed(event=event, by=request.user, **body)
