@@ -6,7 +6,8 @@
 // one (a proxy's error page, a body that is not JSON) reads as its status.
 export class ApiError extends Error {
   constructor(status, body, retryAfter = null) {
-    super((body && typeof body.detail === "string" && body.detail) || `The server answered ${status}.`);
+    super((body && typeof body.detail === "string" && body.detail)
+      || interpolate(gettext("The server answered %(status)s."), { status }, true));
     this.status = status;
     this.detail = this.message;
     this.body = body && typeof body === "object" ? body : {};
@@ -20,7 +21,7 @@ export class ApiError extends Error {
 // the server's answer (the network, a page's own fault) as a failed connection. Never
 // "undefined": every part is read only when it is text.
 export function reasonOf(error) {
-  if (!(error instanceof ApiError)) return "the connection failed. Try again.";
+  if (!(error instanceof ApiError)) return gettext("the connection failed. Try again.");
   const errors = error.body.errors && typeof error.body.errors === "object" ? error.body.errors : {};
   const fields = Object.entries(errors)
     .map(([field, messages]) => {
@@ -106,6 +107,18 @@ export function flash(box, text, { kind = "error", ms = 8000 } = {}) {
   if (text && ms) box._timer = setTimeout(() => { box.hidden = true; }, ms);
 }
 
+// A translated sentence with nodes in it: each "%(name)s" of ``format`` is replaced by
+// values[name], a node or a text, and the result is a list of children for el() or append().
+// fill(gettext("Laid off: %(card)s onto %(cards)s"), { card: node, cards: otherNode })
+export function fill(format, values) {
+  return format.split(/(%\(\w+\)s)/)
+    .map((part) => {
+      const name = /^%\((\w+)\)s$/.exec(part);
+      return name ? values[name[1]] : part;
+    })
+    .filter((part) => part !== "" && part !== null && part !== undefined);
+}
+
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -127,7 +140,9 @@ export function el(tag, attrs = {}, ...children) {
 // entered by an organiser without an account; nothing for the others.
 export function kindTag(player) {
   if (!player) return null;
-  if (player.kind === "bot") return el("span", { class: "tag" }, "bot");
-  if (player.kind === "guest") return el("span", { class: "tag", title: "entered by an organiser, without an account" }, "guest");
+  if (player.kind === "bot") return el("span", { class: "tag" }, pgettext("player kind", "bot"));
+  if (player.kind === "guest") {
+    return el("span", { class: "tag", title: gettext("entered by an organiser, without an account") }, pgettext("player kind", "guest"));
+  }
   return null;
 }

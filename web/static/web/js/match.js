@@ -23,10 +23,10 @@ if (button) {
     button.disabled = true;
     try {
       const { data } = await api(button.dataset.url, { method: "POST" });
-      button.textContent = data.status === "active" ? "Starting…" : "Waiting for your opponent…";
+      button.textContent = data.status === "active" ? gettext("Starting…") : gettext("Waiting for your opponent…");
       wait(button.dataset.url);
     } catch (error) {
-      flash(box, error instanceof ApiError ? error.detail : "The connection failed: try again.");
+      flash(box, error instanceof ApiError ? error.detail : gettext("The connection failed: try again."));
       button.disabled = false;
     }
   });
@@ -34,9 +34,9 @@ if (button) {
 
 // A refusal in the API's words, with the way to the match it names (a tournament match).
 function refused(error) {
-  flash(box, error instanceof ApiError ? reasonOf(error) : "The connection failed: try again.", { ms: 0 });
+  flash(box, error instanceof ApiError ? reasonOf(error) : gettext("The connection failed: try again."), { ms: 0 });
   const url = error instanceof ApiError && typeof error.body.url === "string" ? error.body.url : null;
-  if (url && url.startsWith("/")) box.append(" ", el("a", { href: url }, "Go to your match"));
+  if (url && url.startsWith("/")) box.append(" ", el("a", { href: url }, gettext("Go to your match")));
 }
 
 const awaiting = document.getElementById("awaiting");

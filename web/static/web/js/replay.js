@@ -1,5 +1,5 @@
 // Step through one finished deal: frames computed by the server from the seed and the log.
-import { el } from "./api.js";
+import { el, fill } from "./api.js";
 import { cardFace, cardList, cardText } from "./cards.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
@@ -8,41 +8,57 @@ let at = 0;
 
 const $ = (id) => document.getElementById(id);
 
+const t = (format, values) => interpolate(format, values, true);
+
 function describe(frame) {
-  if (!frame.action) return `Dealt. ${data.players[data.dealer]} deals; the upcard is ${cardText(frame.discard_pile[0])}.`;
+  if (!frame.action) {
+    return t(gettext("Dealt. %(name)s deals; the upcard is %(card)s."), { name: data.players[data.dealer], card: cardText(frame.discard_pile[0]) });
+  }
   const [type, card] = frame.action.split(" ");
-  const name = data.players[frame.actor];
-  const c = card && /^[2-9TJQKA][CDHS]$/.test(card) ? cardText(card) : "";
-  const verbs = {
-    take_upcard: "took the upcard", pass: "passed", draw_stock: "drew from the stock",
-    draw_discard: "took the top of the pile", discard: `discarded ${c}`, knock: `knocked, ${c} face down`,
-    gin: `went gin, ${c} face down`, big_gin: "went big gin",
-  };
-  return `${name} ${verbs[type] || frame.action}.`;
+  const values = { name: data.players[frame.actor], card: card && /^[2-9TJQKA][CDHS]$/.test(card) ? cardText(card) : "" };
+  switch (type) {
+    case "take_upcard": return t(gettext("%(name)s took the upcard."), values);
+    case "pass": return t(gettext("%(name)s passed."), values);
+    case "draw_stock": return t(gettext("%(name)s drew from the stock."), values);
+    case "draw_discard": return t(gettext("%(name)s took the top of the pile."), values);
+    case "discard": return t(gettext("%(name)s discarded %(card)s."), values);
+    case "knock": return t(gettext("%(name)s knocked, %(card)s face down."), values);
+    case "gin": return t(gettext("%(name)s went gin, %(card)s face down."), values);
+    case "big_gin": return t(gettext("%(name)s went big gin."), values);
+    default: return `${values.name} ${frame.action}.`; // an action this page does not know: its code
+  }
 }
 
 function hand(index, frame) {
   const h = frame.hands[index];
   const groups = el("div", { class: "hand" });
-  for (const meld of h.melds) groups.append(el("div", { class: "meld" }, el("span", { class: "group-label" }, "meld"), ...meld.map((c) => cardFace(c))));
-  if (h.deadwood.length) groups.append(el("div", { class: "deadwood" }, el("span", { class: "group-label" }, "deadwood"), ...h.deadwood.map((c) => cardFace(c))));
+  for (const meld of h.melds) groups.append(el("div", { class: "meld" }, el("span", { class: "group-label" }, pgettext("group label", "meld")), ...meld.map((c) => cardFace(c))));
+  if (h.deadwood.length) groups.append(el("div", { class: "deadwood" }, el("span", { class: "group-label" }, pgettext("group label", "deadwood")), ...h.deadwood.map((c) => cardFace(c))));
   return el("section", { class: `seat${frame.to_act === index ? " acting" : ""}`, "aria-label": data.players[index] },
-    el("h3", {}, data.players[index], index === data.dealer ? el("span", { class: "tag dealer" }, "dealer") : null,
-      frame.to_act === index ? el("span", { class: "to-act" }, " ▶ to play") : null),
+    el("h3", {}, data.players[index], index === data.dealer ? el("span", { class: "tag dealer" }, pgettext("tag", "dealer")) : null,
+      frame.to_act === index ? el("span", { class: "to-act" }, ` ▶ ${gettext("to play")}`) : null),
     groups,
-    el("p", { class: "deadwood-count" }, `Deadwood ${h.deadwood_points} · ${h.count} cards`),
-    frame.known[index].length ? el("p", { class: "known" }, "Known (from the pile): ", cardList(frame.known[index])) : null);
+    el("p", { class: "deadwood-count" },
+      `${t(gettext("Deadwood %(points)s"), { points: h.deadwood_points })} · ${t(ngettext("%(count)s card", "%(count)s cards", h.count), { count: h.count })}`),
+    frame.known[index].length
+      ? el("p", { class: "known" }, ...fill(gettext("Known (from the pile): %(cards)s"), { cards: cardList(frame.known[index]) }))
+      : null);
 }
 
 function outcomeText(o) {
-  if (!o) return "The deal did not finish (a forfeit ended the game).";
-  const p = (i) => data.players[i];
+  if (!o) return gettext("The deal did not finish (a forfeit ended the game).");
+  const values = {
+    knocker: data.players[o.knocker], defender: data.players[1 - o.knocker], winner: data.players[o.winner],
+    knocker_points: o.knocker_points, defender_points: o.defender_points, points: o.points,
+  };
   switch (o.termination) {
-    case "knock": return `${p(o.knocker)} knocked with ${o.knocker_points} against ${o.defender_points}: ${p(o.winner)} scores ${o.points}.`;
-    case "undercut": return `${p(o.knocker)} knocked with ${o.knocker_points}, undercut by ${p(1 - o.knocker)} with ${o.defender_points}: ${p(o.winner)} scores ${o.points}.`;
-    case "gin": return `${p(o.knocker)} went gin: ${o.points} points.`;
-    case "big_gin": return `${p(o.knocker)} went big gin: ${o.points} points.`;
-    case "draw": return "A drawn deal: nobody scores.";
+    case "knock":
+      return t(gettext("%(knocker)s knocked with %(knocker_points)s against %(defender_points)s: %(winner)s scores %(points)s."), values);
+    case "undercut":
+      return t(gettext("%(knocker)s knocked with %(knocker_points)s, undercut by %(defender)s with %(defender_points)s: %(winner)s scores %(points)s."), values);
+    case "gin": return t(ngettext("%(knocker)s went gin: %(points)s point.", "%(knocker)s went gin: %(points)s points.", o.points), values);
+    case "big_gin": return t(ngettext("%(knocker)s went big gin: %(points)s point.", "%(knocker)s went big gin: %(points)s points.", o.points), values);
+    case "draw": return gettext("A drawn deal: nobody scores.");
     default: return o.termination;
   }
 }
@@ -76,22 +92,25 @@ function showMove() {
 
 function nextDealLink() {
   if (!data.next) {
-    return el("p", {}, "The match's last deal. ", el("a", { href: `/matches/${data.match}` }, "Back to the match"));
+    return el("p", {}, gettext("The match's last deal."), " ", el("a", { href: `/matches/${data.match}` }, gettext("Back to the match")));
   }
-  const label = data.next.game === data.game ? "Next deal ▶" : `Next deal: game ${data.next.game + 1}, deal 1 ▶`;
+  const label = data.next.game === data.game ? gettext("Next deal ▶") : t(gettext("Next deal: game %(number)s, deal 1 ▶"), { number: data.next.game + 1 });
   return el("p", {}, el("a", { class: "button primary", id: "next-deal", href: `?game=${data.next.game}&deal=${data.next.deal}` }, label));
 }
 
 function render() {
   const frame = frames[at];
   const pile = frame.discard_pile;
-  $("replay-position").textContent = `Move ${at} of ${frames.length - 1}`;
+  $("replay-position").textContent = t(gettext("Move %(number)s of %(total)s"), { number: at, total: frames.length - 1 });
   $("replay-action").textContent = describe(frame);
   $("replay-board").replaceChildren(
     hand(1, frame),
     el("div", { class: "centre" },
-      el("p", {}, `Stock: ${frame.stock_size} cards · Discard pile (${pile.length}): `,
-        pile.length ? cardFace(pile[pile.length - 1], { cls: "big" }) : "empty")),
+      el("p", {}, t(ngettext("Stock: %(count)s card", "Stock: %(count)s cards", frame.stock_size), { count: frame.stock_size }), " · ",
+        ...fill(gettext("Discard pile (%(count)s): %(top)s"), {
+          count: pile.length,
+          top: pile.length ? cardFace(pile[pile.length - 1], { cls: "big" }) : pgettext("discard pile", "empty"),
+        }))),
     hand(0, frame),
   );
   const last = at === frames.length - 1;
@@ -99,9 +118,11 @@ function render() {
   box.hidden = !last;
   if (last) {
     const o = data.outcome;
-    const rows = [el("h3", {}, "Result"), el("p", { class: "outcome" }, outcomeText(o))];
+    const rows = [el("h3", {}, gettext("Result")), el("p", { class: "outcome" }, outcomeText(o))];
     if (o && o.layoffs && o.layoffs.length) {
-      rows.push(el("p", {}, "Laid off: ", ...o.layoffs.map((l, i) => el("span", {}, i ? "; " : "", cardFace(l.card), " onto ", cardList(l.onto)))));
+      const layoffs = o.layoffs.map((l, i) => el("span", {}, i ? "; " : "",
+        ...fill(gettext("%(card)s onto %(cards)s"), { card: cardFace(l.card), cards: cardList(l.onto) })));
+      rows.push(el("p", {}, ...fill(gettext("Laid off: %(layoffs)s"), { layoffs })));
     }
     rows.push(nextDealLink());
     box.replaceChildren(...rows);

@@ -5,7 +5,7 @@
 // /api/games/{id}/actions, and it reconnects with a growing delay. Both clocks count down
 // locally between views. The server is the only judge: a refused move shows why and the
 // table is fetched afresh.
-import { api, ApiError, el, flash, kindTag, signInAgain, goTo } from "./api.js";
+import { api, ApiError, el, fill, flash, kindTag, signInAgain, goTo } from "./api.js";
 import { cardBack, cardFace, cardLabel, cardList, cardText, cardsText } from "./cards.js";
 import { play } from "./sounds.js";
 
@@ -65,26 +65,47 @@ const RATING_RETRY_MS = 1500;
 const RATING_TRIES = 40;
 const QUEUE_POLL_MS = 1500;
 
+// A translated text with its named placeholders filled in ("%(card)s").
+const t = (format, values) => interpolate(format, values, true);
+
+// The words are read in the page's language (Django's JavaScript catalogue); the keys stay.
 const ACTIONS = {
-  take_upcard: { key: "u", label: (v) => `Take the upcard ${cardText(pileTop(v))}` },
-  pass: { key: "p", label: () => "Pass" },
-  draw_stock: { key: "s", label: () => "Draw from the stock" },
-  draw_discard: { key: "d", label: (v) => `Take ${cardText(pileTop(v))} from the pile` },
-  knock: { key: "k", label: () => "Knock…" },
-  gin: { key: "g", label: () => "Gin…" },
-  big_gin: { key: "b", label: () => "Big gin!" },
+  take_upcard: { key: "u", label: (v) => t(gettext("Take the upcard %(card)s"), { card: cardText(pileTop(v)) }) },
+  pass: { key: "p", label: () => pgettext("move", "Pass") },
+  draw_stock: { key: "s", label: () => gettext("Draw from the stock") },
+  draw_discard: { key: "d", label: (v) => t(gettext("Take %(card)s from the pile"), { card: cardText(pileTop(v)) }) },
+  knock: { key: "k", label: () => gettext("Knock…") },
+  gin: { key: "g", label: () => gettext("Gin…") },
+  big_gin: { key: "b", label: () => gettext("Big gin!") },
 };
 
-const VERBS = {
-  take_upcard: (c) => `took the upcard ${c ? cardText(c) : ""}`,
-  pass: () => "passed",
-  draw_stock: () => "drew from the stock",
-  draw_discard: (c) => `took ${c ? cardText(c) : "a card"} from the pile`,
-  discard: (c) => `discarded ${c ? cardText(c) : "a card"}`,
-  knock: () => "knocked",
-  gin: () => "went gin",
-  big_gin: () => "went big gin",
-};
+// One move of the deal as a sentence without its full stop: "You discarded 7♥", "Bob passed".
+function moveText(view, player, type, code) {
+  const mine = player === you;
+  const values = { name: mine ? "" : view.players[player].name, card: code ? cardText(code) : "" };
+  switch (type) {
+    case "take_upcard":
+      return t(mine ? gettext("You took the upcard %(card)s") : gettext("%(name)s took the upcard %(card)s"), values);
+    case "pass":
+      return t(mine ? gettext("You passed") : gettext("%(name)s passed"), values);
+    case "draw_stock":
+      return t(mine ? gettext("You drew from the stock") : gettext("%(name)s drew from the stock"), values);
+    case "draw_discard":
+      if (!code) return t(mine ? gettext("You took a card from the pile") : gettext("%(name)s took a card from the pile"), values);
+      return t(mine ? gettext("You took %(card)s from the pile") : gettext("%(name)s took %(card)s from the pile"), values);
+    case "discard":
+      if (!code) return t(mine ? gettext("You discarded a card") : gettext("%(name)s discarded a card"), values);
+      return t(mine ? gettext("You discarded %(card)s") : gettext("%(name)s discarded %(card)s"), values);
+    case "knock":
+      return t(mine ? gettext("You knocked") : gettext("%(name)s knocked"), values);
+    case "gin":
+      return t(mine ? gettext("You went gin") : gettext("%(name)s went gin"), values);
+    case "big_gin":
+      return t(mine ? gettext("You went big gin") : gettext("%(name)s went big gin"), values);
+    default:
+      return `${who(view, player)} ${type}`; // a move this page does not know: its code
+  }
+}
 
 // --- small helpers -----------------------------------------------------------------------
 
@@ -94,7 +115,7 @@ function pileTop(view) {
 }
 
 function who(view, index) {
-  if (index === you) return "You";
+  if (index === you) return gettext("You");
   return view.players[index].name;
 }
 
@@ -150,7 +171,7 @@ async function poll({ fresh = false } = {}) {
     if (status !== 304) accept(data, etag);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
-      setStatus("This game does not exist (any more).");
+      setStatus(gettext("This game does not exist (any more)."));
       state.stopped = true;
       return;
     }
@@ -158,7 +179,7 @@ async function poll({ fresh = false } = {}) {
       wait = retryAfterMs(error); // too many requests from here: slow down
     } else {
       root.classList.add("offline");
-      setStatus("Connection lost: retrying…");
+      setStatus(gettext("Connection lost: retrying…"));
     }
   }
   schedule(wait);
@@ -305,7 +326,7 @@ function onMessage(socket, message) {
         if (message.type === "ack") waiting.resolve(message);
         else waiting.reject(new ApiError(SOCKET_STATUS[message.code] || 409, message));
       } else if (message.type === "error" && message.code === "throttled") {
-        flash(flashBox, "Too many requests at once: wait a moment.");
+        flash(flashBox, gettext("Too many requests at once: wait a moment."));
       }
       break;
     }
@@ -347,14 +368,16 @@ function renderPresence() {
     return;
   }
   const them = presence[opponent];
+  const name = state.view ? state.view.players[opponent].name : gettext("Your opponent");
   if (them.connected) {
-    node.textContent = `${state.view ? state.view.players[opponent].name : "Your opponent"} is at the table.`;
+    node.textContent = t(gettext("%(name)s is at the table."), { name });
     node.className = "presence here";
   } else {
     const since = them.away_since ? Date.parse(them.away_since) : null;
     const seconds = since ? Math.max(0, Math.round((Date.now() - since) / 1000)) : null;
-    const name = state.view ? state.view.players[opponent].name : "Your opponent";
-    node.textContent = seconds === null ? `${name} has not opened the table yet.` : `${name} is disconnected (for ${seconds} s).`;
+    node.textContent = seconds === null
+      ? t(gettext("%(name)s has not opened the table yet."), { name })
+      : t(gettext("%(name)s is disconnected (for %(seconds)s s)."), { name, seconds });
     node.className = "presence away";
   }
   node.hidden = false;
@@ -365,9 +388,9 @@ function renderPresence() {
 function describe(action) {
   const card = action.card ? cardText(action.card) : "";
   switch (action.type) {
-    case "discard": return `Discarding ${card}`;
-    case "knock": return `Knocking with ${card}`;
-    case "gin": return `Gin with ${card}`;
+    case "discard": return t(gettext("Discarding %(card)s"), { card });
+    case "knock": return t(gettext("Knocking with %(card)s"), { card });
+    case "gin": return t(gettext("Gin with %(card)s"), { card });
     default: return ACTIONS[action.type] ? ACTIONS[action.type].label(state.view).replace("…", "") : action.type;
   }
 }
@@ -375,34 +398,35 @@ function describe(action) {
 function messageFor(error, action) {
   const view = state.view;
   const phase = view && view.deal ? view.deal.phase : "";
-  const opponent = view && you !== null ? view.players[1 - you].name : "your opponent";
+  const name = view && you !== null ? view.players[1 - you].name : gettext("your opponent");
+  const values = { move: describe(action), name, reason: error.detail, card: action.card ? cardText(action.card) : "" };
   switch (error.code) {
     case "stale_ply":
-      return `${describe(action)} did not count: the table had already changed (${opponent} moved or a clock ran out). This is the table now.`;
+      return t(gettext("%(move)s did not count: the table had already changed (%(name)s moved or a clock ran out). This is the table now."), values);
     case "not_your_turn":
-      return `It is not your turn: wait for ${opponent}.`;
+      return t(gettext("It is not your turn: wait for %(name)s."), values);
     case "game_over":
-      return "This game is over: no more moves.";
+      return gettext("This game is over: no more moves.");
     case "discard_of_taken_card":
-      return `You just took ${cardText(action.card)} from the pile: you may not throw it back this turn. Discard another card.`;
+      return t(gettext("You just took %(card)s from the pile: you may not throw it back this turn. Discard another card."), values);
     case "upcard_offer":
-      return "First take the upcard or pass.";
+      return gettext("First take the upcard or pass.");
     case "wrong_phase":
       if (phase === "draw" || phase === "first_draw") {
-        return "Draw first: take a card from the stock or the discard pile, then discard.";
+        return gettext("Draw first: take a card from the stock or the discard pile, then discard.");
       }
-      return `${describe(action)} is not allowed now: ${error.detail}`;
+      return t(gettext("%(move)s is not allowed now: %(reason)s"), values);
     case "knock_limit":
-      return `You cannot knock with ${cardText(action.card)}: ${error.detail}.`;
+      return t(gettext("You cannot knock with %(card)s: %(reason)s."), values);
     case "not_a_player":
-      return "You are watching this game: only its players can move.";
+      return gettext("You are watching this game: only its players can move.");
     case "throttled":
-      return "Too many requests at once: wait a moment.";
+      return gettext("Too many requests at once: wait a moment.");
     case "not_authenticated":
     case "authentication_failed":
-      return "Your session has expired: sign in again.";
+      return gettext("Your session has expired: sign in again.");
     default:
-      return `${describe(action)} is not allowed: ${error.detail}`;
+      return t(gettext("%(move)s is not allowed: %(reason)s"), values);
   }
 }
 
@@ -435,7 +459,7 @@ async function submit(action, button) {
     }
     const text = error instanceof ApiError
       ? messageFor(error, action)
-      : "The connection failed: your move may not have arrived. The table is refreshed.";
+      : gettext("The connection failed: your move may not have arrived. The table is refreshed.");
     flash(flashBox, text, { ms: 12000 });
   } finally {
     state.busy = false;
@@ -510,7 +534,7 @@ async function continueDeal(button) {
   } catch (error) {
     // The pause may have run out meanwhile: the next deal is on the table, nothing to say.
     if (!(error instanceof ApiError && error.code === "not_paused")) {
-      flash(flashBox, error instanceof ApiError ? error.detail : "The connection failed: try again.");
+      flash(flashBox, error instanceof ApiError ? error.detail : gettext("The connection failed: try again."));
     }
     poll({ fresh: true });
   } finally {
@@ -540,8 +564,8 @@ function render() {
   const deal = view.deal;
   const hands = view.scores.hands_won || [0, 0];
   $("subtitle").textContent =
-    `Game ${view.number + 1} · best of ${view.scores.best_of} to ${view.scores.target}` +
-    ` · ${root.dataset.timeControl}` + (deal ? ` · deal ${deal.number + 1}` : "");
+    t(gettext("Game %(number)s · best of %(best_of)s to %(target)s"), { number: view.number + 1, best_of: view.scores.best_of, target: view.scores.target }) +
+    ` · ${root.dataset.timeControl}` + (deal ? ` · ${t(gettext("deal %(number)s"), { number: deal.number + 1 })}` : "");
 
   $("seat-top").replaceChildren(...seat(view, top, hands));
   $("seat-bottom").replaceChildren(...seat(view, bottom, hands));
@@ -567,16 +591,16 @@ function seat(view, index, hands) {
   const head = el(
     "div",
     { class: "seat-head" },
-    el("h2", { class: "seat-name" }, isYou ? `${player.name} (you)` : player.name,
+    el("h2", { class: "seat-name" }, isYou ? t(gettext("%(name)s (you)"), { name: player.name }) : player.name,
       kindTag(player),
       ratingTag(index),
-      deal && deal.dealer === index ? el("span", { class: "tag dealer", title: "Dealer" }, "dealer") : null),
+      deal && deal.dealer === index ? el("span", { class: "tag dealer", title: gettext("Dealer") }, pgettext("tag", "dealer")) : null),
     clockNode(view, index),
     el("p", { class: "score" },
-      `${handPoints(view, index)} / ${view.scores.target} points · `,
-      `${hands[index]} hand${hands[index] === 1 ? "" : "s"} won · `,
-      `${view.scores.games_won[index]} game${view.scores.games_won[index] === 1 ? "" : "s"}`),
-    toAct ? el("p", { class: "to-act" }, el("span", { "aria-hidden": "true" }, "▶ "), isYou ? "Your turn" : "To play") : null,
+      `${t(gettext("%(points)s / %(target)s points"), { points: handPoints(view, index), target: view.scores.target })} · `,
+      `${t(ngettext("%(count)s hand won", "%(count)s hands won", hands[index]), { count: hands[index] })} · `,
+      t(ngettext("%(count)s game", "%(count)s games", view.scores.games_won[index]), { count: view.scores.games_won[index] })),
+    toAct ? el("p", { class: "to-act" }, el("span", { "aria-hidden": "true" }, "▶ "), isYou ? gettext("Your turn") : gettext("To play")) : null,
   );
   const parts = [head];
   if (!deal) return parts;
@@ -585,11 +609,12 @@ function seat(view, index, hands) {
   } else {
     const count = isYou || you === null ? deal.hand_sizes[index] : view.opponent.card_count;
     const known = you !== null && !isYou ? view.opponent.known_cards : deal.known[index];
-    const backs = el("div", { class: "backs", role: "img", "aria-label": `${count} cards in hand` });
+    const inHand = t(ngettext("%(count)s card in hand", "%(count)s cards in hand", count), { count });
+    const backs = el("div", { class: "backs", role: "img", "aria-label": inHand });
     for (let i = 0; i < count; i += 1) backs.append(cardBack());
-    parts.push(el("p", { class: "count" }, `${count} cards in hand`), backs);
+    parts.push(el("p", { class: "count" }, inHand), backs);
     if (known.length) {
-      parts.push(el("p", { class: "known" }, "Known to hold (taken from the pile): ", cardList(known)));
+      parts.push(el("p", { class: "known" }, ...fill(gettext("Known to hold (taken from the pile): %(cards)s"), { cards: cardList(known) })));
     }
   }
   return parts;
@@ -600,14 +625,15 @@ function ratingTag(index) {
   const seatRating = seatRatings && seatRatings.players[index];
   if (!seatRating) return null;
   const value = Math.round(seatRating.rating);
-  const title = `${seatRatings.pool.name} rating${seatRating.provisional ? ", provisional" : ""}`;
+  const pool = seatRatings.pool.name;
+  const title = seatRating.provisional ? t(gettext("%(pool)s rating, provisional"), { pool }) : t(gettext("%(pool)s rating"), { pool });
   return el("span", { class: "seat-rating", title, "data-rating": String(value) },
-    el("span", { class: "sr-only" }, "rating "), `${value}${seatRating.provisional ? "?" : ""}`);
+    el("span", { class: "sr-only" }, `${pgettext("seat", "rating")} `), `${value}${seatRating.provisional ? "?" : ""}`);
 }
 
 function clockNode(view, index) {
-  if (!view.clocks) return el("p", { class: "clock untimed" }, "untimed");
-  const name = index === you ? "Your clock" : `${view.players[index].name}'s clock`;
+  if (!view.clocks) return el("p", { class: "clock untimed" }, gettext("untimed"));
+  const name = index === you ? gettext("Your clock") : t(gettext("%(name)s's clock"), { name: view.players[index].name });
   return el("p", { class: "clock", role: "timer", "aria-label": name, dataset: { clock: String(index) } },
     el("span", { class: "run", "aria-hidden": "true" }), el("span", { class: "time" }, ""),
     el("span", { class: "turn" }, ""), el("span", { class: "note" }, ""));
@@ -626,40 +652,44 @@ function handNode(view) {
     if (state.newCards.has(code)) classes.push("new");
     if (code === forbidden) classes.push("taken");
     let label = cardLabel(code);
-    if (state.newCards.has(code)) label += ", just drawn";
-    if (code === forbidden) label += ", just taken from the pile";
-    if (chosen) label += ", chosen: press again to discard it";
+    if (state.newCards.has(code)) label = t(gettext("%(card)s, just drawn"), { card: label });
+    if (code === forbidden) label = t(gettext("%(card)s, just taken from the pile"), { card: label });
+    if (chosen) label = t(gettext("%(card)s, chosen: press again to discard it"), { card: label });
     const face = cardFace(code, {
       tag: "button",
       cls: classes.join(" "),
       attrs: { type: "button", "aria-label": label, "aria-pressed": confirmDiscard && !state.mode ? String(chosen) : null, dataset: { card: code, ply: String(view.ply), focus: `card:${code}` } },
     });
-    if (state.newCards.has(code)) face.append(el("span", { class: "badge", "aria-hidden": "true" }, "new"));
-    if (code === forbidden) face.append(el("span", { class: "badge", "aria-hidden": "true" }, "taken"));
+    if (state.newCards.has(code)) face.append(el("span", { class: "badge", "aria-hidden": "true" }, pgettext("card badge", "new")));
+    if (code === forbidden) face.append(el("span", { class: "badge", "aria-hidden": "true" }, pgettext("card badge", "taken")));
     face.addEventListener("click", onCard);
     return face;
   };
-  const wrap = el("div", { class: "hand", role: "group", "aria-label": "Your hand" });
+  const wrap = el("div", { class: "hand", role: "group", "aria-label": gettext("Your hand") });
   for (const meld of view.melds || []) {
-    wrap.append(el("div", { class: "meld", role: "group", "aria-label": `Meld ${cardsText(meld)}` },
-      el("span", { class: "group-label" }, "meld"), ...meld.map(button)));
+    wrap.append(el("div", { class: "meld", role: "group", "aria-label": t(gettext("Meld %(cards)s"), { cards: cardsText(meld) }) },
+      el("span", { class: "group-label" }, pgettext("group label", "meld")), ...meld.map(button)));
   }
   const deadwood = view.deadwood || [];
+  const points = view.deadwood_points;
   if (deadwood.length) {
-    wrap.append(el("div", { class: "deadwood", role: "group", "aria-label": `Deadwood, ${view.deadwood_points} points` },
-      el("span", { class: "group-label" }, "deadwood"), ...deadwood.map(button)));
+    const label = t(ngettext("Deadwood, %(points)s point", "Deadwood, %(points)s points", points), { points });
+    wrap.append(el("div", { class: "deadwood", role: "group", "aria-label": label },
+      el("span", { class: "group-label" }, pgettext("group label", "deadwood")), ...deadwood.map(button)));
   }
   const limit = view.deal ? view.deal.knock_limit : 10;
+  const count = ngettext("Deadwood: %(points)s point (knock at %(limit)s or less)", "Deadwood: %(points)s points (knock at %(limit)s or less)", points);
   return el("div", {},
     wrap,
-    el("p", { class: "deadwood-count" }, `Deadwood: `, el("strong", { id: "deadwood-points" }, String(view.deadwood_points)),
-      ` points (knock at ${limit} or less)`));
+    el("p", { class: "deadwood-count" },
+      ...fill(count, { points: el("strong", { id: "deadwood-points" }, String(points)), limit })));
 }
 
 function centre(view) {
   const deal = view.deal;
   if (!deal) {
-    const text = view.status === "finished" ? "The game is over." : view.pause ? "The next deal is dealt face down until it starts." : "Dealing…";
+    const text = view.status === "finished" ? gettext("The game is over.")
+      : view.pause ? gettext("The next deal is dealt face down until it starts.") : gettext("Dealing…");
     return [el("p", { class: "empty" }, text)];
   }
   const top = pileTop(view);
@@ -669,21 +699,20 @@ function centre(view) {
   const stock = el(canStock ? "button" : "div", {
     class: `stock${canStock ? " live" : ""}`, type: canStock ? "button" : null, tabindex: canStock ? "-1" : null,
     dataset: canStock ? { action: "draw_stock", ply: String(view.ply) } : {},
-    "aria-label": `Stock, ${deal.stock_size} cards`,
-  }, cardBack({ label: "stock" }), el("span", { class: "caption" }, `Stock · ${deal.stock_size}`));
+    "aria-label": t(ngettext("Stock, %(count)s card", "Stock, %(count)s cards", deal.stock_size), { count: deal.stock_size }),
+  }, cardBack({ label: pgettext("card back", "stock") }), el("span", { class: "caption" }, t(gettext("Stock · %(count)s"), { count: deal.stock_size })));
   if (canStock) stock.addEventListener("click", onAction);
   const pile = el(pileAction ? "button" : "div", {
     class: `pile${pileAction ? " live" : ""}`, type: pileAction ? "button" : null, tabindex: pileAction ? "-1" : null,
     dataset: pileAction ? { action: pileAction, ply: String(view.ply) } : {},
-    "aria-label": top ? `Discard pile, top card ${cardLabel(top)}` : "Discard pile, empty",
+    "aria-label": top ? t(gettext("Discard pile, top card %(card)s"), { card: cardLabel(top) }) : gettext("Discard pile, empty"),
   }, top ? cardFace(top, { cls: "big" }) : el("span", { class: "card empty" }, "—"),
-  el("span", { class: "caption" }, `Discard pile · ${deal.discard_pile.length}`));
+  el("span", { class: "caption" }, t(gettext("Discard pile · %(count)s"), { count: deal.discard_pile.length })));
   if (pileAction) pile.addEventListener("click", onAction);
-  const recent = deal.history.slice(-4).map((h) =>
-    el("li", {}, `${who(view, h.player)} ${(VERBS[h.type] || (() => h.type))(h.card)}`));
+  const recent = deal.history.slice(-4).map((h) => el("li", {}, moveText(view, h.player, h.type, h.card)));
   const parts = [el("div", { class: "piles" }, stock, pile)];
   if (recent.length) {
-    parts.push(el("div", { class: "recent" }, el("h3", {}, "Last moves"), el("ol", { class: "plain" }, ...recent)));
+    parts.push(el("div", { class: "recent" }, el("h3", {}, gettext("Last moves")), el("ol", { class: "plain" }, ...recent)));
   }
   return parts;
 }
@@ -696,7 +725,7 @@ function actionButtons(view) {
       type: "button", class: "button primary action", id: "continue",
       "aria-keyshortcuts": "C", disabled: done,
       dataset: { action: "continue", shortcut: "c", focus: "act:continue" },
-    }, done ? "Waiting for your opponent…" : "Continue to the next deal", " ", el("kbd", { "aria-hidden": "true" }, "C"));
+    }, done ? gettext("Waiting for your opponent…") : gettext("Continue to the next deal"), " ", el("kbd", { "aria-hidden": "true" }, "C"));
     button.addEventListener("click", onAction);
     buttons.push(button, el("span", { class: "hint pause-left", id: "pause-left" }, ""));
     return buttons;
@@ -707,7 +736,8 @@ function actionButtons(view) {
     if (!choices.length) continue;
     let label = spec.label(view);
     if ((type === "knock" || type === "gin") && choices.length === 1) {
-      label = `${type === "gin" ? "Gin" : "Knock"}, laying down ${cardText(choices[0].card)}`;
+      const card = cardText(choices[0].card);
+      label = t(type === "gin" ? gettext("Gin, laying down %(card)s") : gettext("Knock, laying down %(card)s"), { card });
     }
     const pressed = state.mode === type;
     const button = el("button", {
@@ -721,52 +751,67 @@ function actionButtons(view) {
     buttons.push(button);
   }
   if (legal(view, "discard").length && !state.mode && state.chosen) {
-    buttons.push(el("span", { class: "hint", role: "status" },
-      `Discard ${cardText(state.chosen)}? ${touch ? "Tap it again" : "Click it again (or Enter)"} to discard it${touch ? "" : "; Esc keeps it"}.`));
+    const card = cardText(state.chosen);
+    buttons.push(el("span", { class: "hint", role: "status" }, touch
+      ? t(gettext("Discard %(card)s? Tap it again to discard it."), { card })
+      : t(gettext("Discard %(card)s? Click it again (or Enter) to discard it; Esc keeps it."), { card })));
   } else if (legal(view, "discard").length && !state.mode) {
     buttons.push(el("span", { class: "hint" }, confirmDiscard
-      ? touch ? "Tap a card to choose it, then again to discard it." : "Click a card (or Enter on it) to choose it, then again to discard it."
-      : touch ? "Tap a card to discard it." : "Click a card (or Enter on it) to discard it."));
+      ? touch ? gettext("Tap a card to choose it, then again to discard it.") : gettext("Click a card (or Enter on it) to choose it, then again to discard it.")
+      : touch ? gettext("Tap a card to discard it.") : gettext("Click a card (or Enter on it) to discard it.")));
   }
   if (state.mode) {
-    buttons.push(el("span", { class: "hint" }, `${state.mode === "gin" ? "Gin" : "Knock"}: ${touch ? "tap" : "choose"} the card to put face down${touch ? "" : " (Esc cancels)"}.`));
+    let hint;
+    if (state.mode === "gin") hint = touch ? gettext("Gin: tap the card to put face down.") : gettext("Gin: choose the card to put face down (Esc cancels).");
+    else hint = touch ? gettext("Knock: tap the card to put face down.") : gettext("Knock: choose the card to put face down (Esc cancels).");
+    buttons.push(el("span", { class: "hint" }, hint));
   }
   return buttons;
 }
 
 function statusText(view) {
-  if (view.status === "finished") return "The game is over.";
+  if (view.status === "finished") return gettext("The game is over.");
   if (view.pause) {
-    const waiting = view.pause.continued.map((done, i) => (done ? null : who(view, i))).filter(Boolean);
-    return `The deal is over: read the result. The next deal starts when ${waiting.length === 2 ? "both players continue" : waiting[0] === "You" ? "you continue" : `${waiting[0]} continues`}, or when the pause runs out; no clock runs meanwhile.`;
+    const waiting = [0, 1].filter((i) => !view.pause.continued[i]);
+    if (waiting.length !== 1) {
+      return gettext("The deal is over: read the result. The next deal starts when both players continue, or when the pause runs out; no clock runs meanwhile.");
+    }
+    if (waiting[0] === you) {
+      return gettext("The deal is over: read the result. The next deal starts when you continue, or when the pause runs out; no clock runs meanwhile.");
+    }
+    return t(gettext("The deal is over: read the result. The next deal starts when %(name)s continues, or when the pause runs out; no clock runs meanwhile."),
+      { name: view.players[waiting[0]].name });
   }
   const deal = view.deal;
-  if (!deal) return "Waiting for the deal…";
+  if (!deal) return gettext("Waiting for the deal…");
   const last = deal.history.length ? deal.history[deal.history.length - 1] : null;
-  const lead = last && last.player !== you ? `${who(view, last.player)} ${(VERBS[last.type] || (() => last.type))(last.card)}. ` : "";
+  // The last move, when it was not yours, as the first sentence.
+  const lead = last && last.player !== you ? `${moveText(view, last.player, last.type, last.card)}. ` : "";
   if (you === null) {
-    return `${lead}${view.to_act === null ? "" : `${view.players[view.to_act].name} to play.`}`;
+    return `${lead}${view.to_act === null ? "" : t(gettext("%(name)s to play."), { name: view.players[view.to_act].name })}`;
   }
-  if (!view.your_turn) return `${lead}Waiting for ${view.players[1 - you].name}…`;
-  if (state.mode) return `${state.mode === "gin" ? "Gin" : "Knock"}: choose the card to put face down.`;
+  if (!view.your_turn) return `${lead}${t(gettext("Waiting for %(name)s…"), { name: view.players[1 - you].name })}`;
+  if (state.mode) return state.mode === "gin" ? gettext("Gin: choose the card to put face down.") : gettext("Knock: choose the card to put face down.");
   const top = pileTop(view);
+  const card = top ? cardText(top) : "";
   switch (deal.phase) {
     case "offer_nondealer":
     case "offer_dealer":
-      return `${lead}Your turn: take the upcard ${cardText(top)} or pass.`;
+      return `${lead}${t(gettext("Your turn: take the upcard %(card)s or pass."), { card })}`;
     case "first_draw":
-      return `${lead}Your turn: both passed, draw from the stock.`;
+      return `${lead}${gettext("Your turn: both passed, draw from the stock.")}`;
     case "draw":
-      return `${lead}Your turn: draw from the stock or take ${cardText(top)} from the pile.`;
+      return `${lead}${t(gettext("Your turn: draw from the stock or take %(card)s from the pile."), { card })}`;
     case "discard": {
-      const ends = ["knock", "gin", "big_gin"].filter((t) => legal(view, t).length);
-      const also = ends.length ? `, or ${ends.map((t) => t.replace("_", " ")).join(" / ")}` : "";
-      return `${lead}Your turn: discard a card${also}.`;
+      const names = { knock: pgettext("move", "knock"), gin: pgettext("move", "gin"), big_gin: pgettext("move", "big gin") };
+      const ends = ["knock", "gin", "big_gin"].filter((type) => legal(view, type).length);
+      if (!ends.length) return `${lead}${gettext("Your turn: discard a card.")}`;
+      return `${lead}${t(gettext("Your turn: discard a card, or %(moves)s."), { moves: ends.map((type) => names[type]).join(" / ") })}`;
     }
     case "fiftieth_offer":
-      return `${lead}Last chance: take ${cardText(top)} or pass (the deal is then a draw).`;
+      return `${lead}${t(gettext("Last chance: take %(card)s or pass (the deal is then a draw)."), { card })}`;
     case "fiftieth_decide":
-      return `${lead}Knock or go gin now, or pass (the deal is then a draw).`;
+      return `${lead}${gettext("Knock or go gin now, or pass (the deal is then a draw).")}`;
     default:
       return lead;
   }
@@ -779,7 +824,7 @@ function renderClocks() {
   if (view.pause) {
     const left = Math.max(0, view.pause.remaining_ms - (now - state.receivedAt));
     const node = $("pause-left");
-    if (node) node.textContent = `Next deal in ${Math.ceil(left / 1000)} s`;
+    if (node) node.textContent = t(gettext("Next deal in %(seconds)s s"), { seconds: Math.ceil(left / 1000) });
     if (left <= 0 && !state.zeroPolled.has(`pause:${view.seq}`)) {
       state.zeroPolled.add(`pause:${view.seq}`);
       setTimeout(() => poll({ fresh: true }), 50);
@@ -796,10 +841,10 @@ function renderClocks() {
     const turnMs = running && clock.turn_remaining_ms != null ? Math.max(0, clock.turn_remaining_ms - elapsed) : null;
     const ms = turnMs == null ? clockMs : Math.min(clockMs, turnMs);
     node.querySelector(".time").textContent = formatClock(clockMs);
-    node.querySelector(".turn").textContent = turnMs == null ? "" : ` (this turn ${formatClock(turnMs)})`;
+    node.querySelector(".turn").textContent = turnMs == null ? "" : ` ${t(gettext("(this turn %(time)s)"), { time: formatClock(turnMs) })}`;
     node.querySelector(".run").textContent = running ? "▶ " : "";
     const flagged = ms <= 0 && (running || lostOnTime(view, index));
-    node.querySelector(".note").textContent = flagged ? " out of time" : running && ms < 20000 ? " low" : "";
+    node.querySelector(".note").textContent = flagged ? ` ${gettext("out of time")}` : running && ms < 20000 ? ` ${pgettext("clock", "low")}` : "";
     node.classList.toggle("running", running);
     node.classList.toggle("low", running && ms < 20000);
     if (index === you && running && ms > 0 && ms < 20000 && state.lowWarned !== view.ply) {
@@ -820,21 +865,51 @@ function lostOnTime(view, index) {
   return Boolean(result && result.termination === "forfeit" && result.winner !== index && /time/.test(result.reason || "") && !byOrganiser(result));
 }
 
+// "Bob knocked with 5 deadwood against 20: 15 points to Bob." One sentence for each of who
+// knocked (you or the other player) and who undercut; "you" as the one the points go to.
 function outcomeSentence(view, outcome) {
-  const name = (i) => who(view, i);
-  const to = (i) => (i === you ? "you" : view.players[i].name);
-  const times = outcome.multiplier > 1 ? ` (×${outcome.multiplier})` : "";
+  const name = (i) => (i === null || i === undefined ? "" : view.players[i].name);
+  const knocker = outcome.knocker;
+  const defender = knocker === null || knocker === undefined ? null : 1 - knocker;
+  const values = {
+    knocker: name(knocker),
+    defender: name(defender),
+    winner: outcome.winner === you ? pgettext("the points go to", "you") : name(outcome.winner),
+    knocker_points: outcome.knocker_points,
+    defender_points: outcome.defender_points,
+    points: outcome.points,
+    times: outcome.multiplier > 1 ? ` (×${outcome.multiplier})` : "",
+  };
+  const n = outcome.points;
+  const mine = knocker === you;
   switch (outcome.termination) {
     case "knock":
-      return `${name(outcome.knocker)} knocked with ${outcome.knocker_points} deadwood against ${outcome.defender_points}: ${outcome.points} points${times} to ${to(outcome.winner)}.`;
+      return t(mine
+        ? ngettext("You knocked with %(knocker_points)s deadwood against %(defender_points)s: %(points)s point%(times)s to %(winner)s.",
+          "You knocked with %(knocker_points)s deadwood against %(defender_points)s: %(points)s points%(times)s to %(winner)s.", n)
+        : ngettext("%(knocker)s knocked with %(knocker_points)s deadwood against %(defender_points)s: %(points)s point%(times)s to %(winner)s.",
+          "%(knocker)s knocked with %(knocker_points)s deadwood against %(defender_points)s: %(points)s points%(times)s to %(winner)s.", n), values);
     case "undercut":
-      return `${name(outcome.knocker)} knocked with ${outcome.knocker_points} but ${who(view, 1 - outcome.knocker).replace(/^You$/, "you")} undercut with ${outcome.defender_points}: ${outcome.points} points${times} to ${to(outcome.winner)}.`;
+      if (mine) {
+        return t(ngettext("You knocked with %(knocker_points)s but %(defender)s undercut with %(defender_points)s: %(points)s point%(times)s to %(winner)s.",
+          "You knocked with %(knocker_points)s but %(defender)s undercut with %(defender_points)s: %(points)s points%(times)s to %(winner)s.", n), values);
+      }
+      if (defender === you) {
+        return t(ngettext("%(knocker)s knocked with %(knocker_points)s but you undercut with %(defender_points)s: %(points)s point%(times)s to %(winner)s.",
+          "%(knocker)s knocked with %(knocker_points)s but you undercut with %(defender_points)s: %(points)s points%(times)s to %(winner)s.", n), values);
+      }
+      return t(ngettext("%(knocker)s knocked with %(knocker_points)s but %(defender)s undercut with %(defender_points)s: %(points)s point%(times)s to %(winner)s.",
+        "%(knocker)s knocked with %(knocker_points)s but %(defender)s undercut with %(defender_points)s: %(points)s points%(times)s to %(winner)s.", n), values);
     case "gin":
-      return `${name(outcome.knocker)} went gin: ${outcome.points} points${times}.`;
+      return t(mine
+        ? ngettext("You went gin: %(points)s point%(times)s.", "You went gin: %(points)s points%(times)s.", n)
+        : ngettext("%(knocker)s went gin: %(points)s point%(times)s.", "%(knocker)s went gin: %(points)s points%(times)s.", n), values);
     case "big_gin":
-      return `${name(outcome.knocker)} went big gin: ${outcome.points} points${times}.`;
+      return t(mine
+        ? ngettext("You went big gin: %(points)s point%(times)s.", "You went big gin: %(points)s points%(times)s.", n)
+        : ngettext("%(knocker)s went big gin: %(points)s point%(times)s.", "%(knocker)s went big gin: %(points)s points%(times)s.", n), values);
     case "draw":
-      return "The deal is a draw: the stock ran out and nobody scores.";
+      return gettext("The deal is a draw: the stock ran out and nobody scores.");
     default:
       return outcome.termination;
   }
@@ -843,8 +918,11 @@ function outcomeSentence(view, outcome) {
 function meldsNode(melds, deadwood, points) {
   const node = el("span", { class: "spread" });
   for (const meld of melds || []) node.append(cardList(meld, { cls: "meld" }));
-  if (deadwood && deadwood.length) node.append(cardList(deadwood, { cls: "deadwood" }), ` ${points} deadwood`);
-  else node.append(" no deadwood");
+  if (deadwood && deadwood.length) {
+    node.append(cardList(deadwood, { cls: "deadwood" }), ` ${t(ngettext("%(points)s deadwood", "%(points)s deadwood", points), { points })}`);
+  } else {
+    node.append(` ${gettext("no deadwood")}`);
+  }
   return node;
 }
 
@@ -856,25 +934,29 @@ function renderReveal(view) {
     return;
   }
   const o = last.outcome;
-  const rows = [el("h2", { id: "reveal-title" }, `Deal ${last.number + 1} result`),
+  const rows = [el("h2", { id: "reveal-title" }, t(gettext("Deal %(number)s result"), { number: last.number + 1 })),
     el("p", { class: "outcome", dataset: { termination: o.termination } }, outcomeSentence(view, o))];
   const working = pointsWorking(o);
   if (working) rows.push(el("p", { class: "working" }, working));
   if (o.termination !== "draw" && o.knocker !== null && o.knocker !== undefined) {
     const defender = 1 - o.knocker;
     const list = el("dl", { class: "spreads" },
-      el("dt", {}, `${who(view, o.knocker)}, ${o.termination === "undercut" || o.termination === "knock" ? "knocker" : "gin"}`),
+      el("dt", {}, t(o.termination === "undercut" || o.termination === "knock" ? gettext("%(name)s, knocker") : gettext("%(name)s, gin"),
+        { name: who(view, o.knocker) })),
       el("dd", {}, meldsNode(o.knocker_melds, o.knocker_deadwood, o.knocker_points),
-        o.knock_card ? el("span", { class: "knock-card" }, " · face down: ", cardFace(o.knock_card)) : null),
-      el("dt", {}, `${who(view, defender)}, defender`),
+        o.knock_card ? el("span", { class: "knock-card" }, " · ", ...fill(gettext("face down: %(card)s"), { card: cardFace(o.knock_card) })) : null),
+      el("dt", {}, t(gettext("%(name)s, defender"), { name: who(view, defender) })),
       el("dd", {}, meldsNode(o.defender_melds, o.defender_deadwood, o.defender_points)));
     rows.push(list);
     if (o.layoffs && o.layoffs.length) {
-      rows.push(el("p", { class: "layoffs" }, "Laid off: ",
-        ...o.layoffs.map((l, i) => el("span", {}, i ? "; " : "", cardFace(l.card), " onto ", cardList(l.onto)))));
+      const layoffs = o.layoffs.map((l, i) => el("span", {}, i ? "; " : "",
+        ...fill(gettext("%(card)s onto %(cards)s"), { card: cardFace(l.card), cards: cardList(l.onto) })));
+      rows.push(el("p", { class: "layoffs" }, ...fill(gettext("Laid off: %(layoffs)s"), { layoffs })));
     }
   } else if (last.hands) {
-    rows.push(el("p", {}, `${who(view, 0)} held `, cardList(last.hands[0])), el("p", {}, `${who(view, 1)} held `, cardList(last.hands[1])));
+    const held = (i) => el("p", {}, ...fill(i === you ? gettext("You held %(cards)s") : gettext("%(name)s held %(cards)s"),
+      { name: who(view, i), cards: cardList(last.hands[i]) }));
+    rows.push(held(0), held(1));
   }
   box.replaceChildren(...rows);
   box.hidden = false;
@@ -894,23 +976,30 @@ function renderResult() {
   }
   const results = view.results || [];
   const result = results[results.length - 1];
-  const rows = [el("h2", {}, `Game ${view.number + 1} is over`)];
+  const rows = [el("h2", {}, t(gettext("Game %(number)s is over"), { number: view.number + 1 }))];
   if (result) {
     if (byOrganiser(result)) {
       // Nobody forfeited: an organiser decided, for the reason they gave.
       const why = result.reason.replace(ORGANISER, "");
-      rows.push(el("p", { class: "timeout decided" }, `Decided by an organiser${why ? `: ${why}` : ""}.`));
+      rows.push(el("p", { class: "timeout decided" },
+        why ? t(gettext("Decided by an organiser: %(reason)s."), { reason: why }) : gettext("Decided by an organiser.")));
     } else if (result.termination === "forfeit") {
       const loser = 1 - result.winner;
       const onTime = /time/.test(result.reason || "");
       const forTurn = /for the turn/.test(result.reason || "");
+      const mine = loser === you;
+      let text;
+      if (forTurn) text = mine ? gettext("You ran out of time for the turn.") : gettext("%(name)s ran out of time for the turn.");
+      else if (onTime) text = mine ? gettext("You ran out of time.") : gettext("%(name)s ran out of time.");
+      else text = mine ? gettext("You forfeited (%(reason)s).") : gettext("%(name)s forfeited (%(reason)s).");
       rows.push(el("p", { class: `timeout${onTime ? " on-time" : ""}` },
         onTime ? el("span", { "aria-hidden": "true" }, "⚑ ") : null,
-        `${who(view, loser)} ${forTurn ? "ran out of time for the turn" : onTime ? "ran out of time" : `forfeited (${result.reason})`}.`));
+        t(text, { name: view.players[loser].name, reason: result.reason })));
     }
-    rows.push(el("p", { class: "winner" }, resultSentence(view, result.winner, result.final, "game", " to ")));
+    rows.push(el("p", { class: "winner" }, resultSentence(view, result.winner, result.final, "game")));
     // Hollywood ends three games at once: a sheet for each, in the order they ended.
-    results.forEach((r, i) => rows.push(scoreSheet(view, r, results.length > 1 ? `Hollywood game ${i + 1} to end` : "How the game scored")));
+    results.forEach((r, i) => rows.push(scoreSheet(view, r,
+      results.length > 1 ? t(gettext("Hollywood game %(number)s to end"), { number: i + 1 }) : gettext("How the game scored"))));
   }
   const match = state.match;
   if (match) {
@@ -920,13 +1009,13 @@ function renderResult() {
       // How it ended, unless the game's line above has just said it was an organiser's decision.
       const saidAbove = match.end_reason === "admin" && result && byOrganiser(result);
       const how = match.end_reason && match.end_reason !== "games" && !saidAbove ? ` (${reasonText(match.end_reason)})` : "";
-      rows.push(el("p", { class: "match-result" }, resultSentence(view, winnerIndex, won, "match", "–", how)));
+      rows.push(el("p", { class: "match-result" }, resultSentence(view, winnerIndex, won, "match", how)));
       const rating = ratingBlock(view, match);
       if (rating) rows.push(rating);
       rows.push(afterMatch(match));
     } else if (match.current_game && String(match.current_game) !== String(gameId)) {
-      rows.push(el("p", {}, `Games: ${scoreLine(view, won)}. `,
-        el("a", { href: `/games/${match.current_game}`, class: "button primary", id: "next-game", "aria-keyshortcuts": "N" }, `Next game →`)));
+      rows.push(el("p", {}, t(gettext("Games: %(score)s."), { score: scoreLine(view, won) }), " ",
+        el("a", { href: `/games/${match.current_game}`, class: "button primary", id: "next-game", "aria-keyshortcuts": "N" }, gettext("Next game →"))));
     }
   }
   box.replaceChildren(...rows);
@@ -945,12 +1034,19 @@ function scoreLine(view, values, dash = "–") {
 }
 
 // "You win the game 386 to 0", "You lose the match 1–3"; a spectator reads the seats in
-// order, then who won: "Ada 1–3 Bob: Bob wins the match".
-function resultSentence(view, winner, values, what, dash, how = "") {
+// order, then who won: "Ada 1–3 Bob: Bob wins the match". The viewer's number always comes
+// first (%(you)s, then %(opponent)s). ``what``: "game" or "match" (a match may say how it
+// ended, ``how``: " (on time)").
+function resultSentence(view, winner, values, what, how = "") {
   if (you !== null) {
-    return `You ${winner === you ? "win" : "lose"} the ${what} ${values[you]}${dash}${values[1 - you]}${how}.`;
+    const numbers = { you: values[you], opponent: values[1 - you], how };
+    if (what === "game") {
+      return t(winner === you ? gettext("You win the game %(you)s to %(opponent)s.") : gettext("You lose the game %(you)s to %(opponent)s."), numbers);
+    }
+    return t(winner === you ? gettext("You win the match %(you)s–%(opponent)s%(how)s.") : gettext("You lose the match %(you)s–%(opponent)s%(how)s."), numbers);
   }
-  return `${scoreLine(view, values, dash === " to " ? " – " : dash)}: ${view.players[winner].name} wins the ${what}${how}.`;
+  const sentence = { score: scoreLine(view, values, what === "game" ? " – " : "–"), name: view.players[winner].name, how };
+  return t(what === "game" ? gettext("%(score)s: %(name)s wins the game.") : gettext("%(score)s: %(name)s wins the match%(how)s."), sentence);
 }
 
 // A finished game's hand points toward the target: before a shutout doubled them (the
@@ -972,24 +1068,26 @@ function scoreSheet(view, result, caption) {
   const row = (label, cell, cls = "") => el("tr", { class: cls },
     el("th", { scope: "row" }, label), ...cols.map((i) => el("td", { class: "num" }, cell(i))));
   const rowsOut = [
-    row("Hands won", (i) => String(result.hands_won[i])),
-    row("Hand points: the points of the hands won", (i) => String(base[i])),
+    row(gettext("Hands won"), (i) => String(result.hands_won[i])),
+    row(gettext("Hand points: the points of the hands won"), (i) => String(base[i])),
   ];
   if (doubledPoints && base[winner] > 0) { // no hand won at all (a forfeit): nothing doubled
-    rowsOut.push(row("Shutout: the loser won no hand, the winner's hand points are doubled", (i) => (i === winner ? `+${base[i]}` : "—")));
+    rowsOut.push(row(gettext("Shutout: the loser won no hand, the winner's hand points are doubled"), (i) => (i === winner ? `+${base[i]}` : "—")));
   }
   rowsOut.push(
-    row(result.shutout && !doubledPoints ? "Game bonus for winning the game, doubled for the shutout" : "Game bonus for winning the game",
+    row(result.shutout && !doubledPoints ? gettext("Game bonus for winning the game, doubled for the shutout") : gettext("Game bonus for winning the game"),
       (i) => String(result.game_bonus[i])),
-    row(`Box bonus: ${perHand} for each hand won`, (i) => (result.hands_won[i] ? `${result.hands_won[i]} × ${perHand} = ${result.line_bonus[i]}` : "0")),
-    row("Total", (i) => String(result.final[i]), "total"),
+    row(t(gettext("Box bonus: %(points)s for each hand won"), { points: perHand }),
+      (i) => (result.hands_won[i] ? `${result.hands_won[i]} × ${perHand} = ${result.line_bonus[i]}` : "0")),
+    row(gettext("Total"), (i) => String(result.final[i]), "total"),
   );
   return el("div", { class: "scroll" },
     el("table", { class: "grid score-sheet" },
       el("caption", {}, caption),
       el("thead", {}, el("tr", {}, el("td", {}), ...cols.map((i) => el("th", { scope: "col", class: "num" }, who(view, i))))),
       el("tbody", {}, ...rowsOut)),
-    el("p", { class: "meta" }, `Margin: ${result.final[winner]} − ${result.final[1 - winner]} = ${result.margin}.`));
+    el("p", { class: "meta" }, t(gettext("Margin: %(winner)s − %(loser)s = %(margin)s."),
+      { winner: result.final[winner], loser: result.final[1 - winner], margin: result.margin })));
 }
 
 // How a deal's points were worked out, from its outcome: "20 − 5 = 15", "gin: 12 + 25 gin
@@ -998,25 +1096,28 @@ function pointsWorking(o) {
   if (!o || o.termination === "draw" || o.knocker === null || o.knocker === undefined) return "";
   const multiplier = o.multiplier || 1;
   const base = o.points / multiplier;
+  const values = { knocker: o.knocker_points, defender: o.defender_points, base, multiplier, points: o.points };
   let text;
   switch (o.termination) {
     case "knock":
-      text = `Deadwood ${o.defender_points} − ${o.knocker_points} = ${base}`;
+      text = t(gettext("Deadwood %(defender)s − %(knocker)s = %(base)s"), values);
       break;
     case "undercut":
-      text = `Undercut: ${o.knocker_points} − ${o.defender_points} + ${base - (o.knocker_points - o.defender_points)} undercut bonus = ${base}`;
+      text = t(gettext("Undercut: %(knocker)s − %(defender)s + %(bonus)s undercut bonus = %(base)s"),
+        { ...values, bonus: base - (o.knocker_points - o.defender_points) });
       break;
     case "gin":
-      text = `Gin: the defender's deadwood ${o.defender_points} + ${base - o.defender_points} gin bonus = ${base}`;
+      text = t(gettext("Gin: the defender's deadwood %(defender)s + %(bonus)s gin bonus = %(base)s"), { ...values, bonus: base - o.defender_points });
       break;
     case "big_gin":
-      text = `Big gin: the defender's deadwood ${o.defender_points} + ${base - o.defender_points} big gin bonus = ${base}`;
+      text = t(gettext("Big gin: the defender's deadwood %(defender)s + %(bonus)s big gin bonus = %(base)s"), { ...values, bonus: base - o.defender_points });
       break;
     default:
       return "";
   }
-  if (multiplier > 1) text += `, × ${multiplier} (the first upcard was a spade) = ${o.points}`;
-  return `${text} points.`;
+  if (multiplier > 1) text = t(gettext("%(working)s, × %(multiplier)s (the first upcard was a spade) = %(points)s"), { ...values, working: text });
+  // The last number is the points of the deal.
+  return t(ngettext("%(working)s point.", "%(working)s points.", o.points), { working: text });
 }
 
 // What a rated match did to each rating, the viewer's first: "You: 1500 → 1520 (+20)",
@@ -1026,26 +1127,28 @@ function ratingBlock(view, match) {
   if (!pool) return null;
   const box = el("div", { class: "rating-change", id: "rating-change" });
   if (!match.ratings) {
-    box.append(el("p", { class: "meta" }, `${pool.name} rating: being worked out…`));
+    box.append(el("p", { class: "meta" }, t(gettext("%(pool)s rating: being worked out…"), { pool: pool.name })));
     return box;
   }
-  box.append(el("h3", {}, `${pool.name} rating`));
+  box.append(el("h3", {}, t(gettext("%(pool)s rating"), { pool: pool.name })));
   const list = el("ul", { class: "rating-rows" });
   for (const i of ordered(view)) {
     const r = match.ratings[i];
     const sign = r.change > 0 ? "+" : r.change < 0 ? "−" : "±";
-    const amount = `${sign}${Math.abs(r.change).toFixed(r.change % 1 ? 1 : 0)}`;
+    const digits = r.change % 1 ? 1 : 0;
+    const amount = `${sign}${Math.abs(r.change).toLocaleString(document.documentElement.lang || undefined,
+      { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false })}`;
     list.append(el("li", { class: `rating-row ${r.change > 0 ? "up" : r.change < 0 ? "down" : "same"}`, "data-player": String(r.player) },
-      el("span", { class: "rating-who" }, i === you ? "You" : who(view, i)), " ",
+      el("span", { class: "rating-who" }, who(view, i)), " ",
       el("span", { class: "rating-numbers" }, `${Math.round(r.before)} → ${Math.round(r.after)}`), " ",
       el("strong", { class: "rating-delta" }, `(${amount})`),
       r.provisional ? " " : null,
-      r.provisional ? el("span", { class: "tag", title: "provisional rating" }, "provisional") : null));
+      r.provisional ? el("span", { class: "tag", title: gettext("provisional rating") }, pgettext("rating", "provisional")) : null));
   }
   box.append(list);
   const notes = [];
   if (match.ratings.some((r) => !r.counted)) {
-    notes.push("This match did not count for the ratings (the same two players too often, a person and their own bot, or resigned before any play): nothing changed.");
+    notes.push(gettext("This match did not count for the ratings (the same two players too often, a person and their own bot, or resigned before any play): nothing changed."));
   }
   const provisional = ordered(view).filter((i) => match.ratings[i].provisional);
   if (provisional.length) notes.push(provisionalNote(view, match, provisional));
@@ -1057,11 +1160,16 @@ function ratingBlock(view, match) {
 function provisionalNote(view, match, indices) {
   const pool = match.rating_pool;
   if (pool.system === "glicko2") {
-    const parts = indices.map((i) => `${i === you ? "yours" : `${who(view, i)}'s`} ±${Math.round(match.ratings[i].deviation)}`);
-    return `Provisional: a new rating moves fast until it is sure enough, while its uncertainty is above ±${Math.round(pool.provisional_deviation)} (${parts.join(", ")}).`;
+    const parts = indices.map((i) => t(i === you ? gettext("yours ±%(deviation)s") : gettext("%(name)s's ±%(deviation)s"),
+      { name: who(view, i), deviation: Math.round(match.ratings[i].deviation) }));
+    return t(gettext("Provisional: a new rating moves fast until it is sure enough, while its uncertainty is above ±%(deviation)s (%(players)s)."),
+      { deviation: Math.round(pool.provisional_deviation), players: parts.join(", ") });
   }
-  const parts = indices.map((i) => `${i === you ? "you have played" : `${who(view, i)} has played`} ${match.ratings[i].rated_matches}`);
-  return `Provisional: a new rating moves fast for the first ${pool.provisional_matches} rated matches (${parts.join(", ")}).`;
+  const parts = indices.map((i) => t(i === you ? gettext("you have played %(count)s") : gettext("%(name)s has played %(count)s"),
+    { name: who(view, i), count: match.ratings[i].rated_matches }));
+  return t(ngettext("Provisional: a new rating moves fast for the first %(count)s rated match (%(players)s).",
+    "Provisional: a new rating moves fast for the first %(count)s rated matches (%(players)s).", pool.provisional_matches),
+  { count: pool.provisional_matches, players: parts.join(", ") });
 }
 
 // What to do once the match is over: a rematch of a challenge, another ladder match (the
@@ -1070,7 +1178,7 @@ function provisionalNote(view, match, indices) {
 function afterMatch(match) {
   const links = el("p", { class: "after-match" });
   if (you !== null && match.source === "challenge") {
-    const button = el("button", { type: "button", class: "button primary", id: "rematch" }, "Rematch");
+    const button = el("button", { type: "button", class: "button primary", id: "rematch" }, gettext("Rematch"));
     button.addEventListener("click", () => rematch(match, button));
     links.append(button, " ");
   }
@@ -1078,19 +1186,19 @@ function afterMatch(match) {
     if (state.queue) {
       links.append(queueNote(match), " ");
     } else {
-      const again = el("button", { type: "button", class: "button primary", id: "play-again" }, "Play again");
+      const again = el("button", { type: "button", class: "button primary", id: "play-again" }, gettext("Play again"));
       const other = el("button", { type: "button", class: "button", id: "new-opponent",
-        title: "Join the queue again, never to be paired with this opponent while you wait" }, "New opponent");
+        title: gettext("Join the queue again, never to be paired with this opponent while you wait") }, gettext("New opponent"));
       again.addEventListener("click", () => queueAgain(match, false, [again, other]));
       other.addEventListener("click", () => queueAgain(match, true, [again, other]));
       links.append(again, " ", other, " ");
     }
   }
   if (root.dataset.eventUrl) {
-    links.append(el("a", { href: root.dataset.eventUrl, class: "button primary", id: "back-to-event" }, "Back to the event"), " ");
+    links.append(el("a", { href: root.dataset.eventUrl, class: "button primary", id: "back-to-event" }, gettext("Back to the event")), " ");
   }
-  links.append(el("a", { href: `/matches/${matchId}/replay`, class: "button" }, "Replay the deals"), " ",
-    el("a", { href: "/lobby", class: "button" }, "Back to the lobby"));
+  links.append(el("a", { href: `/matches/${matchId}/replay`, class: "button" }, gettext("Replay the deals")), " ",
+    el("a", { href: "/lobby", class: "button" }, gettext("Back to the lobby")));
   return links;
 }
 
@@ -1108,11 +1216,13 @@ async function rematch(match, button) {
       goTo(`/games/${data.current_game}`);
       return;
     }
-    flash(flashBox, `Rematch offered: ${opponent.name} can accept it in the lobby.`, { kind: "info", ms: 12000 });
-    button.textContent = "Rematch offered";
+    flash(flashBox, t(gettext("Rematch offered: %(name)s can accept it in the lobby."), { name: opponent.name }), { kind: "info", ms: 12000 });
+    button.textContent = gettext("Rematch offered");
   } catch (error) {
     button.disabled = false;
-    flash(flashBox, error instanceof ApiError ? `No rematch: ${error.detail}` : "No rematch: the connection failed.", { ms: 12000 });
+    flash(flashBox, error instanceof ApiError
+      ? t(gettext("No rematch: %(reason)s"), { reason: error.detail })
+      : gettext("No rematch: the connection failed."), { ms: 12000 });
   }
 }
 
@@ -1126,7 +1236,9 @@ async function queueAgain(match, newOpponent, buttons) {
   } catch (error) {
     if (!(error instanceof ApiError && error.code === "already_queued")) {
       for (const button of buttons) button.disabled = false;
-      flash(flashBox, error instanceof ApiError ? `Not queued: ${error.detail}` : "Not queued: the connection failed.", { ms: 12000 });
+      flash(flashBox, error instanceof ApiError
+        ? t(gettext("Not queued: %(reason)s"), { reason: error.detail })
+        : gettext("Not queued: the connection failed."), { ms: 12000 });
       return;
     }
   }
@@ -1137,10 +1249,10 @@ async function queueAgain(match, newOpponent, buttons) {
 
 function queueNote() {
   const queue = state.queue;
-  const leave = el("button", { type: "button", class: "button", id: "leave-queue" }, "Leave the queue");
+  const leave = el("button", { type: "button", class: "button", id: "leave-queue" }, gettext("Leave the queue"));
   leave.addEventListener("click", leaveQueue);
-  return el("span", { class: "queue-note", id: "queue-note", role: "status" },
-    `Waiting for ${queue.newOpponent ? "a new opponent" : "an opponent"} in ${queue.name}… `, leave);
+  const waiting = queue.newOpponent ? gettext("Waiting for a new opponent in %(ladder)s…") : gettext("Waiting for an opponent in %(ladder)s…");
+  return el("span", { class: "queue-note", id: "queue-note", role: "status" }, `${t(waiting, { ladder: queue.name })} `, leave);
 }
 
 async function watchQueue() {
@@ -1171,7 +1283,7 @@ async function leaveQueue() {
     await api(`/api/ladders/${queue.ladder}/queue`, { method: "DELETE" });
   } catch (error) {
     if (error instanceof ApiError && error.body && error.body.match) {
-      flash(flashBox, `You were already paired: ${error.detail}`, { ms: 12000 });
+      flash(flashBox, t(gettext("You were already paired: %(reason)s"), { reason: error.detail }), { ms: 12000 });
       queue.timer = setTimeout(watchQueue, 0);
       return;
     }
@@ -1181,7 +1293,15 @@ async function leaveQueue() {
 }
 
 function reasonText(reason) {
-  return { timeout: "on time", forfeit: "by forfeit", resigned: "by resignation", bot_failure: "a bot failed", no_show: "no show", admin: "decided by an organiser" }[reason] || reason;
+  switch (reason) {
+    case "timeout": return gettext("on time");
+    case "forfeit": return gettext("by forfeit");
+    case "resigned": return gettext("by resignation");
+    case "bot_failure": return gettext("a bot failed");
+    case "no_show": return gettext("no show");
+    case "admin": return gettext("decided by an organiser");
+    default: return reason;
+  }
 }
 
 // --- keyboard ----------------------------------------------------------------------------
@@ -1228,11 +1348,13 @@ document.addEventListener("visibilitychange", () => {
 const resign = $("resign");
 if (resign) {
   resign.addEventListener("click", async () => {
-    if (!window.confirm("Resign the whole match? Your opponent wins it.")) return;
+    if (!window.confirm(gettext("Resign the whole match? Your opponent wins it."))) return;
     try {
       await api(`/api/matches/${matchId}/resign`, { method: "POST" });
     } catch (error) {
-      flash(flashBox, error instanceof ApiError ? `Could not resign: ${error.detail}` : "Could not resign: the connection failed.");
+      flash(flashBox, error instanceof ApiError
+        ? t(gettext("Could not resign: %(reason)s"), { reason: error.detail })
+        : gettext("Could not resign: the connection failed."));
     }
     poll({ fresh: true });
   });
