@@ -24,6 +24,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.utils.translation import ngettext
@@ -32,6 +33,7 @@ from django.views.decorators.http import require_http_methods
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts import deletion, invitations, mail, names, services
+from accounts.language import language_for
 from accounts.lockout import lockout_message, lockout_response
 from accounts.models import NAME_MAX_LENGTH, Player
 from accounts.selectors import player_for_user
@@ -333,6 +335,15 @@ class PasswordResetRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
+class PasswordResetForm(auth_forms.PasswordResetForm):
+    """Django's form; the e-mail is written in its recipient's language (their account's,
+    else the site's default), not in the language of whoever asked for it."""
+
+    def send_mail(self, subject_template_name, email_template_name, context, *args, **kwargs):
+        with translation.override(language_for(user=context.get("user"))):
+            super().send_mail(subject_template_name, email_template_name, context, *args, **kwargs)
+
+
 class PasswordResetView(auth_views.PasswordResetView):
     """Ask for a reset link by e-mail; the answer is the same whether or not an account has
     that address (nobody learns who has an account here)."""
@@ -340,6 +351,7 @@ class PasswordResetView(auth_views.PasswordResetView):
     template_name = "web/password_reset.html"
     email_template_name = "web/password_reset_email.txt"
     subject_template_name = "web/password_reset_subject.txt"
+    form_class = PasswordResetForm
     success_url = reverse_lazy("web:password_reset_sent")
 
     def post(self, request, *args, **kwargs):
