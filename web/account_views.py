@@ -26,8 +26,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 from rest_framework.throttling import SimpleRateThrottle
@@ -109,8 +108,7 @@ class PreferencesForm(forms.Form):
         label=gettext_lazy("Confirm before discarding"),
         required=False,
         help_text=gettext_lazy(
-            "A tapped card (or Enter) is only chosen; tap it again, or press Enter, to "
-            "discard it."
+            "A tapped card (or Enter) is only chosen; tap it again, or press Enter, to discard it."
         ),
     )
 
@@ -202,9 +200,7 @@ def account_name(request: HttpRequest) -> HttpResponse:
             for message in error.message_dict.get("name", error.messages):
                 form.add_error("name", message)
         else:
-            messages.success(
-                request, _("Your display name is now %(name)s.") % {"name": me.name}
-            )
+            messages.success(request, _("Your display name is now %(name)s.") % {"name": me.name})
             return redirect("web:account")
     return _account_page(request, name_form=form, status=400)
 
@@ -232,9 +228,7 @@ def account_email_events(request: HttpRequest) -> HttpResponse:
     """Turn the e-mails about one's events on or off (the account page's checkbox)."""
     me = player_for_user(user=request.user)
     if me is None:
-        messages.error(
-            request, _("This account has no player, so it gets no e-mail about events.")
-        )
+        messages.error(request, _("This account has no player, so it gets no e-mail about events."))
         return redirect("web:account")
     form = EmailEventsForm(request.POST)
     form.is_valid()  # a checkbox: absent is off

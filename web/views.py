@@ -47,7 +47,6 @@ from web.replay import deal_frames, deal_index, next_deal
 signin_required = login_required(login_url="web:login")
 
 
-
 def _clock_label(minutes: int, seconds: int) -> str:
     return _("%(minutes)s min + %(seconds)s s") % {"minutes": minutes, "seconds": seconds}
 

@@ -139,7 +139,7 @@ def match_result(match, viewer=None) -> str:
             "winner": match.winner,
         }
     if how:
-        # The way the match ended, after its result: "You won 3–1 (no show)".
+        # The way the match ended, after its result: "You won 3-1 (no show)".
         return _("%(result)s (%(how)s)") % {"result": result, "how": how}
     return result
 
