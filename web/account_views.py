@@ -24,11 +24,15 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts import deletion, invitations, mail, names, services
+from accounts.language import language_for
 from accounts.lockout import lockout_message, lockout_response
 from accounts.models import NAME_MAX_LENGTH, Player
 from accounts.selectors import player_for_user
@@ -38,27 +42,31 @@ from web.views import SignUpRateThrottle, signin_required
 
 class EmailForm(forms.Form):
     email = forms.EmailField(
-        label="E-mail",
+        label=gettext_lazy("E-mail"),
         required=False,
         max_length=254,
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
-        help_text="Where a password reset is sent; nobody else sees it. Empty: no reset.",
+        help_text=gettext_lazy(
+            "Where a password reset is sent; nobody else sees it. Empty: no reset."
+        ),
     )
     password = forms.CharField(
-        label="Your password",
+        label=gettext_lazy("Your password"),
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-        help_text="Asked for each change; the address you had is told of it.",
+        help_text=gettext_lazy("Asked for each change; the address you had is told of it."),
     )
 
 
 class EmailEventsForm(forms.Form):
     email_events = forms.BooleanField(
-        label="E-mail me about my events",
+        label=gettext_lazy("E-mail me about my events"),
         required=False,
-        help_text="When an event you entered is about to start (its check-in opens), and "
-        "when your match is ready while you are not on the site. Each e-mail has a link "
-        "that turns them off.",
+        help_text=gettext_lazy(
+            "When an event you entered is about to start (its check-in opens), and "
+            "when your match is ready while you are not on the site. Each e-mail has a link "
+            "that turns them off."
+        ),
     )
 
 
@@ -66,44 +74,48 @@ class NameForm(forms.Form):
     """The display name; beyond these two checks (in the API's words), the service's."""
 
     name = forms.CharField(
-        label="Display name",
+        label=gettext_lazy("Display name"),
         max_length=NAME_MAX_LENGTH,
         error_messages={
             "required": names.BLANK_MESSAGE,
             "max_length": names.TOO_LONG_MESSAGE.format(max_length=NAME_MAX_LENGTH),
         },
-        help_text="What other players see. Checked as at sign-up: not taken, not a look-alike "
-        "of another player's name, one script, no bot's “(expert)” at the end.",
+        help_text=gettext_lazy(
+            "What other players see. Checked as at sign-up: not taken, not a look-alike "
+            "of another player's name, one script, no bot's “(expert)” at the end."
+        ),
     )
 
 
 class PreferencesForm(forms.Form):
     language = forms.ChoiceField(
-        label="Language",
+        label=gettext_lazy("Language"),
         choices=Player._meta.get_field("language").choices,
         required=False,
-        help_text="The site's language. Left as the browser asks, it follows your browser's "
-        "settings.",
+        help_text=gettext_lazy(
+            "The site's language. Left as the browser asks, it follows your browser's settings."
+        ),
     )
     theme = forms.ChoiceField(
-        label="Colours", choices=Player.Theme.choices, widget=forms.RadioSelect
+        label=gettext_lazy("Colours"), choices=Player.Theme.choices, widget=forms.RadioSelect
     )
     sounds = forms.BooleanField(
-        label="Sounds at the table",
+        label=gettext_lazy("Sounds at the table"),
         required=False,
-        help_text="Your turn, a move, a deal's end, and low time on your clock.",
+        help_text=gettext_lazy("Your turn, a move, a deal's end, and low time on your clock."),
     )
     confirm_discard = forms.BooleanField(
-        label="Confirm before discarding",
+        label=gettext_lazy("Confirm before discarding"),
         required=False,
-        help_text="A tapped card (or Enter) is only chosen; tap it again, or press Enter, to "
-        "discard it.",
+        help_text=gettext_lazy(
+            "A tapped card (or Enter) is only chosen; tap it again, or press Enter, to discard it."
+        ),
     )
 
 
 class DeleteAccountForm(forms.Form):
     password = forms.CharField(
-        label="Your password",
+        label=gettext_lazy("Your password"),
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
     )
@@ -127,7 +139,7 @@ def account(request: HttpRequest) -> HttpResponse:
         if getattr(request, "axes_locked_out", False):
             return lockout_response(request)
         if user is None or user.pk != request.user.pk:
-            form.add_error("password", "That is not your password.")
+            form.add_error("password", _("That is not your password."))
         else:
             had = request.user.email
             try:
@@ -139,8 +151,13 @@ def account(request: HttpRequest) -> HttpResponse:
                 form.add_error(None, str(error))
                 status = 503
             else:
-                told = f" A notice went to {had}." if had and had != request.user.email else ""
-                messages.success(request, "Your e-mail address is saved." + told)
+                if had and had != request.user.email:
+                    saved = _("Your e-mail address is saved. A notice went to %(address)s.") % {
+                        "address": had
+                    }
+                else:
+                    saved = _("Your e-mail address is saved.")
+                messages.success(request, saved)
                 return redirect("web:account")
     if request.method == "POST" and status == 200:
         status = 400
@@ -173,7 +190,7 @@ def account_name(request: HttpRequest) -> HttpResponse:
     ``PATCH /api/me``): a refusal is shown beside the field, in the API's words."""
     me = player_for_user(user=request.user)
     if me is None:
-        messages.error(request, "This account has no player, so it has no display name.")
+        messages.error(request, _("This account has no player, so it has no display name."))
         return redirect("web:account")
     form = NameForm(request.POST)
     if form.is_valid():
@@ -183,7 +200,7 @@ def account_name(request: HttpRequest) -> HttpResponse:
             for message in error.message_dict.get("name", error.messages):
                 form.add_error("name", message)
         else:
-            messages.success(request, f"Your display name is now {me.name}.")
+            messages.success(request, _("Your display name is now %(name)s.") % {"name": me.name})
             return redirect("web:account")
     return _account_page(request, name_form=form, status=400)
 
@@ -195,13 +212,13 @@ def account_preferences(request: HttpRequest) -> HttpResponse:
     (``services.preferences_update``, as ``PATCH /api/me``)."""
     me = player_for_user(user=request.user)
     if me is None:
-        messages.error(request, "This account has no player, so it keeps no preferences.")
+        messages.error(request, _("This account has no player, so it keeps no preferences."))
         return redirect("web:account")
     form = PreferencesForm(request.POST)
     if not form.is_valid():
         return _account_page(request, preferences_form=form, status=400)
     services.preferences_update(player=me, **form.cleaned_data)
-    messages.success(request, "Your preferences are saved.")
+    messages.success(request, _("Your preferences are saved."))
     return redirect("web:account")
 
 
@@ -211,17 +228,18 @@ def account_email_events(request: HttpRequest) -> HttpResponse:
     """Turn the e-mails about one's events on or off (the account page's checkbox)."""
     me = player_for_user(user=request.user)
     if me is None:
-        messages.error(request, "This account has no player, so it gets no e-mail about events.")
+        messages.error(request, _("This account has no player, so it gets no e-mail about events."))
         return redirect("web:account")
     form = EmailEventsForm(request.POST)
     form.is_valid()  # a checkbox: absent is off
     on = bool(form.cleaned_data.get("email_events"))
     mail.email_events_set(player=me, on=on)
     if on and not request.user.email:
-        messages.success(request, "Saved. Give an e-mail address below to receive them.")
+        messages.success(request, _("Saved. Give an e-mail address below to receive them."))
     else:
         messages.success(
-            request, "You will be e-mailed about your events." if on else "E-mails turned off."
+            request,
+            _("You will be e-mailed about your events.") if on else _("E-mails turned off."),
         )
     return redirect("web:account")
 
@@ -282,12 +300,20 @@ class PasswordChangeView(auth_views.PasswordChangeView):
         ended = services.sign_out_everywhere(
             user=form.user, keep_session=self.request.session.session_key
         )
-        messages.success(
-            self.request,
-            "Your password is changed. Your other sign-ins have ended"
-            + (f" ({ended} web session{'s' if ended != 1 else ''})" if ended else "")
-            + ", and your API tokens are revoked.",
-        )
+        if ended:
+            changed = ngettext(
+                "Your password is changed. Your other sign-ins have ended (%(count)s web "
+                "session), and your API tokens are revoked.",
+                "Your password is changed. Your other sign-ins have ended (%(count)s web "
+                "sessions), and your API tokens are revoked.",
+                ended,
+            ) % {"count": ended}
+        else:
+            changed = _(
+                "Your password is changed. Your other sign-ins have ended, and your API tokens "
+                "are revoked."
+            )
+        messages.success(self.request, changed)
         return response
 
 
@@ -303,6 +329,15 @@ class PasswordResetRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
+class PasswordResetForm(auth_forms.PasswordResetForm):
+    """Django's form; the e-mail is written in its recipient's language (their account's,
+    else the site's default), not in the language of whoever asked for it."""
+
+    def send_mail(self, subject_template_name, email_template_name, context, *args, **kwargs):
+        with translation.override(language_for(user=context.get("user"))):
+            super().send_mail(subject_template_name, email_template_name, context, *args, **kwargs)
+
+
 class PasswordResetView(auth_views.PasswordResetView):
     """Ask for a reset link by e-mail; the answer is the same whether or not an account has
     that address (nobody learns who has an account here)."""
@@ -310,6 +345,7 @@ class PasswordResetView(auth_views.PasswordResetView):
     template_name = "web/password_reset.html"
     email_template_name = "web/password_reset_email.txt"
     subject_template_name = "web/password_reset_subject.txt"
+    form_class = PasswordResetForm
     success_url = reverse_lazy("web:password_reset_sent")
 
     def post(self, request, *args, **kwargs):
@@ -320,7 +356,9 @@ class PasswordResetView(auth_views.PasswordResetView):
             form.is_valid()
             form.errors.clear()
             form.add_error(
-                None, f"Too many reset requests from your address; try again in {wait} s."
+                None,
+                _("Too many reset requests from your address; try again in %(seconds)s s.")
+                % {"seconds": wait},
             )
             response = self.render_to_response(self.get_context_data(form=form))
             response.status_code = 429
@@ -363,7 +401,7 @@ def account_delete(request: HttpRequest) -> HttpResponse:
     """Delete one's account after typing the password (it counts towards the sign-in
     lockout, as a sign-in does); refused, with the reason, while playing or entered."""
     if request.user.is_staff:
-        context = {"refused": "Staff accounts are removed by an administrator."}
+        context = {"refused": _("Staff accounts are removed by an administrator.")}
         return render(request, "web/account_delete.html", context, status=403)
     form = DeleteAccountForm(request.POST or None)
     status = 200
@@ -374,17 +412,19 @@ def account_delete(request: HttpRequest) -> HttpResponse:
         if getattr(request, "axes_locked_out", False):
             return lockout_response(request)
         if user is None or user.pk != request.user.pk:
-            form.add_error("password", "That is not your password.")
+            form.add_error("password", _("That is not your password."))
             status = 400
         else:
             try:
                 deletion.account_delete(user=request.user)
             except deletion.AccountBusy as error:
-                form.add_error(None, f"Your account cannot be deleted yet: {error}.")
+                form.add_error(
+                    None, _("Your account cannot be deleted yet: %(reason)s.") % {"reason": error}
+                )
                 status = 409
             else:
                 logout(request)
-                messages.info(request, "Your account is deleted. Thank you for playing.")
+                messages.info(request, _("Your account is deleted. Thank you for playing."))
                 return redirect("web:home")
     elif request.method == "POST":
         status = 400
@@ -422,7 +462,11 @@ def guest_claim(request: HttpRequest, token: str) -> HttpResponse:
         wait = math.ceil(throttle.wait() or 1)
         form.is_valid()  # the fields keep what was typed
         form.errors.clear()
-        form.add_error(None, f"Too many sign-ups from your address; try again in {wait} s.")
+        form.add_error(
+            None,
+            _("Too many sign-ups from your address; try again in %(seconds)s s.")
+            % {"seconds": wait},
+        )
         response = render(request, template, {"form": form, "guest": guest}, status=429)
         response["Retry-After"] = str(wait)
         return response
@@ -433,12 +477,14 @@ def guest_claim(request: HttpRequest, token: str) -> HttpResponse:
             try:
                 player = form.claim()
             except services.NotAGuest:
-                context = {"invalid": "This invitation has been used already.", "reason": "used"}
+                context = {"invalid": _("This invitation has been used already."), "reason": "used"}
                 return render(request, template, context, status=410)
             if player is not None:
                 login(request, player.user, backend="django.contrib.auth.backends.ModelBackend")
                 messages.success(
-                    request, f"Welcome, {player.name}! Your results as a guest are yours now."
+                    request,
+                    _("Welcome, %(name)s! Your results as a guest are yours now.")
+                    % {"name": player.name},
                 )
                 return redirect("web:player", player.pk)
     return render(request, template, {"form": form, "guest": guest}, status=status)

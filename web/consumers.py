@@ -33,6 +33,7 @@ import logging
 from typing import Any
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from accounts.live import player_group
 from accounts.models import Player
@@ -159,7 +160,7 @@ class MeConsumer(JsonSocket):
         try:
             summary = await socket_db(player_summary)(player=self.player)
         except OUTAGE_ERRORS:
-            await self.send_error("service_unavailable", "try again shortly")
+            await self.send_error("service_unavailable", _("try again shortly"))
             return
         await self.send_json(summary)
 

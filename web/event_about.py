@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from accounts.models import Player
 from common.errors import ServiceError
 from games.engine.rules import RuleSet, RuleSetError
@@ -21,20 +23,31 @@ from web.paper import rules_line
 
 #: How each format plays, in a sentence or two for players.
 FORMAT_EXPLANATIONS = {
-    Format.SINGLE_ELIM: "Knockout: lose a match and you are out; the winners play on until "
-    "one is left.",
-    Format.DOUBLE_ELIM: "Knockout with a second chance: a first loss sends you to the losers' "
-    "bracket, a second one puts you out; the winners of both brackets meet in the final.",
-    Format.ROUND_ROBIN: "Everyone plays everyone once (twice in a double round robin); the "
-    "standings decide, then the tiebreaks.",
-    Format.SWISS: "A set number of rounds; each round pairs players on the same score (or as "
-    "close as it can), never the same two twice if it can help it. Nobody is knocked out; the "
-    "standings decide.",
-    Format.ARENA: "Play as many matches as you can until the time is up: as soon as you finish "
-    "you are paired again with someone free. A win is 2 points, 4 after two wins in a row; "
-    "going berserk (halving your own clock) and winning earns one more.",
-    Format.TWO_STAGE: "First groups, every group playing on its own; the best of each group go "
-    "on to a knockout playoff.",
+    Format.SINGLE_ELIM: _(
+        "Knockout: lose a match and you are out; the winners play on until one is left."
+    ),
+    Format.DOUBLE_ELIM: _(
+        "Knockout with a second chance: a first loss sends you to the losers' bracket, a "
+        "second one puts you out; the winners of both brackets meet in the final."
+    ),
+    Format.ROUND_ROBIN: _(
+        "Everyone plays everyone once (twice in a double round robin); the standings "
+        "decide, then the tiebreaks."
+    ),
+    Format.SWISS: _(
+        "A set number of rounds; each round pairs players on the same score (or as close as "
+        "it can), never the same two twice if it can help it. Nobody is knocked out; the "
+        "standings decide."
+    ),
+    Format.ARENA: _(
+        "Play as many matches as you can until the time is up: as soon as you finish you are "
+        "paired again with someone free. A win is 2 points, 4 after two wins in a row; going "
+        "berserk (halving your own clock) and winning earns one more."
+    ),
+    Format.TWO_STAGE: _(
+        "First groups, every group playing on its own; the best of each group go on to a "
+        "knockout playoff."
+    ),
 }
 
 

@@ -3,6 +3,7 @@ own form)."""
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
 
 from accounts import services
 from accounts.models import NAME_MAX_LENGTH, Player
@@ -10,27 +11,30 @@ from accounts.models import NAME_MAX_LENGTH, Player
 
 class SignUpForm(forms.Form):
     username = forms.CharField(
+        label=_("Username"),
         max_length=150,
         widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
-        help_text="Letters, digits and @ . + - _ only; you sign in with it.",
+        help_text=_("Letters, digits and @ . + - _ only; you sign in with it."),
     )
     name = forms.CharField(
-        label="Display name",
+        label=_("Display name"),
         max_length=NAME_MAX_LENGTH,
-        help_text="What other players see. Your username stays private: it is for signing in.",
+        help_text=_("What other players see. Your username stays private: it is for signing in."),
     )
     email = forms.EmailField(
-        label="E-mail",
+        label=_("E-mail"),
         required=False,
         max_length=254,
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
-        help_text="Optional: where a password reset is sent. Nobody else sees it.",
+        help_text=_("Optional: where a password reset is sent. Nobody else sees it."),
     )
     password = forms.CharField(
-        strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "new-password"})
+        label=_("Password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
     password_again = forms.CharField(
-        label="Password again",
+        label=_("Password again"),
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
@@ -38,7 +42,7 @@ class SignUpForm(forms.Form):
     def clean(self):
         data = super().clean()
         if data.get("password") and data.get("password") != data.get("password_again"):
-            self.add_error("password_again", "The two passwords differ.")
+            self.add_error("password_again", _("The two passwords differ."))
         return data
 
     def register(self) -> Player | None:
@@ -64,7 +68,7 @@ class GuestClaimForm(SignUpForm):
     def __init__(self, *args, guest: Player, **kwargs):
         super().__init__(*args, initial={"name": guest.name}, **kwargs)
         self.guest = guest
-        self.fields["name"].help_text = (
+        self.fields["name"].help_text = _(
             "What other players see: the name you were entered with, or another. Your "
             "username stays private: it is for signing in."
         )

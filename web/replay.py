@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import pgettext_lazy
+
 from games.engine.actions import Action
 from games.engine.cards import card_name, cards_of
 from games.engine.deal import Deal
@@ -64,11 +66,11 @@ def deal_frames(*, rules: dict[str, Any], deal: dict[str, Any]) -> dict[str, Any
 
 #: How the deal index names each ending (after the winner's name, with the points).
 RESULT_WORDS = {
-    "knock": "knock",
-    "undercut": "undercut",
-    "gin": "gin",
-    "big_gin": "big gin",
-    "draw": "drawn deal",
+    "knock": pgettext_lazy("deal result", "knock"),
+    "undercut": pgettext_lazy("deal result", "undercut"),
+    "gin": pgettext_lazy("deal result", "gin"),
+    "big_gin": pgettext_lazy("deal result", "big gin"),
+    "draw": pgettext_lazy("deal result", "drawn deal"),
 }
 
 

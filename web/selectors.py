@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from accounts.models import Player
 from games import rating_hook
@@ -24,12 +26,12 @@ from tournaments.models import Entry, Event, Pairing
 
 #: House-bot strategies from the weakest to the strongest, with the lobby's group labels.
 BOT_STRENGTHS = [
-    ("random", "Beginner bots: random play"),
-    ("greedy", "Club bots: greedy, knock at once"),
-    ("expert", "Strong bots: expert, track the cards"),
-    ("master", "Master bots: master, search the hidden cards"),
+    ("random", gettext_lazy("Beginner bots: random play")),
+    ("greedy", gettext_lazy("Club bots: greedy, knock at once")),
+    ("expert", gettext_lazy("Strong bots: expert, track the cards")),
+    ("master", gettext_lazy("Master bots: master, search the hidden cards")),
 ]
-OTHER_BOTS = "Other bots"
+OTHER_BOTS = gettext_lazy("Other bots")
 
 
 @dataclass
@@ -86,18 +88,23 @@ def opponent_groups(
     ordered = [*groups.values(), other]
     result = [group for group in ordered if group.players]
     if people:
-        result.append(OpponentGroup("Players (they accept or decline)", list(people), True))
+        result.append(OpponentGroup(_("Players (they accept or decline)"), list(people), True))
     return result
 
 
-#: The lobby's one-tap levels against the computer, from the easiest.
-COMPUTER_LEVELS = ["Easy", "Medium", "Hard"]
+#: The lobby's one-tap levels against the computer, from the easiest: (key, name).
+COMPUTER_LEVELS = [
+    ("easy", gettext_lazy("Easy")),
+    ("medium", gettext_lazy("Medium")),
+    ("hard", gettext_lazy("Hard")),
+]
 
 
 @dataclass(frozen=True)
 class ComputerLevel:
-    """A one-tap button of the lobby: a level's name and the house bot it plays."""
+    """A one-tap button of the lobby: a level's key and name, and the house bot it plays."""
 
+    key: str
     label: str
     bot: Player
 
@@ -115,7 +122,8 @@ def computer_levels() -> list[ComputerLevel]:
     found = [bots.filter(bot_strategy=s).order_by("name", "pk").first() for s, _ in BOT_STRENGTHS]
     strongest = [bot for bot in found if bot is not None][-len(COMPUTER_LEVELS) :]
     return [
-        ComputerLevel(label, bot) for label, bot in zip(COMPUTER_LEVELS, strongest, strict=False)
+        ComputerLevel(key, label, bot)
+        for (key, label), bot in zip(COMPUTER_LEVELS, strongest, strict=False)
     ]
 
 
@@ -243,7 +251,7 @@ def _running_scores(game: Game, deals: list[Deal], hollywood: bool) -> tuple[lis
         final = tuple(result["hand_points"])
         if final != points[-1]:
             points[-1] = final
-            note = "A shutout: the winner's hand points doubled."
+            note = _("A shutout: the winner's hand points doubled.")
     return points, note
 
 
@@ -325,14 +333,16 @@ def match_rating_rows(*, match: Match, viewer: Player | None) -> dict[str, Any] 
         return None
     pool = rated["pool"]
     if pool["system"] == "glicko2":
-        meaning = (
+        meaning = _(
             "a new rating moves fast until it is sure enough: while its uncertainty is above "
-            f"±{round(pool['provisional_deviation'])}"
-        )
+            "±%(deviation)s"
+        ) % {"deviation": round(pool["provisional_deviation"])}
     else:
-        meaning = (
-            f"a new rating moves fast for the first {pool['provisional_matches']} rated matches"
-        )
+        meaning = ngettext(
+            "a new rating moves fast for the first %(count)s rated match",
+            "a new rating moves fast for the first %(count)s rated matches",
+            pool["provisional_matches"],
+        ) % {"count": pool["provisional_matches"]}
     result: dict[str, Any] = {"pool": pool, "rows": None, "provisional": meaning}
     if rated["ratings"] is None:
         return result
@@ -344,7 +354,7 @@ def match_rating_rows(*, match: Match, viewer: Player | None) -> dict[str, Any] 
         rows.append(
             {
                 **r,
-                "name": "You"
+                "name": _("You")
                 if viewer is not None and viewer.pk == r["player"]
                 else names[r["player"]],
                 "mine": viewer is not None and viewer.pk == r["player"],

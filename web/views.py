@@ -19,7 +19,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils.functional import lazy
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -43,13 +46,21 @@ from web.replay import deal_frames, deal_index, next_deal
 #: Sign-in pages send the visitor back to where they were (``?next=``).
 signin_required = login_required(login_url="web:login")
 
+
+def _clock_label(minutes: int, seconds: int) -> str:
+    return _("%(minutes)s min + %(seconds)s s") % {"minutes": minutes, "seconds": seconds}
+
+
+#: A clock's label in the reader's language, made when the page is rendered.
+clock_label = lazy(_clock_label, str)
+
 #: The lobby's time controls: (key, label, base seconds, increment seconds).
 TIME_CONTROLS = [
-    ("untimed", "Untimed", None, 0),
-    ("1+2", "1 min + 2 s", 60, 2),
-    ("3+2", "3 min + 2 s", 180, 2),
-    ("5+5", "5 min + 5 s", 300, 5),
-    ("10+5", "10 min + 5 s", 600, 5),
+    ("untimed", gettext_lazy("Untimed"), None, 0),
+    ("1+2", clock_label(1, 2), 60, 2),
+    ("3+2", clock_label(3, 2), 180, 2),
+    ("5+5", clock_label(5, 5), 300, 5),
+    ("10+5", clock_label(10, 5), 600, 5),
 ]
 #: The game the lobby's one tap plays against the computer (the body of ``POST
 #: /api/matches`` but the opponent): one game to 100 under the standard rules, on a clock, so
@@ -63,9 +74,9 @@ QUICK_GAME = {
 #: People listed in the lobby's challenge form, the most recently signed-in first.
 PEOPLE_IN_LOBBY = 100
 RULE_PRESETS = [
-    ("standard", "Standard (knock at 10)"),
-    ("oklahoma", "Oklahoma (the upcard sets the knock limit)"),
-    ("straight", "Straight gin (no knocking)"),
+    ("standard", gettext_lazy("Standard (knock at 10)")),
+    ("oklahoma", gettext_lazy("Oklahoma (the upcard sets the knock limit)")),
+    ("straight", gettext_lazy("Straight gin (no knocking)")),
 ]
 
 
@@ -103,7 +114,7 @@ class SignInView(LoginView):
 @require_POST
 def sign_out(request: HttpRequest) -> HttpResponse:
     logout(request)
-    messages.info(request, "You are signed out.")
+    messages.info(request, _("You are signed out."))
     return redirect("web:home")
 
 
@@ -136,7 +147,11 @@ def sign_up(request: HttpRequest) -> HttpResponse:
         wait = math.ceil(throttle.wait() or 1)
         form.is_valid()  # the fields keep what was typed
         form.errors.clear()
-        form.add_error(None, f"Too many sign-ups from your address; try again in {wait} s.")
+        form.add_error(
+            None,
+            _("Too many sign-ups from your address; try again in %(seconds)s s.")
+            % {"seconds": wait},
+        )
         response = render(request, "web/signup.html", {"form": form, "next": next_url}, status=429)
         response["Retry-After"] = str(wait)
         return response
@@ -144,7 +159,10 @@ def sign_up(request: HttpRequest) -> HttpResponse:
         player = form.register()
         if player is not None:
             login(request, player.user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome, {player.name}! Challenge a bot to start.")
+            messages.success(
+                request,
+                _("Welcome, %(name)s! Challenge a bot to start.") % {"name": player.name},
+            )
             return redirect(next_url)
     return render(request, "web/signup.html", {"form": form, "next": next_url})
 
@@ -392,12 +410,12 @@ def events(request: HttpRequest) -> HttpResponse:
     if not request.user.is_staff:
         listed = listed.exclude(status=Event.Status.DRAFT)
     groups = [
-        ("Running now", list(listed.filter(status=Event.Status.RUNNING))),
-        ("Open for registration", list(listed.filter(status=Event.Status.REGISTRATION))),
-        ("Finished", list(listed.filter(status=Event.Status.FINISHED)[:50])),
+        (_("Running now"), list(listed.filter(status=Event.Status.RUNNING))),
+        (_("Open for registration"), list(listed.filter(status=Event.Status.REGISTRATION))),
+        (_("Finished"), list(listed.filter(status=Event.Status.FINISHED)[:50])),
     ]
     if request.user.is_staff:
-        groups.append(("Drafts", list(listed.filter(status=Event.Status.DRAFT))))
+        groups.append((_("Drafts"), list(listed.filter(status=Event.Status.DRAFT))))
     return render(request, "web/events.html", {"groups": groups})
 
 

@@ -2,14 +2,26 @@
 
 from django import template
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from games.sheets import time_control_line
 
 register = template.Library()
 
-SUITS = {"C": ("♣", "clubs"), "D": ("♦", "diamonds"), "H": ("♥", "hearts"), "S": ("♠", "spades")}
-RANKS = {"A": ("A", "ace"), "T": ("10", "ten"), "J": ("J", "jack"), "Q": ("Q", "queen")}
-RANKS["K"] = ("K", "king")
+SUITS = {
+    "C": ("♣", pgettext_lazy("card suit", "clubs")),
+    "D": ("♦", pgettext_lazy("card suit", "diamonds")),
+    "H": ("♥", pgettext_lazy("card suit", "hearts")),
+    "S": ("♠", pgettext_lazy("card suit", "spades")),
+}
+RANKS = {
+    "A": ("A", pgettext_lazy("card rank", "ace")),
+    "T": ("10", pgettext_lazy("card rank", "ten")),
+    "J": ("J", pgettext_lazy("card rank", "jack")),
+    "Q": ("Q", pgettext_lazy("card rank", "queen")),
+    "K": ("K", pgettext_lazy("card rank", "king")),
+}
 
 
 def card_text(code: str) -> str:
@@ -21,7 +33,10 @@ def card_text(code: str) -> str:
 def card_label(code: str) -> str:
     """``7H`` -> ``7 of hearts``, ``QS`` -> ``queen of spades``."""
     rank, suit = code[0], code[1]
-    return f"{RANKS.get(rank, (rank, rank))[1]} of {SUITS[suit][1]}"
+    return _("%(rank)s of %(suit)s") % {
+        "rank": RANKS.get(rank, (rank, rank))[1],
+        "suit": SUITS[suit][1],
+    }
 
 
 @register.filter
@@ -75,8 +90,10 @@ def result_line(match, player) -> str:
     """The match from the player's side: ``Won 3-1``, ``Lost 1-3`` (their games first)."""
     if match.winner_id is None:
         return match.get_status_display()
-    verb = "Won" if match.winner_id == player.pk else "Lost"
-    return f"{verb} {games_score(match, player)}"
+    score = games_score(match, player)
+    if match.winner_id == player.pk:
+        return _("Won %(score)s") % {"score": score}
+    return _("Lost %(score)s") % {"score": score}
 
 
 @register.filter
@@ -101,21 +118,39 @@ def match_result(match, viewer=None) -> str:
         reason = match.get_end_reason_display().lower()
         detail = (match.end_detail or "").strip()
         if detail.lower().startswith(reason):
-            how = f" ({detail})"
+            how = detail
+        elif detail:
+            how = _("%(reason)s: %(detail)s") % {"reason": reason, "detail": detail}
         else:
-            how = f" ({reason}: {detail})" if detail else f" ({reason})"
+            how = reason
     viewer_pk = getattr(viewer, "pk", None)
     if viewer_pk in (match.player_a_id, match.player_b_id):
-        verb = "won" if match.winner_id == viewer_pk else "lost"
-        return f"You {verb} {games_score(match, viewer)}{how}"
-    a, b = match.games_won_a, match.games_won_b
-    return f"{match.player_a} {a}\u2013{b} {match.player_b}: {match.winner} won{how}"
+        score = games_score(match, viewer)
+        if match.winner_id == viewer_pk:
+            result = _("You won %(score)s") % {"score": score}
+        else:
+            result = _("You lost %(score)s") % {"score": score}
+    else:
+        a, b = match.games_won_a, match.games_won_b
+        result = _("%(player_a)s %(score)s %(player_b)s: %(winner)s won") % {
+            "player_a": match.player_a,
+            "score": f"{a}\u2013{b}",
+            "player_b": match.player_b,
+            "winner": match.winner,
+        }
+    if how:
+        # The way the match ended, after its result: "You won 3-1 (no show)".
+        return _("%(result)s (%(how)s)") % {"result": result, "how": how}
+    return result
 
 
 #: The tag shown beside a player's name, by kind (people with an account have none).
 KIND_TAGS = {
-    "bot": ("bot", ""),
-    "guest": ("guest", "entered by an organiser, without an account"),
+    "bot": (pgettext_lazy("player tag", "bot"), ""),
+    "guest": (
+        pgettext_lazy("player tag", "guest"),
+        gettext_lazy("entered by an organiser, without an account"),
+    ),
 }
 
 

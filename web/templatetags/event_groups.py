@@ -1,6 +1,8 @@
 """The group tables of a groups-then-playoffs event: ``{% event_groups event %}``."""
 
 from django import template
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from tournaments import selectors
 
@@ -8,18 +10,18 @@ register = template.Library()
 
 #: Headings of the group tables' columns (the event's tiebreaks among them).
 LABELS = {
-    "match_points": "Pts",
-    "played": "P",
-    "wins": "W",
-    "losses": "L",
-    "byes": "Byes",
-    "games_won": "Games won",
-    "games_lost": "Games lost",
-    "margin": "Margin",
-    "buchholz": "Buchholz",
-    "median_buchholz": "Median Buchholz",
-    "sonneborn_berger": "Sonneborn-Berger",
-    "direct_encounter": "Direct encounter",
+    "match_points": pgettext_lazy("standings column: match points", "Pts"),
+    "played": pgettext_lazy("standings column: matches played", "P"),
+    "wins": pgettext_lazy("standings column: wins", "W"),
+    "losses": pgettext_lazy("standings column: losses", "L"),
+    "byes": pgettext_lazy("standings column", "Byes"),
+    "games_won": pgettext_lazy("standings column", "Games won"),
+    "games_lost": pgettext_lazy("standings column", "Games lost"),
+    "margin": pgettext_lazy("standings column", "Margin"),
+    "buchholz": _("Buchholz"),
+    "median_buchholz": _("Median Buchholz"),
+    "sonneborn_berger": _("Sonneborn-Berger"),
+    "direct_encounter": pgettext_lazy("standings column", "Direct encounter"),
 }
 
 
