@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from games.engine.cards import card_index, card_name
 from games.engine.match import Match as EngineMatch
@@ -73,9 +73,11 @@ def rules_line(rules: RuleSet) -> str:
             "shutout": SHUTOUT_TEXT[rules.shutout],
         }
     )
-    parts.append(
-        _("best of %(best_of)s to %(target)s") % {"best_of": rules.best_of, "target": rules.target}
+    # The same message as the pages' (a plural: "1 game to 50" reads apart in French).
+    best_of = ngettext(
+        "best of %(best_of)s to %(target)s", "best of %(best_of)s to %(target)s", rules.best_of
     )
+    parts.append(best_of % {"best_of": rules.best_of, "target": rules.target})
     return " · ".join(parts)
 
 
