@@ -78,7 +78,7 @@ class LadderForm(RulesFields, forms.ModelForm):
         try:
             services.ladder_rules_check(candidate)
         except ServiceError as error:
-            self.add_rules_error(str(error))
+            self.add_rules_error(str(error), english=getattr(error, "english", None))
         return cleaned
 
 

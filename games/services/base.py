@@ -3,9 +3,16 @@
 Every state change of a match runs in one transaction that first locks the match row
 (:func:`locked`); a change that also guards the players against a second match locks their
 rows first (:func:`lock_players`, in id order, as the ladder matchmaker does).
+
+The engine's refusals reach people through here too: :func:`engine_text` translates them.
 """
 
 from __future__ import annotations
+
+import re
+
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_noop as N_
 
 from accounts.models import Player
 from common.errors import ServiceError
@@ -15,6 +22,10 @@ from games.models import Game, Match
 
 class PlayError(ServiceError):
     """A refused request of play."""
+
+    #: The refusal's English text, when it may name a rule option (``invalid_rules``) and is
+    #: written in another language: a form reads it to put the error on that option's field.
+    english: str | None = None
 
 
 class NotAPlayer(PlayError):
@@ -32,6 +43,132 @@ class Conflict(PlayError):
 class IllegalMove(PlayError):
     status = 400
     code = "illegal_action"
+
+
+# --- The engine's messages, translated --------------------------------------------------------
+
+#: Every message of the engine that may reach a person (a move refused, an action or an entered
+#: hand that does not parse, rules that do not build), as the engine writes it in English, with
+#: its variable parts named. The engine is pure Python and knows no translation: it stays
+#: English, and its messages are marked here (``gettext_noop``, so ``makemessages`` extracts
+#: them) and translated by :func:`engine_text` where they leave the engine.
+ENGINE_MESSAGES: tuple[str, ...] = (
+    # games.engine.cards
+    N_("unknown card %(card)s: expected rank then suit, e.g. 'TS'"),
+    N_("unknown card %(card)s: expected a string such as 'TS'"),
+    N_("duplicate card %(card)s"),
+    N_("card index %(index)s out of range 0..51"),
+    N_("card mask out of range"),
+    # games.engine.actions
+    N_("an action must be text such as 'discard TS'"),
+    N_("unknown action %(kind)s; known: %(known)s"),
+    N_("'%(kind)s' needs a card"),
+    N_("'%(kind)s' takes no card"),
+    N_("only a knock declares melds"),
+    N_("melds must be a list of lists of cards"),
+    N_("an action needs a 'type'"),
+    # games.engine.deal, game, match: a move
+    N_("the deal is over"),
+    N_("the game is over"),
+    N_("the match is over"),
+    N_("it is seat %(seat)s's turn, not seat %(other)s's"),
+    N_("it is player %(player)s's turn"),
+    N_("'%(kind)s' is not allowed now: draw from the stock or the discard pile"),
+    N_("'%(kind)s' is not allowed now: discard, knock, gin or big gin"),
+    N_("'%(kind)s' is not allowed now: take the upcard or pass"),
+    N_("'%(kind)s' is not allowed now: draw from the stock (both passed the upcard)"),
+    N_("'%(kind)s' is not allowed now: take the last discard or pass"),
+    N_("'%(kind)s' is not allowed now: knock, go gin or pass"),
+    N_("%(card)s is not in your hand"),
+    N_("%(card)s was just taken from the discard pile and may not be discarded this turn"),
+    N_("the declared melds are not disjoint melds of your hand without %(card)s"),
+    N_("gin needs all ten cards melded; %(points)s points of deadwood are left"),
+    N_("no knocking in straight gin: only gin or big gin ends the hand"),
+    N_("deadwood %(points)s is over the knock limit of %(limit)s"),
+    N_("big gin needs all eleven cards melded"),
+    # games.engine.game, table: a hand entered from a score pad
+    N_("duplicate deals need the engine's shuffle: they cannot be played at a table"),
+    N_("the deal in play has moves played online: finish it online"),
+    N_("deadwood is a pair of counts, one per player"),
+    N_("a deadwood count is a number, not %(count)s"),
+    N_("a deadwood count is between 0 and %(max)s, not %(count)s"),
+    N_("the upcard %(card)s is not a card"),
+    N_("a drawn hand has no knocker and no deadwood counts"),
+    N_("a knock needs its knocker: player 0 or 1"),
+    N_("a gin needs its knocker: player 0 or 1"),
+    N_("a big gin needs its knocker: player 0 or 1"),
+    N_("the deadwood count of the defender (player %(player)s) is missing"),
+    N_("the deadwood count of the knocker (player %(player)s) is missing"),
+    N_("gin leaves no deadwood, but the knocker's count is %(count)s"),
+    N_("big gin leaves no deadwood, but the knocker's count is %(count)s"),
+    N_("Oklahoma rules score a hand by its first upcard: give the upcard"),
+    N_("deadwood %(points)s is over the knock limit of %(limit)s set by the upcard %(card)s"),
+    N_("an entered hand is an object"),
+    N_("unknown key %(key)s in an entered hand"),
+    N_("an entered hand needs its kind"),
+    N_("the knocker is player 0 or 1, not %(knocker)s"),
+    N_("the upcard is a card name like 'QS', not %(card)s"),
+    N_("unknown hand kind %(kind)s; known: %(known)s"),
+    # games.engine.rules
+    N_("rule option %(option)s=%(value)s is out of range"),
+    N_("rules must be an object of options"),
+    N_("unknown rule option %(option)s"),
+    N_("rule option %(option)s has an invalid value %(value)s"),
+    N_("unknown rule set %(name)s; known: %(known)s"),
+    # games.engine.bots
+    N_("unknown bot %(name)s; known bots: %(known)s"),
+)
+
+
+def _message_pattern(template: str) -> re.Pattern[str]:
+    """A template's English text as a pattern, each ``%(name)s`` a group of that name."""
+    parts = re.split(r"%\((\w+)\)s", template)
+    pattern = "".join(
+        re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts)
+    )
+    return re.compile(pattern, re.DOTALL)
+
+
+#: The templates' patterns, the longest first: "deadwood 9 is over the knock limit of 4 set by
+#: the upcard 4S" is the upcard's message, not the plain limit's with a limit "4 set by ...".
+_ENGINE_PATTERNS = sorted(
+    ((_message_pattern(template), template) for template in ENGINE_MESSAGES),
+    key=lambda pair: -len(pair[1]),
+)
+
+
+def engine_text(error: Exception) -> str:
+    """The engine's refusal ``error`` in the active language, for a person to read.
+
+    The boundary between the engine and the people: every service or interface that passes an
+    engine error on (a move refused, an action or an entered hand that does not parse, rules
+    that do not build) writes its ``detail`` with this, never ``str(error)``. The English
+    message is matched against :data:`ENGINE_MESSAGES` and its translation filled with the
+    same parts (a card, a count: data, never translated); a message no template knows is
+    passed on in English as the engine wrote it. In English the text is the engine's own.
+    """
+    text = str(error)
+    for pattern, template in _ENGINE_PATTERNS:
+        if found := pattern.fullmatch(text):
+            return gettext(template) % found.groupdict()
+    return text
+
+
+#: A match's status as a word in a sentence ("the match is finished"); the status itself is
+#: a code (``Match.Status``) and its label a heading, neither fits a sentence.
+_STATUS_WORDS = {
+    Match.Status.CHALLENGED: pgettext_lazy("match status", "challenged"),
+    Match.Status.SCHEDULED: pgettext_lazy("match status", "scheduled"),
+    Match.Status.ACTIVE: pgettext_lazy("match status", "active"),
+    Match.Status.FINISHED: pgettext_lazy("match status", "finished"),
+    Match.Status.DECLINED: pgettext_lazy("match status", "declined"),
+    Match.Status.CANCELLED: pgettext_lazy("match status", "cancelled"),
+}
+
+
+def status_word(status: str) -> str:
+    """A match's ``status`` as a word of the active language, for a refusal's sentence."""
+    return str(_STATUS_WORDS.get(status, status))
 
 
 def locked(match_id: int) -> Match:
