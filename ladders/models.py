@@ -206,11 +206,11 @@ class Ladder(models.Model):
         super().clean()
         if self.divisions > 1 and 2 * self.promotion > self.division_size:
             raise ValidationError(
-                {"promotion": "More players would go up and down than a division holds."}
+                {"promotion": _("More players would go up and down than a division holds.")}
             )
         if self.rating_system == self.System.GLICKO2 and self.scoring == Scoring.MARGIN:
             raise ValidationError(
-                {"scoring": "Glicko-2 has no K to weight by the margin: use match or games."}
+                {"scoring": _("Glicko-2 has no K to weight by the margin: use match or games.")}
             )
 
     @property
