@@ -202,7 +202,7 @@ def _token_authentication():
 
 def _token_user(token: bytes):
     """The user a token signs in, as the REST API's token authentication says (sync)."""
-    user, _ = _token_authentication()().authenticate_credentials(token)
+    user, _token = _token_authentication()().authenticate_credentials(token)
     return user
 
 
@@ -221,7 +221,7 @@ class TokenAuthMiddleware(BaseMiddleware):
     async def __call__(self, scope, receive, send):
         header = dict(scope.get("headers", [])).get(b"authorization")
         if header is not None:
-            scheme, _, token = header.partition(b" ")
+            scheme, _space, token = header.partition(b" ")
             user = None
             if scheme.lower() == b"token" and token.strip():
                 user = await _user_for_token(token.strip())
@@ -345,7 +345,7 @@ def own_origin(scope) -> tuple[str, str, int] | None:
     if settings.USE_X_FORWARDED_HOST and b"x-forwarded-host" in headers:
         host = headers[b"x-forwarded-host"].split(b",")[-1].strip()
     host = host.decode("latin1").lower()
-    domain, _ = split_domain_port(host)
+    domain, _port = split_domain_port(host)
     allowed = list(settings.ALLOWED_HOSTS)
     if settings.DEBUG and not allowed:
         allowed = [".localhost", "127.0.0.1", "[::1]"]  # as Django allows under DEBUG
@@ -459,7 +459,7 @@ class JsonSocket(AsyncWebsocketConsumer):
                     detail = _("too many sockets open from this user: at most %(count)s") % cap
                 await self._refuse_too_many("too_many_sockets", detail)
                 return
-            self._cap_keys = [key for key, _ in keys]
+            self._cap_keys = [key for key, _cap in keys]
             for key in self._cap_keys:
                 _open_sockets[key] = _open_sockets.get(key, 0) + 1
             if wait := await self._read_throttle_wait():

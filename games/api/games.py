@@ -214,7 +214,7 @@ class GameActionView(APIView):
         serializer = ActionSerializer(data=request.data)
         action = _parsed_action(serializer)
         if player is None or not isinstance(action, EngineAction):
-            _, player = _game_and_player(request, pk)
+            _game_row, player = _game_and_player(request, pk)
             if player is None:
                 return refusal(services.NotAPlayer(_("you are not a player of this game")))
             serializer.is_valid(raise_exception=True)
