@@ -143,9 +143,9 @@ class OutageMiddleware:
             return unavailable_response(exception)
         logger.warning("service unavailable: %s: %s", type(exception).__name__, exception)
         title = _("Service unavailable")
+        advice = _("Please try again in a few seconds.")
         response = HttpResponse(
-            f"<!doctype html><title>{title}</title>"
-            f"<h1>{title}</h1><p>{_('Please try again in a few seconds.')}</p>",
+            f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{advice}</p>",
             status=503,
         )
         response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
