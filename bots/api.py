@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.urls import path
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from knox.models import AuthToken
 from rest_framework import exceptions, permissions, serializers, status
@@ -84,7 +85,7 @@ def _owner(request: Request) -> Player:
     """The caller, who must be a person (a staff user without a player is refused too)."""
     player = require_player(request)
     if player.kind != Player.Kind.HUMAN:
-        raise exceptions.PermissionDenied("Only a person can manage bots.")
+        raise exceptions.PermissionDenied(_("Only a person can manage bots."))
     return player
 
 
@@ -181,7 +182,7 @@ class BotAccountView(APIView):
         player = player_for_user(user=request.user)
         if player is None or not player.is_external:
             return refusal(
-                services.BotRefused("this is for an external bot's token", code="not_a_bot")
+                services.BotRefused(_("this is for an external bot's token"), code="not_a_bot")
             )
         return Response(BotSerializer(player).data)
 

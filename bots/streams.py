@@ -40,6 +40,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.urls import path
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from knox.auth import TokenAuthentication
 from knox.models import AuthToken
 from rest_framework.exceptions import AuthenticationFailed
@@ -93,18 +94,22 @@ def _bot_for_token(token: str) -> tuple[Player | None, str | None]:
 
 async def _caller(request: HttpRequest) -> tuple[Player, str] | HttpResponse:
     """The bot and its token's key, or the refusal to answer with."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    scheme, _space, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "token" or not token.strip():
         return _refuse(
-            401, "Send an external bot's token: Authorization: Token …", "not_authenticated"
+            401, _("Send an external bot's token: Authorization: Token …"), "not_authenticated"
         )
     if request.method != "GET":
-        return _refuse(405, f'Method "{request.method}" not allowed.', "method_not_allowed")
+        return _refuse(
+            405,
+            _('Method "%(method)s" not allowed.') % {"method": request.method},
+            "method_not_allowed",
+        )
     bot, key = await socket_db(_bot_for_token)(token.strip())
     if bot is None and key is None:
-        return _refuse(401, "Invalid token.", "authentication_failed")
+        return _refuse(401, _("Invalid token."), "authentication_failed")
     if bot is None:
-        return _refuse(403, "The Bot API takes an external bot's token.", "not_a_bot")
+        return _refuse(403, _("The Bot API takes an external bot's token."), "not_a_bot")
     return bot, key
 
 
@@ -166,7 +171,8 @@ class _Stream:
         if self.stream_id is None:
             return _refuse(
                 429,
-                f"A bot may have {settings.BOT_STREAMS_MAX} streams open at once.",
+                _("A bot may have %(count)s streams open at once.")
+                % {"count": settings.BOT_STREAMS_MAX},
                 "too_many_streams",
             )
         for channel in replaced:
@@ -196,7 +202,9 @@ class _Stream:
                 self.receiving = asyncio.ensure_future(self.layer.receive(self.channel))
             wake = wake_at()
             until = due if wake is None else min(due, wake)
-            done, _ = await asyncio.wait({self.receiving}, timeout=max(0.0, until - loop.time()))
+            done, _waiting = await asyncio.wait(
+                {self.receiving}, timeout=max(0.0, until - loop.time())
+            )
             if done:
                 received, self.receiving = self.receiving, None
                 message = received.result()
@@ -363,7 +371,7 @@ async def game_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     except OUTAGE_ERRORS as error:
         return unavailable_response(error)
     if game is None:  # no such game, or not the bot's: the same answer
-        return _refuse(404, "Not found.", "not_found")
+        return _refuse(404, _("Not found."), "not_found")
     audience = game.match.index_of(bot.pk)
     stream = _Stream(bot, token_key, f"game.{game_id}")
     try:

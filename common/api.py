@@ -20,6 +20,8 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, pagination, permissions
@@ -87,17 +89,17 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        response.data = error_body("Invalid input.", "invalid", flatten(exc.detail))
+        response.data = error_body(_("Invalid input."), "invalid", flatten(exc.detail))
     elif isinstance(exc, exceptions.APIException):
         codes = exc.get_codes()
         response.data = error_body(
             str(exc.detail), codes if isinstance(codes, str) else exc.default_code
         )
     elif isinstance(exc, Http404):
-        response.data = error_body("Not found.", "not_found")
+        response.data = error_body(_("Not found."), "not_found")
     elif isinstance(exc, DjangoPermissionDenied):
         response.data = error_body(
-            "You do not have permission to perform this action.", "permission_denied"
+            _("You do not have permission to perform this action."), "permission_denied"
         )
     return response
 
@@ -114,7 +116,7 @@ def unavailable_response(exc: BaseException) -> JsonResponse:
     logger.warning("service unavailable: %s: %s", type(exc).__name__, exc)
     response = JsonResponse(
         error_body(
-            "A service this request needs is not answering; try again shortly.",
+            _("A service this request needs is not answering; try again shortly."),
             "service_unavailable",
         ),
         status=503,
@@ -140,9 +142,10 @@ class OutageMiddleware:
         if _is_api(request):
             return unavailable_response(exception)
         logger.warning("service unavailable: %s: %s", type(exception).__name__, exception)
+        title = _("Service unavailable")
+        advice = _("Please try again in a few seconds.")
         response = HttpResponse(
-            "<!doctype html><title>Service unavailable</title>"
-            "<h1>Service unavailable</h1><p>Please try again in a few seconds.</p>",
+            f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{advice}</p>",
             status=503,
         )
         response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
@@ -153,7 +156,7 @@ class OutageMiddleware:
 def api_not_found(request: HttpRequest, *args, **kwargs) -> JsonResponse:
     """Unknown ``/api/...`` routes: 404 in the error shape (also with DEBUG on)."""
     return JsonResponse(
-        error_body("Not found.", "not_found"), status=404, json_dumps_params=_COMPACT
+        error_body(_("Not found."), "not_found"), status=404, json_dumps_params=_COMPACT
     )
 
 
@@ -168,7 +171,7 @@ def server_error(request: HttpRequest):
     """Django's 500 handler: JSON for the API, Django's page elsewhere."""
     if _is_api(request):
         return JsonResponse(
-            error_body("Server error.", "server_error"), status=500, json_dumps_params=_COMPACT
+            error_body(_("Server error."), "server_error"), status=500, json_dumps_params=_COMPACT
         )
     return defaults.server_error(request)
 
@@ -193,7 +196,7 @@ class StaffModelPermissions(permissions.DjangoModelPermissions):
     """
 
     authenticated_users_only = False
-    message = "Only staff with the permission to change this may do it."
+    message = gettext_lazy("Only staff with the permission to change this may do it.")
 
     def has_permission(self, request, view) -> bool:
         if request.method in permissions.SAFE_METHODS:
@@ -224,7 +227,7 @@ class PageNumberPagination(pagination.PageNumberPagination):
                 value = 0
             if value < 1:
                 raise exceptions.ValidationError(
-                    {self.page_size_query_param: ["A page size is a positive integer."]}
+                    {self.page_size_query_param: [_("A page size is a positive integer.")]}
                 )
         return super().get_page_size(request)
 

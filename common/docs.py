@@ -7,6 +7,7 @@ allows no inline script.
 """
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.permissions import BasePermission
 
@@ -14,7 +15,7 @@ from rest_framework.permissions import BasePermission
 class DocsReadable(BasePermission):
     """Anyone, when ``API_DOCS_PUBLIC`` is on; else staff only."""
 
-    message = "The API docs are for staff on this server."
+    message = _("The API docs are for staff on this server.")
 
     def has_permission(self, request, view) -> bool:
         return settings.API_DOCS_PUBLIC or bool(request.user and request.user.is_staff)

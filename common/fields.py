@@ -7,13 +7,14 @@ something else has a bug worth a 400. Query-string serializers keep DRF's own fi
 query value is text).
 """
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 
 class StrictCharField(serializers.CharField):
     """A JSON string, nothing else."""
 
-    default_error_messages = {"invalid": "Not a valid string."}
+    default_error_messages = {"invalid": _("Not a valid string.")}
 
     def to_internal_value(self, data):
         if not isinstance(data, str):

@@ -30,6 +30,8 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views import defaults
 from rest_framework import exceptions, parsers, status
 from rest_framework.settings import api_settings
@@ -53,7 +55,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 class RequestTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_detail = "The request body is too large."
+    default_detail = gettext_lazy("The request body is too large.")
     default_code = "request_too_large"
 
 
@@ -89,16 +91,20 @@ def not_text(value: Any) -> str | None:
         node = stack.pop()
         if isinstance(node, str):
             if _SURROGATE.search(node):
-                return "a string holds a lone UTF-16 surrogate"
+                return _("a string holds a lone UTF-16 surrogate")
         elif isinstance(node, float):
             if not math.isfinite(node):
-                return "numbers must be finite"
+                return _("numbers must be finite")
         elif isinstance(node, dict):
             stack.extend(node)
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
     return None
+
+
+def _too_deep_message() -> str:
+    return _("JSON may nest at most %(depth)s levels deep") % {"depth": MAX_DEPTH}
 
 
 def loads(text: str | bytes, *, strict: bool = True) -> Any:
@@ -112,9 +118,9 @@ def loads(text: str | bytes, *, strict: bool = True) -> Any:
     try:
         value = json.loads(text, parse_constant=parse_constant)
     except RecursionError:
-        raise JSONTooDeepError(f"JSON may nest at most {MAX_DEPTH} levels deep") from None
+        raise JSONTooDeepError(_too_deep_message()) from None
     if too_deep(value):
-        raise JSONTooDeepError(f"JSON may nest at most {MAX_DEPTH} levels deep")
+        raise JSONTooDeepError(_too_deep_message())
     if strict and (reason := not_text(value)):
         raise JSONNotTextError(reason)
     return value
@@ -128,17 +134,23 @@ class JSONParser(parsers.JSONParser):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         raw = stream.read(limit + 1) if limit is not None else stream.read()
         if limit is not None and len(raw) > limit:
-            raise RequestTooLarge(f"A request body may be at most {limit} bytes.")
+            raise RequestTooLarge(_too_large_detail(limit))
         encoding = parsers.get_encoding(parser_context)
         try:
             text = codecs.decode(raw, encoding)
             return loads(text, strict=api_settings.STRICT_JSON)
         except ValueError as exc:  # UnicodeDecodeError is a ValueError too
-            raise exceptions.ParseError(f"JSON parse error - {exc}") from None
+            raise exceptions.ParseError(
+                _("JSON parse error - %(error)s") % {"error": exc}
+            ) from None
+
+
+def _too_large_detail(limit: int | None) -> str:
+    return _("A request body may be at most %(limit)s bytes.") % {"limit": limit}
 
 
 def _too_large_body(limit: int | None) -> dict:
-    return {"detail": f"A request body may be at most {limit} bytes.", "code": "request_too_large"}
+    return {"detail": _too_large_detail(limit), "code": "request_too_large"}
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None):
@@ -152,6 +164,6 @@ def bad_request(request: HttpRequest, exception: Exception | None = None):
         if isinstance(exception, RequestDataTooBig):
             body = _too_large_body(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
             return JsonResponse(body, status=413, json_dumps_params=compact)
-        body = {"detail": "Bad request.", "code": "bad_request"}
+        body = {"detail": _("Bad request."), "code": "bad_request"}
         return JsonResponse(body, status=400, json_dumps_params=compact)
     return defaults.bad_request(request, exception)

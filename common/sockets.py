@@ -19,6 +19,12 @@ that), ``ping``/``pong``, and refusals as ``{"type": "error", "code", "detail"}`
 that leave the socket open. Reads (opening a socket, ``sync``) draw on the REST API's read
 throttles (:func:`read_throttle_wait`), and a process holds at most
 ``SOCKET_MAX_PER_ADDRESS`` sockets per client address and ``SOCKET_MAX_PER_USER`` per user.
+
+A socket speaks one language, chosen as it connects (:func:`socket_language`): its account's
+choice, else its handshake's ``Accept-Language``, else the site's default. Every message's
+handling runs with that language active (``translation.override`` in
+:meth:`JsonSocket.dispatch`), so the ``detail`` of its errors, including the refusals the
+services raise, is written in it.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import logging
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from importlib import import_module
@@ -45,7 +52,9 @@ from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import AnonymousUser
 from django.http.request import split_domain_port, validate_host
+from django.utils import translation
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -193,7 +202,7 @@ def _token_authentication():
 
 def _token_user(token: bytes):
     """The user a token signs in, as the REST API's token authentication says (sync)."""
-    user, _ = _token_authentication()().authenticate_credentials(token)
+    user, _token = _token_authentication()().authenticate_credentials(token)
     return user
 
 
@@ -212,7 +221,7 @@ class TokenAuthMiddleware(BaseMiddleware):
     async def __call__(self, scope, receive, send):
         header = dict(scope.get("headers", [])).get(b"authorization")
         if header is not None:
-            scheme, _, token = header.partition(b" ")
+            scheme, _space, token = header.partition(b" ")
             user = None
             if scheme.lower() == b"token" and token.strip():
                 user = await _user_for_token(token.strip())
@@ -220,6 +229,32 @@ class TokenAuthMiddleware(BaseMiddleware):
                 scope, user=user or AnonymousUser(), auth_failed=user is None, token=token.strip()
             )
         return await super().__call__(scope, receive, send)
+
+
+#: How a socket's language is chosen, ``(user=..., accept_language=...) -> language code``:
+#: registered by an app that knows the accounts (:func:`socket_language_register`), so that
+#: the platform imports no app. None: the site's default language.
+_language_of: Callable[..., str] | None = None
+
+
+def socket_language_register(function: Callable[..., str]) -> None:
+    """Say how a socket's language is chosen: ``function(user=..., accept_language=...)``
+    returns the language to speak to the signed-in ``user`` (their account's choice) or,
+    failing that, the best of the handshake's ``Accept-Language`` the site speaks."""
+    global _language_of
+    _language_of = function
+
+
+def socket_language(scope, *, with_account: bool = True) -> str:
+    """The language to speak on a socket (sync: the account's choice is read from the
+    database); ``with_account=False`` reads only the handshake's ``Accept-Language``."""
+    if _language_of is None:
+        return settings.LANGUAGE_CODE
+    accept = b", ".join(
+        value for name, value in scope.get("headers", []) if name.lower() == b"accept-language"
+    ).decode("latin-1")
+    user = scope.get("user") if with_account else None
+    return _language_of(user=user, accept_language=accept)
 
 
 def signin_group(user_id: int) -> str:
@@ -310,7 +345,7 @@ def own_origin(scope) -> tuple[str, str, int] | None:
     if settings.USE_X_FORWARDED_HOST and b"x-forwarded-host" in headers:
         host = headers[b"x-forwarded-host"].split(b",")[-1].strip()
     host = host.decode("latin1").lower()
-    domain, _ = split_domain_port(host)
+    domain, _port = split_domain_port(host)
     allowed = list(settings.ALLOWED_HOSTS)
     if settings.DEBUG and not allowed:
         allowed = [".localhost", "127.0.0.1", "[::1]"]  # as Django allows under DEBUG
@@ -392,7 +427,22 @@ class JsonSocket(AsyncWebsocketConsumer):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        if message["type"] == "websocket.connect":
+            self.language = await self._connection_language()
+        # The socket's language, for whatever the handler writes (its errors, the services'
+        # refusals: the context is copied to the threads of socket_db).
+        with translation.override(getattr(self, "language", None)):
+            await handler(message)
+
+    async def _connection_language(self) -> str:
+        """:func:`socket_language` of this socket; its handshake's alone if the database
+        does not answer (the account's choice is a row to read)."""
+        if not getattr(self.scope.get("user"), "is_authenticated", False):
+            return socket_language(self.scope, with_account=False)
+        try:
+            return await socket_db(socket_language)(self.scope)
+        except OUTAGE_ERRORS:
+            return socket_language(self.scope, with_account=False)
 
     async def websocket_connect(self, message):
         self._allowance = float(2 * settings.SOCKET_RATE_PER_SECOND)
@@ -402,19 +452,20 @@ class JsonSocket(AsyncWebsocketConsumer):
             keys = _cap_keys(self.scope)
             full = [key for key, cap in keys if _open_sockets.get(key, 0) >= cap]
             if full:
-                kind = "address" if full[0].startswith("address:") else "user"
-                await self._refuse_too_many(
-                    "too_many_sockets",
-                    f"too many sockets open from this {kind}: at most " + str(dict(keys)[full[0]]),
-                )
+                cap = {"count": dict(keys)[full[0]]}
+                if full[0].startswith("address:"):
+                    detail = _("too many sockets open from this address: at most %(count)s") % cap
+                else:
+                    detail = _("too many sockets open from this user: at most %(count)s") % cap
+                await self._refuse_too_many("too_many_sockets", detail)
                 return
-            self._cap_keys = [key for key, _ in keys]
+            self._cap_keys = [key for key, _cap in keys]
             for key in self._cap_keys:
                 _open_sockets[key] = _open_sockets.get(key, 0) + 1
             if wait := await self._read_throttle_wait():
                 await self._refuse_too_many(
                     "throttled",
-                    "too many reads: the REST API's allowance for this client is spent",
+                    _("too many reads: the REST API's allowance for this client is spent"),
                     retry_after_ms=int(wait * 1000) + 1,
                 )
                 return
@@ -471,7 +522,7 @@ class JsonSocket(AsyncWebsocketConsumer):
 
     async def sockets_signed_out(self, event: dict) -> None:
         """The user's sign-ins have ended (:func:`sockets_sign_out`): close with 4401."""
-        await self.send_error("not_authenticated", "your sign-in has ended: sign in again")
+        await self.send_error("not_authenticated", _("your sign-in has ended: sign in again"))
         await self.close(code=CLOSE_UNAUTHENTICATED)
 
     async def _still_signed_in(self) -> bool:
@@ -482,10 +533,10 @@ class JsonSocket(AsyncWebsocketConsumer):
         try:
             valid = await socket_db(still_signed_in)(self.scope)
         except OUTAGE_ERRORS:
-            await self.send_error("service_unavailable", "try again shortly")
+            await self.send_error("service_unavailable", _("try again shortly"))
             return False
         if not valid:
-            await self.send_error("not_authenticated", "your sign-in has ended: sign in again")
+            await self.send_error("not_authenticated", _("your sign-in has ended: sign in again"))
             await self.close(code=CLOSE_UNAUTHENTICATED)
         return valid
 
@@ -532,26 +583,30 @@ class JsonSocket(AsyncWebsocketConsumer):
         if wait is not None:
             await self.send_error(
                 "throttled",
-                f"too many messages: at most {settings.SOCKET_RATE_PER_SECOND} a second",
+                _("too many messages: at most %(rate)s a second")
+                % {"rate": settings.SOCKET_RATE_PER_SECOND},
                 retry_after_ms=int(wait * 1000) + 1,
             )
             return
         if size > settings.SOCKET_MAX_MESSAGE_BYTES:
             await self.send_error(
                 "too_large",
-                f"a message may be at most {settings.SOCKET_MAX_MESSAGE_BYTES} bytes",
+                _("a message may be at most %(size)s bytes")
+                % {"size": settings.SOCKET_MAX_MESSAGE_BYTES},
             )
             return
         if text_data is None:
-            await self.send_error("malformed", "send JSON text messages, not binary ones")
+            await self.send_error("malformed", _("send JSON text messages, not binary ones"))
             return
         try:
             message = parsers.loads(text_data)  # the API's limits: nesting, NaN, surrogates
         except ValueError as exc:
-            await self.send_error("malformed", f"the message is not acceptable JSON: {exc}")
+            await self.send_error(
+                "malformed", _("the message is not acceptable JSON: %(error)s") % {"error": exc}
+            )
             return
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            await self.send_error("malformed", 'a message is a JSON object with a "type"')
+            await self.send_error("malformed", _('a message is a JSON object with a "type"'))
             return
         kind = message["type"]
         if kind == "ping":
@@ -562,12 +617,14 @@ class JsonSocket(AsyncWebsocketConsumer):
             return
         if kind not in self.types:
             known = ", ".join(("ping", *self.types))
-            await self.send_error("unknown_type", f"unknown message type; known: {known}")
+            await self.send_error(
+                "unknown_type", _("unknown message type; known: %(types)s") % {"types": known}
+            )
             return
         if kind in self.reads and (wait := await self._read_throttle_wait()):
             await self.send_error(
                 "throttled",
-                "too many reads: the REST API's allowance for this client is spent",
+                _("too many reads: the REST API's allowance for this client is spent"),
                 retry_after_ms=int(wait * 1000) + 1,
             )
             return

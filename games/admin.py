@@ -7,6 +7,8 @@ filtered or sorted on; a seed is shown once its match is finished, the commitmen
 
 from django.contrib import admin, messages
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from games import services
 from games.engine.rules import RuleSet
@@ -27,7 +29,7 @@ class KeepsDealsSecret:
 
 
 def _seed_once_finished(match: Match, seed: int) -> int | str:
-    return seed if match.status == Match.Status.FINISHED else "hidden until the match ends"
+    return seed if match.status == Match.Status.FINISHED else _("hidden until the match ends")
 
 
 def _shown_fields(model) -> list[str]:
@@ -92,7 +94,7 @@ class MatchAdmin(KeepsDealsSecret, admin.ModelAdmin):
         *readonly_fields,
     ]
 
-    @admin.display(description="Seed")
+    @admin.display(description=gettext_lazy("Seed"))
     def seed_once_finished(self, match):
         return "-" if match.pk is None else _seed_once_finished(match, match.seed)
 
@@ -120,20 +122,26 @@ class MatchAdmin(KeepsDealsSecret, admin.ModelAdmin):
                 source=Match.Source.ADMIN,
             )
         except services.PlayError as error:
-            messages.error(request, f"Match not created: {error}")
+            messages.error(request, _("Match not created: %(error)s") % {"error": error})
             return
         obj.pk = created.pk
         obj.refresh_from_db()
 
-    @admin.action(description="Play the selected bot matches now", permissions=["change"])
+    @admin.action(
+        description=gettext_lazy("Play the selected bot matches now"), permissions=["change"]
+    )
     def play_bot_matches_now(self, request, queryset):
         played = 0
         for match in queryset:
             if match.is_bot_match and match.status != Match.Status.FINISHED:
                 played += services.match_play_bots(match_id=match.pk)
-        self.message_user(request, f"Played {played} bot match(es).")
+        self.message_user(
+            request,
+            ngettext("Played %(count)s bot match(es).", "Played %(count)s bot match(es).", played)
+            % {"count": played},
+        )
 
-    @admin.action(description="Cancel the selected matches", permissions=["change"])
+    @admin.action(description=gettext_lazy("Cancel the selected matches"), permissions=["change"])
     def cancel_matches(self, request, queryset):
         done = 0
         for match in queryset:
@@ -142,8 +150,16 @@ class MatchAdmin(KeepsDealsSecret, admin.ModelAdmin):
                     services.match_cancel(match=match, reason=f"cancelled by {request.user}")
                 done += 1
             except services.PlayError as error:
-                self.message_user(request, f"Match {match.pk}: {error}", messages.WARNING)
-        self.message_user(request, f"Cancelled {done} match(es).")
+                self.message_user(
+                    request,
+                    _("Match %(match)s: %(error)s") % {"match": match.pk, "error": error},
+                    messages.WARNING,
+                )
+        self.message_user(
+            request,
+            ngettext("Cancelled %(count)s match(es).", "Cancelled %(count)s match(es).", done)
+            % {"count": done},
+        )
 
 
 class ActionInline(admin.TabularInline):
@@ -162,7 +178,7 @@ class DealAdmin(KeepsDealsSecret, admin.ModelAdmin):
     fields = readonly_fields  # nothing editable: the seed is no form field either
     inlines = [ActionInline]
 
-    @admin.display(description="Seed")
+    @admin.display(description=gettext_lazy("Seed"))
     def seed_once_finished(self, deal):
         return _seed_once_finished(deal.game.match, deal.seed)
 
@@ -177,7 +193,7 @@ class GameAdmin(KeepsDealsSecret, admin.ModelAdmin):
     readonly_fields = _shown_fields(Game)
     fields = readonly_fields  # nothing editable: the seed is no form field either
 
-    @admin.display(description="Seed")
+    @admin.display(description=gettext_lazy("Seed"))
     def seed_once_finished(self, game):
         return _seed_once_finished(game.match, game.seed)
 

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
 
 from accounts.hooks import busy_check_register, deletion_hook_register
+from accounts.language import language_for
 from common import lanes, periodic
 
 
@@ -10,8 +11,9 @@ class GamesConfig(AppConfig):
     name = "games"
 
     def ready(self) -> None:
-        # The one import inside a function that stays: these modules import the models, which
+        # The imports inside a function that stay: these modules import the models, which
         # Django allows only once every app is loaded (here).
+        from common import sockets
         from games import deletion, services, tables
 
         # A player in a match stays; their challenges end with their account.
@@ -20,6 +22,9 @@ class GamesConfig(AppConfig):
         # The table module builds on the services, which cannot import it: it hands them its
         # concession of a table match here.
         services.table_concession_register(tables.table_concede)
+        # A socket speaks its account's language, else its handshake's Accept-Language
+        # (the platform's sockets import no app: they are told how here).
+        sockets.socket_language_register(language_for)
 
         # A person waits for these: a bot's reply, a clock settled, the clocks' sweep.
         lanes.play_tasks("games.bot_move", "games.settle_clock", "games.sweep_clocks")

@@ -23,6 +23,8 @@ import logging
 import time
 from collections import OrderedDict
 
+from django.utils.translation import gettext as _
+
 from accounts.selectors import player_for_user
 from common.api import OUTAGE_ERRORS, flatten
 from common.live import dumps, stats
@@ -109,7 +111,9 @@ def _seq_now(game_id: int) -> int | None:
 
 
 def _signed_out(message: dict) -> dict:
-    return _error(message.get("id"), "not_authenticated", "your sign-in has ended: sign in again")
+    return _error(
+        message.get("id"), "not_authenticated", _("your sign-in has ended: sign in again")
+    )
 
 
 def _move(game_id: int, player, message: dict, lag_ms: int, scope) -> dict:
@@ -118,26 +122,28 @@ def _move(game_id: int, player, message: dict, lag_ms: int, scope) -> dict:
         return _signed_out(message)
     client_id = message.get("id")
     if not isinstance(client_id, str | int) or isinstance(client_id, bool) or client_id == "":
-        return _error(None, "invalid", 'a move needs an "id" of your choosing (text, at most 64)')
+        return _error(
+            None, "invalid", _('a move needs an "id" of your choosing (text, at most 64)')
+        )
     client_id = str(client_id)
     if len(client_id) > 64:
-        return _error(None, "invalid", 'a move\'s "id" is at most 64 characters')
+        return _error(None, "invalid", _('a move\'s "id" is at most 64 characters'))
     # A repeat (a resend after a reconnect) is not looked up first: it carries the ply it was
     # made at, which its first delivery moved past, so the service refuses it as stale and
     # the refusal below finds it applied. A new move costs no lookup.
     action = message.get("action")
     if not isinstance(action, dict):
-        return _error(client_id, "invalid", 'a move needs an "action" object')
+        return _error(client_id, "invalid", _('a move needs an "action" object'))
     serializer = ActionSerializer(data={**action, "ply": message.get("ply")})
     if not serializer.is_valid():
-        return _error(client_id, "invalid", "Invalid input.", errors=flatten(serializer.errors))
+        return _error(client_id, "invalid", _("Invalid input."), errors=flatten(serializer.errors))
     data = serializer.validated_data
     try:
         engine_action = EngineAction.from_parts(
             data["type"], data.get("card") or None, data.get("melds")
         )
     except EngineError as error:
-        return _error(client_id, error.rule, str(error))
+        return _error(client_id, error.rule, services.engine_text(error))
     try:
         services.action_submit(
             game_id=game_id,
@@ -294,7 +300,7 @@ class GameConsumer(JsonSocket):
         try:
             await self._send_fresh()
         except OUTAGE_ERRORS:
-            await self.send_error("service_unavailable", "try again shortly")
+            await self.send_error("service_unavailable", _("try again shortly"))
 
     async def _send_fresh(self) -> None:
         """Send the current view: when nothing changed since the one this socket last sent
@@ -324,7 +330,7 @@ class GameConsumer(JsonSocket):
                 self.game_id, self.player, message, self.lag_ms, self.scope
             )
         except OUTAGE_ERRORS:
-            answer = _error(message.get("id"), "service_unavailable", "try again shortly")
+            answer = _error(message.get("id"), "service_unavailable", _("try again shortly"))
         await self._answer(answer)
 
     async def on_continue(self, message: dict) -> None:
@@ -333,7 +339,7 @@ class GameConsumer(JsonSocket):
         try:
             answer = await socket_db(_continue)(self.game_id, self.player, self.scope, message)
         except OUTAGE_ERRORS:
-            answer = _error(message.get("id"), "service_unavailable", "try again shortly")
+            answer = _error(message.get("id"), "service_unavailable", _("try again shortly"))
         await self._answer(answer)
 
     async def _answer(self, answer: dict) -> None:
@@ -345,12 +351,14 @@ class GameConsumer(JsonSocket):
         game = message.get("game")
         if game is not None and game != self.game_id:
             await self.send_error(
-                "wrong_game", f"this socket is for game {self.game_id}", id=message.get("id")
+                "wrong_game",
+                _("this socket is for game %(game)s") % {"game": self.game_id},
+                id=message.get("id"),
             )
             return False
         if self.index is None:
             await self.send_error(
-                "not_a_player", "you are not a player of this game", id=message.get("id")
+                "not_a_player", _("you are not a player of this game"), id=message.get("id")
             )
             return False
         return True
@@ -472,7 +480,7 @@ class LobbyConsumer(JsonSocket):
         try:
             message = await socket_db(seeks.seeks_message)()
         except OUTAGE_ERRORS:
-            await self.send_error("service_unavailable", "try again shortly")
+            await self.send_error("service_unavailable", _("try again shortly"))
             return
         await self.send_json(message)
 

@@ -8,6 +8,7 @@ declined. ``GamesConfig.ready()`` registers both with accounts.
 from __future__ import annotations
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from accounts.hooks import Busy
 from accounts.models import Player
@@ -26,7 +27,8 @@ def player_busy(player: Player) -> Busy | None:
     if match is None:
         return None
     return Busy(
-        f"you are playing match {match.pk}: resign it (or finish it) first", {"match": match.pk}
+        _("you are playing match %(match)s: resign it (or finish it) first") % {"match": match.pk},
+        {"match": match.pk},
     )
 
 

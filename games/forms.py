@@ -21,15 +21,16 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from games.engine.rules import PRESETS, RuleSet
 
 #: What each preset is, as the select says it.
 PRESET_LABELS = {
-    "standard": "Standard (knock at 10, to 250)",
-    "oklahoma": "Oklahoma (the first upcard sets the knock limit; to 150)",
-    "straight": "Straight gin (no knocking)",
-    "hollywood": "Hollywood (three games scored at once)",
+    "standard": _("Standard (knock at 10, to 250)"),
+    "oklahoma": _("Oklahoma (the first upcard sets the knock limit; to 150)"),
+    "straight": _("Straight gin (no knocking)"),
+    "hollywood": _("Hollywood (three games scored at once)"),
 }
 #: Rule options that are fields of the event or ladder itself, not of the rule set's form.
 OWN_FIELDS = frozenset({"name", "target", "best_of", "duplicate_deals"})
@@ -39,37 +40,68 @@ RULE_OPTIONS: tuple[str, ...] = tuple(
 )
 #: The form field of a rule option: ``rule_<option>``.
 PREFIX = "rule_"
-AS_PRESET = "As the preset"
+AS_PRESET = _("As the preset")
+#: Each rule option's label (an option not listed: its name, capitalised).
+OPTION_LABELS = {
+    "knock_limit": _("Knock limit"),
+    "oklahoma": _("Oklahoma"),
+    "oklahoma_spade_multiplier": _("Oklahoma spade multiplier"),
+    "straight": _("Straight"),
+    "allow_discard_of_drawn_upcard": _("Allow discard of drawn upcard"),
+    "fiftieth_card": _("Fiftieth card"),
+    "gin_bonus": _("Gin bonus"),
+    "big_gin_bonus": _("Big gin bonus"),
+    "undercut_bonus": _("Undercut bonus"),
+    "game_bonus": _("Game bonus"),
+    "line_bonus": _("Line bonus"),
+    "shutout": _("Shutout"),
+    "next_dealer": _("Next dealer"),
+    "scoring": _("Scoring"),
+}
+#: The words of the choices of the options that are a choice (a value not listed: its code).
+VALUE_LABELS = {
+    "double_hand_points": _("double hand points"),
+    "double_game_bonus": _("double game bonus"),
+    "none": _("none"),
+    "alternate": _("alternate"),
+    "loser": _("loser"),
+    "standard": _("standard"),
+    "hollywood": _("hollywood"),
+}
 
 
 def _option_field(option: str) -> forms.Field:
     default = getattr(RuleSet(), option)
-    label = option.replace("_", " ").capitalize()
+    label = OPTION_LABELS.get(option, option.replace("_", " ").capitalize())
     if isinstance(default, bool):
         return forms.NullBooleanField(
             label=label,
             required=False,
-            widget=forms.Select(choices=[("unknown", AS_PRESET), ("true", "Yes"), ("false", "No")]),
+            widget=forms.Select(
+                choices=[("unknown", AS_PRESET), ("true", _("Yes")), ("false", _("No"))]
+            ),
         )
     if isinstance(default, enum.Enum):
-        values = [(m.value, m.value.replace("_", " ")) for m in type(default)]
+        values = [
+            (m.value, VALUE_LABELS.get(m.value, m.value.replace("_", " "))) for m in type(default)
+        ]
         return forms.ChoiceField(label=label, required=False, choices=[("", AS_PRESET), *values])
-    return forms.IntegerField(label=label, required=False, help_text="Empty: the preset's.")
+    return forms.IntegerField(label=label, required=False, help_text=_("Empty: the preset's."))
 
 
 def _rule_fields() -> dict[str, forms.Field]:
     fields: dict[str, forms.Field] = {
         "rules_preset": forms.ChoiceField(
-            label="Rules",
+            label=_("Rules"),
             choices=[(name, PRESET_LABELS.get(name, name)) for name in PRESETS],
             initial="standard",
-            help_text="The variant; the options below change single rules of it.",
+            help_text=_("The variant; the options below change single rules of it."),
         ),
         "rules_name": forms.CharField(
-            label="Rule set name",
+            label=_("Rule set name"),
             required=False,
             max_length=60,
-            help_text="Shown with each match; empty: the preset's name.",
+            help_text=_("Shown with each match; empty: the preset's name."),
         ),
     }
     fields.update({PREFIX + option: _option_field(option) for option in RULE_OPTIONS})
@@ -137,14 +169,16 @@ class RulesFields(_RuleFieldsForm):
         setattr(self.instance, self.rules_model_field, cleaned[self.rules_model_field])
         return cleaned
 
-    def add_rules_error(self, message: str) -> None:
+    def add_rules_error(self, message: str, *, english: str | None = None) -> None:
         """Put a refusal of the rules on the option it names (``rule option 'x' ...``), or
-        on the form."""
-        found = re.search(r"rule option '?(\w+)'?", message)
+        on the form. ``english``: the refusal's English text (``PlayError.english``), read to
+        find the option when ``message`` is in another language."""
+        english = english or message
+        found = re.search(r"rule option '?(\w+)'?", english)
         field = PREFIX + found.group(1) if found else None
         if field in self.fields:
             self.add_error(field, message)
-        elif "rule set" in message:
+        elif "rule set" in english:
             self.add_error("rules_preset", message)
         else:
             self.add_error(None, message)

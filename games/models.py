@@ -17,14 +17,16 @@ import hashlib
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from accounts.models import Player
 from games import clocks
 
 
 class TimeoutPolicy(models.TextChoices):
-    FORFEIT = clocks.FORFEIT, "Forfeit the game"
-    AUTOPLAY = clocks.AUTOPLAY, "A bot moves (three in a row forfeit the game)"
+    FORFEIT = clocks.FORFEIT, _("Forfeit the game")
+    AUTOPLAY = clocks.AUTOPLAY, _("A bot moves (three in a row forfeit the game)")
 
 
 def seed_commitment(seed: int) -> str:
@@ -40,40 +42,40 @@ class Match(models.Model):
     """
 
     class Status(models.TextChoices):
-        CHALLENGED = "challenged", "Challenge awaiting an answer"
-        SCHEDULED = "scheduled", "Waiting to start"
-        ACTIVE = "active", "In play"
-        FINISHED = "finished", "Finished"
-        DECLINED = "declined", "Challenge declined"
-        CANCELLED = "cancelled", "Cancelled"
+        CHALLENGED = "challenged", _("Challenge awaiting an answer")
+        SCHEDULED = "scheduled", _("Waiting to start")
+        ACTIVE = "active", _("In play")
+        FINISHED = "finished", _("Finished")
+        DECLINED = "declined", _("Challenge declined")
+        CANCELLED = "cancelled", _("Cancelled")
 
     class EndReason(models.TextChoices):
-        GAMES = "games", "Won the majority of games"
-        FORFEIT = "forfeit", "Forfeit"
-        TIMEOUT = "timeout", "Out of time"
-        BOT_FAILURE = "bot_failure", "A bot failed"
-        NO_SHOW = "no_show", "No show"
-        RESIGNED = "resigned", "Resigned"
-        ADMIN = "admin", "Decided by an organiser"
+        GAMES = "games", _("Won the majority of games")
+        FORFEIT = "forfeit", _("Forfeit")
+        TIMEOUT = "timeout", _("Out of time")
+        BOT_FAILURE = "bot_failure", _("A bot failed")
+        NO_SHOW = "no_show", _("No show")
+        RESIGNED = "resigned", _("Resigned")
+        ADMIN = "admin", _("Decided by an organiser")
 
     class Source(models.TextChoices):
-        CHALLENGE = "challenge", "Challenge"
-        ADMIN = "admin", "Admin"
-        TOURNAMENT = "tournament", "Tournament"
-        LADDER = "ladder", "Ladder"
+        CHALLENGE = "challenge", _("Challenge")
+        ADMIN = "admin", _("Admin")
+        TOURNAMENT = "tournament", _("Tournament")
+        LADDER = "ladder", _("Ladder")
 
     class Venue(models.TextChoices):
-        ONLINE = "online", "Online"
-        TABLE = "table", "At a table, with real cards"
+        ONLINE = "online", _("Online")
+        TABLE = "table", _("At a table, with real cards")
 
     class Confirmation(models.TextChoices):
         """Where the result of a table match stands: its hands decide it, then the opponent
         of whoever entered the deciding hand confirms (or disputes), or an organiser does."""
 
-        NONE = "", "Not decided yet"
-        AWAITING = "awaiting", "Decided, awaiting confirmation"
-        DISPUTED = "disputed", "Disputed"
-        CONFIRMED = "confirmed", "Confirmed"
+        NONE = "", _("Not decided yet")
+        AWAITING = "awaiting", _("Decided, awaiting confirmation")
+        DISPUTED = "disputed", _("Disputed")
+        CONFIRMED = "confirmed", _("Confirmed")
 
     player_a = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     player_b = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
@@ -81,7 +83,7 @@ class Match(models.Model):
         Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.CHALLENGE)
-    rules = models.JSONField(help_text="Every option of the engine's RuleSet.")
+    rules = models.JSONField(help_text=_("Every option of the engine's RuleSet."))
     best_of = models.PositiveSmallIntegerField(default=5)
     target = models.PositiveIntegerField(default=250)
     # Time control: no base time means untimed.
@@ -102,12 +104,12 @@ class Match(models.Model):
     # match; chosen before their first move (games.services.match_berserk).
     berserk_a = models.BooleanField(default=False, db_default=False)
     berserk_b = models.BooleanField(default=False, db_default=False)
-    seed = models.BigIntegerField(help_text="Secret until the match ends.")
-    seed_commitment = models.CharField(max_length=64, help_text="SHA-256 of 'ginrummy:<seed>'.")
+    seed = models.BigIntegerField(help_text=_("Secret until the match ends."))
+    seed_commitment = models.CharField(max_length=64, help_text=_("SHA-256 of 'ginrummy:<seed>'."))
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.SCHEDULED)
     games_won_a = models.PositiveSmallIntegerField(default=0)
     games_won_b = models.PositiveSmallIntegerField(default=0)
-    margin_a = models.IntegerField(default=0, help_text="Player A's total margin over games.")
+    margin_a = models.IntegerField(default=0, help_text=_("Player A's total margin over games."))
     winner = models.ForeignKey(
         Player, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
@@ -115,15 +117,15 @@ class Match(models.Model):
     end_detail = models.CharField(max_length=300, blank=True)
     # The engine's snapshot of the match in play (a cache of the log) and its move count.
     state = models.JSONField(null=True, blank=True, editable=False)
-    ply = models.PositiveIntegerField(default=0, help_text="Moves made in the whole match.")
+    ply = models.PositiveIntegerField(default=0, help_text=_("Moves made in the whole match."))
     start_deadline = models.DateTimeField(
-        null=True, blank=True, help_text="Tournament matches: players must show up by then."
+        null=True, blank=True, help_text=_("Tournament matches: players must show up by then.")
     )
     venue = models.CharField(
         max_length=8, choices=Venue.choices, default=Venue.ONLINE, db_default=Venue.ONLINE
     )
     table = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="A table match: its table number in its round."
+        null=True, blank=True, help_text=_("A table match: its table number in its round.")
     )
     # A table match: its hands (TableHand rows) decide it; then it waits for confirmation.
     confirmation = models.CharField(
@@ -135,14 +137,18 @@ class Match(models.Model):
         null=True,
         blank=True,
         related_name="+",
-        help_text="A table match: the player who entered the deciding hand (empty: an organiser).",
+        help_text=_(
+            "A table match: the player who entered the deciding hand (empty: an organiser)."
+        ),
     )
     dispute_reason = models.CharField(max_length=300, blank=True, default="", db_default="")
     confirm_result = models.BooleanField(
         default=True,
         db_default=True,
-        help_text="A table match: its entered result waits for the opponent's (or an "
-        "organiser's) confirmation; off, it stands once entered.",
+        help_text=_(
+            "A table match: its entered result waits for the opponent's (or an "
+            "organiser's) confirmation; off, it stands once entered."
+        ),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -150,7 +156,7 @@ class Match(models.Model):
 
     class Meta:
         ordering = ["-id"]
-        verbose_name_plural = "matches"
+        verbose_name_plural = _("matches")
         constraints = [
             models.CheckConstraint(
                 condition=~Q(player_a=models.F("player_b")), name="games_match_two_players"
@@ -235,19 +241,19 @@ class Game(models.Model):
     """
 
     class Status(models.TextChoices):
-        ACTIVE = "active", "In play"
-        FINISHED = "finished", "Finished"
+        ACTIVE = "active", _("In play")
+        FINISHED = "finished", _("Finished")
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games")
-    number = models.PositiveSmallIntegerField(help_text="0 for the match's first game.")
+    number = models.PositiveSmallIntegerField(help_text=_("0 for the match's first game."))
     seed = models.BigIntegerField()
-    first_dealer = models.PositiveSmallIntegerField(help_text="Player index (0 = A).")
+    first_dealer = models.PositiveSmallIntegerField(help_text=_("Player index (0 = A)."))
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
-    ply = models.PositiveIntegerField(default=0, help_text="Moves made in this game.")
+    ply = models.PositiveIntegerField(default=0, help_text=_("Moves made in this game."))
     to_act = models.PositiveSmallIntegerField(null=True, blank=True)
-    score_a = models.IntegerField(default=0, help_text="Hand points so far (first game).")
+    score_a = models.IntegerField(default=0, help_text=_("Hand points so far (first game)."))
     score_b = models.IntegerField(default=0)
-    results = models.JSONField(default=list, help_text="Finished games' scores, in order.")
+    results = models.JSONField(default=list, help_text=_("Finished games' scores, in order."))
     winner_index = models.PositiveSmallIntegerField(null=True, blank=True)
     forfeit_by = models.PositiveSmallIntegerField(null=True, blank=True)
     forfeit_reason = models.CharField(max_length=300, blank=True)
@@ -330,16 +336,16 @@ class Deal(models.Model):
     """One deal (hand): its seed and dealer define the cards; its actions are the log."""
 
     class Status(models.TextChoices):
-        ACTIVE = "active", "In play"
-        FINISHED = "finished", "Finished"
-        ABANDONED = "abandoned", "Ended by a forfeit"
+        ACTIVE = "active", _("In play")
+        FINISHED = "finished", _("Finished")
+        ABANDONED = "abandoned", _("Ended by a forfeit")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="deals")
     number = models.PositiveIntegerField()
     seed = models.BigIntegerField()
-    dealer = models.PositiveSmallIntegerField(help_text="The dealer's seat (0 or 1).")
+    dealer = models.PositiveSmallIntegerField(help_text=_("The dealer's seat (0 or 1)."))
     swap = models.PositiveSmallIntegerField(
-        default=0, help_text="Seat s is played by player s ^ swap (duplicate deals)."
+        default=0, help_text=_("Seat s is played by player s ^ swap (duplicate deals).")
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     outcome = models.JSONField(null=True, blank=True)
@@ -370,22 +376,22 @@ class Action(models.Model):
     """One move of a deal's append-only log: ply, actor, kind, card(s), server time."""
 
     deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="actions")
-    ply = models.PositiveIntegerField(help_text="0 for the deal's first move.")
+    ply = models.PositiveIntegerField(help_text=_("0 for the deal's first move."))
     seat = models.PositiveSmallIntegerField()
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=16)
     card = models.CharField(max_length=2, blank=True)
     melds = models.JSONField(null=True, blank=True)
-    auto = models.BooleanField(default=False, help_text="Made by the clock's autoplay.")
+    auto = models.BooleanField(default=False, help_text=_("Made by the clock's autoplay."))
     # Database defaults too: the bulk writer (COPY) names only the columns it fills.
     lag_ms = models.PositiveIntegerField(
-        default=0, db_default=0, help_text="Network lag credited back to the mover's clock."
+        default=0, db_default=0, help_text=_("Network lag credited back to the mover's clock.")
     )
     client_id = models.CharField(
         max_length=64,
         blank=True,
         db_default="",
-        help_text="The mover's id for the move, to answer repeats.",
+        help_text=_("The mover's id for the move, to answer repeats."),
     )
     created_at = models.DateTimeField()
 
@@ -418,27 +424,29 @@ class TableHand(models.Model):
     """
 
     class Kind(models.TextChoices):
-        KNOCK = "knock", "Knock"
-        GIN = "gin", "Gin"
-        BIG_GIN = "big_gin", "Big gin"
-        DRAWN = "drawn", "Drawn (no one knocked)"
+        KNOCK = "knock", pgettext_lazy("hand kind", "Knock")
+        GIN = "gin", pgettext_lazy("hand kind", "Gin")
+        BIG_GIN = "big_gin", pgettext_lazy("hand kind", "Big gin")
+        DRAWN = "drawn", pgettext_lazy("hand kind", "Drawn (no one knocked)")
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="table_hands")
-    number = models.PositiveIntegerField(help_text="0 for the match's first hand.")
+    number = models.PositiveIntegerField(help_text=_("0 for the match's first hand."))
     kind = models.CharField(max_length=8, choices=Kind.choices)
     knocker = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="Player index (0 = A); none for a drawn hand."
+        null=True, blank=True, help_text=_("Player index (0 = A); none for a drawn hand.")
     )
     deadwood_a = models.PositiveSmallIntegerField(null=True, blank=True)
     deadwood_b = models.PositiveSmallIntegerField(null=True, blank=True)
-    upcard = models.CharField(max_length=2, blank=True, help_text="Oklahoma: the upcard, e.g. QS.")
+    upcard = models.CharField(
+        max_length=2, blank=True, help_text=_("Oklahoma: the upcard, e.g. QS.")
+    )
     entered_by = models.ForeignKey(
         Player,
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="+",
-        help_text="The player who entered it (empty: an organiser).",
+        help_text=_("The player who entered it (empty: an organiser)."),
     )
     entered_by_user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
@@ -471,18 +479,18 @@ class Seek(models.Model):
     """
 
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        TAKEN = "taken", "Taken"
-        CANCELLED = "cancelled", "Cancelled"
-        EXPIRED = "expired", "Expired"
+        OPEN = "open", _("Open")
+        TAKEN = "taken", _("Taken")
+        CANCELLED = "cancelled", _("Cancelled")
+        EXPIRED = "expired", _("Expired")
 
     poster = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="seeks")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
-    rules = models.JSONField(help_text="The rule set's options, as a match stores them.")
+    rules = models.JSONField(help_text=_("The rule set's options, as a match stores them."))
     best_of = models.PositiveSmallIntegerField(default=1)
     target = models.PositiveIntegerField(default=100)
     time_control = models.JSONField(
-        null=True, blank=True, help_text="The match's time control; empty: untimed."
+        null=True, blank=True, help_text=_("The match's time control; empty: untimed.")
     )
     rated = models.BooleanField(default=False)
     rating_min = models.PositiveIntegerField(null=True, blank=True)

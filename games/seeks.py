@@ -27,6 +27,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from common.live import dumps, publish
@@ -139,15 +140,17 @@ def seek_create(
     ``rated_unavailable`` (no pool rates a casual game), ``bot_challenger`` (bots post
     nothing) and 409 ``too_many_seeks`` (at most :data:`SEEKS_PER_PLAYER` open at once)."""
     if poster.is_bot:
-        raise PlayError("bots do not post open games", code="bot_challenger")
+        raise PlayError(_("bots do not post open games"), code="bot_challenger")
     if rated:
         raise PlayError(
-            "an open game is casual: no rating pool rates a game between two players outside "
-            "a ladder or a rated event (use Ranked for a rated match)",
+            _(
+                "an open game is casual: no rating pool rates a game between two players "
+                "outside a ladder or a rated event (use Ranked for a rated match)"
+            ),
             code="rated_unavailable",
         )
     if rating_min is not None and rating_max is not None and rating_min > rating_max:
-        raise PlayError("the lowest rating is above the highest", code="invalid_rating_range")
+        raise PlayError(_("the lowest rating is above the highest"), code="invalid_rating_range")
     built = rules_build(rules, best_of=best_of, target=target)
     rules_check_players(built, poster)
     now = now or timezone.now()
@@ -156,7 +159,8 @@ def seek_create(
         refuse_in_tournament_match(poster, caller=poster)
         if _open(now).filter(poster=poster).count() >= SEEKS_PER_PLAYER:
             raise Conflict(
-                f"you have {SEEKS_PER_PLAYER} open games already: cancel one first",
+                _("you have %(count)s open games already: cancel one first")
+                % {"count": SEEKS_PER_PLAYER},
                 code="too_many_seeks",
             )
         seek = Seek.objects.create(
@@ -185,7 +189,7 @@ def seek_cancel(*, seek: Seek, player: Player, now: datetime | None = None) -> S
     with transaction.atomic():
         seek = Seek.objects.select_for_update().get(pk=seek.pk)
         if seek.poster_id != player.pk:
-            raise NotAPlayer("only its poster can cancel an open game")
+            raise NotAPlayer(_("only its poster can cancel an open game"))
         _refuse_closed(seek, now)
         _close(Seek.objects.filter(pk=seek.pk), Seek.Status.CANCELLED, now)
         seek.refresh_from_db()
@@ -215,10 +219,14 @@ def seeks_expire(*, now: datetime | None = None) -> int:
 
 def _refuse_closed(seek: Seek, now: datetime) -> None:
     if seek.status == Seek.Status.TAKEN:
-        raise Conflict("this open game was taken by someone else", code="seek_taken")
+        raise Conflict(_("this open game was taken by someone else"), code="seek_taken")
     if seek.status != Seek.Status.OPEN or seek.expires_at <= now:
-        state = "expired" if seek.status == Seek.Status.OPEN else seek.status
-        raise Conflict(f"this open game was {state}", code="seek_closed")
+        detail = (
+            _("this open game was cancelled")
+            if seek.status == Seek.Status.CANCELLED
+            else _("this open game was expired")  # expired, or open past its time
+        )
+        raise Conflict(detail, code="seek_closed")
 
 
 def seek_join(*, seek: Seek, player: Player, now: datetime | None = None) -> Seek:
@@ -237,7 +245,9 @@ def seek_join(*, seek: Seek, player: Player, now: datetime | None = None) -> See
     with transaction.atomic():
         seek = Seek.objects.select_for_update().select_related("poster").get(pk=seek.pk)
         if seek.poster_id == player.pk:
-            raise Conflict("this is your own open game: wait for someone to join", code="own_seek")
+            raise Conflict(
+                _("this is your own open game: wait for someone to join"), code="own_seek"
+            )
         _refuse_closed(seek, now)
         if seek.rating_min is not None or seek.rating_max is not None:
             rating = rating_hook.ratings_of([player.pk])[player.pk]
@@ -245,7 +255,8 @@ def seek_join(*, seek: Seek, player: Player, now: datetime | None = None) -> See
             if (low is not None and rating < low) or (high is not None and rating > high):
                 span = f"{low if low is not None else ''}-{high if high is not None else ''}"
                 raise Conflict(
-                    f"{seek.poster.name} plays ratings {span}; yours is {rating}",
+                    _("%(name)s plays ratings %(range)s; yours is %(rating)s")
+                    % {"name": seek.poster.name, "range": span, "rating": rating},
                     code="outside_rating_range",
                     rating=rating,
                 )
@@ -253,7 +264,7 @@ def seek_join(*, seek: Seek, player: Player, now: datetime | None = None) -> See
             status=Seek.Status.TAKEN, taken_by=player, closed_at=now
         )
         if not claimed:
-            raise Conflict("this open game was taken by someone else", code="seek_taken")
+            raise Conflict(_("this open game was taken by someone else"), code="seek_taken")
         poster = seek.poster
         lock_players(poster, player)
         refuse_in_ranked_match(player, poster, caller=player)

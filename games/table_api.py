@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.urls import path
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -40,7 +42,9 @@ from games.models import Match, TableHand
 class DeadwoodField(serializers.DictField):
     """Each of the two players' deadwood by player id: at most two entries."""
 
-    default_error_messages = {"too_many": "Give the deadwood of at most the two players."}
+    default_error_messages = {
+        "too_many": gettext_lazy("Give the deadwood of at most the two players.")
+    }
 
     def to_internal_value(self, data):
         if isinstance(data, dict) and len(data) > 2:
@@ -92,7 +96,9 @@ class HandSerializer(serializers.Serializer):
             try:
                 counts[int(key)] = count
             except ValueError:
-                raise serializers.ValidationError(f"{key!r} is not a player id") from None
+                raise serializers.ValidationError(
+                    _("%(key)s is not a player id") % {"key": repr(key)}
+                ) from None
         return counts
 
 
@@ -174,7 +180,7 @@ class _TableCommand(APIView):
 
 
 class _NotAPlayer(exceptions.PermissionDenied):
-    default_detail = "You are not a player of this match."
+    default_detail = gettext_lazy("You are not a player of this match.")
     default_code = "not_a_player"
 
 
@@ -188,7 +194,7 @@ class SheetView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         match = _table_match(request, pk)
         if not match.at_table:
-            return refusal(services.Conflict("this match is played online", code="not_at_table"))
+            return refusal(services.Conflict(_("this match is played online"), code="not_at_table"))
         return Response(sheets.sheet_for_match(match=match))
 
 
@@ -277,7 +283,9 @@ class LastHandView(_TableCommand):
         number = None
         if raw:
             if not raw.isascii() or not raw.isdigit() or len(raw) > 9:
-                raise serializers.ValidationError({"number": ["A hand number is a whole number."]})
+                raise serializers.ValidationError(
+                    {"number": [_("A hand number is a whole number.")]}
+                )
             number = int(raw)
         reason = request.query_params.get("reason", "")[:300]
         try:
@@ -337,7 +345,7 @@ class HandView(_TableCommand):
 
 
 class _OrganisersOnly(exceptions.PermissionDenied):
-    default_detail = (
+    default_detail = gettext_lazy(
         "Only an organiser corrects an earlier hand: take back the last hand, or dispute the "
         "result."
     )

@@ -29,6 +29,8 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import Player
 from games import services
@@ -39,7 +41,8 @@ from games.engine.rules import RuleSet
 from games.engine.table import EnteredHand
 from games.live import game_changed
 from games.models import Game, Match, TableHand
-from games.services import Conflict, NotAPlayer, PlayError
+from games.services import Conflict, NotAPlayer, PlayError, engine_text
+from games.services.base import status_word
 from games.sheets import entered_hand, table_engine, table_hands
 from games.signals import table_match_changed
 
@@ -81,10 +84,10 @@ def _actor(match: Match, player: Player | None, user: Any, reason: str) -> Actor
     if index is not None:
         return Actor(user, player, index, reason.strip())
     if not may_organise(user):
-        raise NotAPlayer("you are not a player of this match")
+        raise NotAPlayer(_("you are not a player of this match"))
     if not reason.strip():
         raise PlayError(
-            "an organiser's change to a match needs a reason for the audit log",
+            _("an organiser's change to a match needs a reason for the audit log"),
             code="reason_required",
         )
     return Actor(user, None, None, reason.strip())
@@ -101,16 +104,20 @@ def _locked(match_id: int) -> Match:
 
 def _check_open(match: Match) -> None:
     if not match.at_table:
-        raise Conflict("this match is played online: its moves are its log", code="not_at_table")
+        raise Conflict(_("this match is played online: its moves are its log"), code="not_at_table")
     if match.status != Match.Status.ACTIVE:
-        raise Conflict(f"the match is {match.status}", code="match_over", hand=match.ply)
+        raise Conflict(
+            _("the match is %(status)s") % {"status": status_word(match.status)},
+            code="match_over",
+            hand=match.ply,
+        )
 
 
 def _refusal(error: EntryError, hand: int) -> PlayError:
     """The engine's refusal of an entered hand, as the API answers it (naming the rule)."""
     if error.rule in _STATE_RULES:
-        return Conflict(str(error), code=error.rule, hand=hand)
-    return PlayError(str(error), code=error.rule)
+        return Conflict(engine_text(error), code=error.rule, hand=hand)
+    return PlayError(engine_text(error), code=error.rule)
 
 
 # --- creating ---------------------------------------------------------------------------------
@@ -133,7 +140,7 @@ def table_match_create(
     refuses (duplicate deals between people, the same player twice).
     """
     if player_a.is_bot or player_b.is_bot:
-        raise PlayError("a bot plays online, never at a table", code="bots_play_online")
+        raise PlayError(_("a bot plays online, never at a table"), code="bots_play_online")
     with transaction.atomic():
         match = services.match_create(
             player_a=player_a,
@@ -158,11 +165,17 @@ def match_move_to_table(*, match_id: int, table: int, confirm_result: bool = Tru
     with transaction.atomic():
         match = _locked(match_id)
         if match.at_table:
-            raise Conflict(f"this match is at table {match.table} already", code="already_at_table")
+            raise Conflict(
+                _("this match is at table %(table)s already") % {"table": match.table},
+                code="already_at_table",
+            )
         if match.status != Match.Status.SCHEDULED:
-            raise Conflict(f"the match is {match.status} online", code="match_started")
+            raise Conflict(
+                _("the match is %(status)s online") % {"status": status_word(match.status)},
+                code="match_started",
+            )
         if match.player_a.is_bot or match.player_b.is_bot:
-            raise Conflict("a bot plays online, never at a table", code="bots_play_online")
+            raise Conflict(_("a bot plays online, never at a table"), code="bots_play_online")
         match.venue, match.table, match.confirm_result = Match.Venue.TABLE, table, confirm_result
         _table_start(match, timezone.now())
         _changed(match, "moved_to_table", None, table=table)
@@ -219,7 +232,12 @@ def hand_enter(
         hands = table_hands(match=match)
         if number is not None and number != len(hands):
             raise Conflict(
-                f"hand {number} is not the next: the sheet has {len(hands)} hands",
+                ngettext(
+                    "hand %(number)s is not the next: the sheet has %(count)s hands",
+                    "hand %(number)s is not the next: the sheet has %(count)s hands",
+                    len(hands),
+                )
+                % {"number": number, "count": len(hands)},
                 code="stale_hand",
                 hand=len(hands),
             )
@@ -246,7 +264,9 @@ def hand_enter(
             # Another request wrote this hand between our read and our write (a database
             # whose row lock is the whole file's write lock): the same answer as a stale one.
             raise Conflict(
-                "another entry of this hand came first", code="stale_hand", hand=len(hands) + 1
+                _("another entry of this hand came first"),
+                code="stale_hand",
+                hand=len(hands) + 1,
             ) from None
         touched = _after_change(match, engine, len(hands) + 1, now, reporter=actor)
         _changed(match, "hand_entered", actor, hand=row.number, entered=hand.to_json())
@@ -268,19 +288,25 @@ def _entered(
     if knocker is not None:
         index = match.index_of(knocker)
         if index is None:
-            raise PlayError(f"player {knocker} is not in this match", code="not_in_match")
+            raise PlayError(
+                _("player %(player)s is not in this match") % {"player": knocker},
+                code="not_in_match",
+            )
     counts: list[int | None] = [None, None]
     for player_id, count in deadwood.items():
         side = match.index_of(player_id)
         if side is None:
-            raise PlayError(f"player {player_id} is not in this match", code="not_in_match")
+            raise PlayError(
+                _("player %(player)s is not in this match") % {"player": player_id},
+                code="not_in_match",
+            )
         counts[side] = count
     try:
         return EnteredHand.from_json(
             {"kind": kind, "knocker": index, "deadwood": counts, "upcard": upcard or None}
         )
     except EntryError as error:
-        raise PlayError(str(error), code=error.rule) from None
+        raise PlayError(engine_text(error), code=error.rule) from None
 
 
 def hand_take_back(
@@ -299,11 +325,12 @@ def hand_take_back(
         _check_open(match)
         hands = table_hands(match=match)
         if not hands:
-            raise Conflict("no hand is entered yet", code="no_hands", hand=0)
+            raise Conflict(_("no hand is entered yet"), code="no_hands", hand=0)
         last = hands[-1]
         if number is not None and number != last.number:
             raise Conflict(
-                f"hand {number} is not the last: the last is hand {last.number}",
+                _("hand %(number)s is not the last: the last is hand %(last)s")
+                % {"number": number, "last": last.number},
                 code="stale_hand",
                 hand=len(hands),
             )
@@ -344,9 +371,10 @@ def hand_correct(
         hands = table_hands(match=match)
         if not 0 <= number < len(hands):
             raise Conflict(
-                f"there is no hand {number}: the sheet has hands 0 to {len(hands) - 1}"
+                _("there is no hand %(number)s: the sheet has hands 0 to %(last)s")
+                % {"number": number, "last": len(hands) - 1}
                 if hands
-                else "no hand is entered yet",
+                else _("no hand is entered yet"),
                 code="no_such_hand",
                 hand=len(hands),
             )
@@ -361,8 +389,11 @@ def hand_correct(
                 engine.enter(entered_hand(later))
             except EntryError as error:
                 raise Conflict(
-                    f"with hand {number} corrected, hand {later.number} no longer fits "
-                    f"({error}): take the later hands back first",
+                    _(
+                        "with hand %(number)s corrected, hand %(later)s no longer fits "
+                        "(%(reason)s): take the later hands back first"
+                    )
+                    % {"number": number, "later": later.number, "reason": engine_text(error)},
                     code="later_hand_refused",
                     hand=later.number,
                 ) from None
@@ -427,11 +458,11 @@ def result_dispute(*, match_id: int, player: Player | None, user: Any, reason: s
     with transaction.atomic():
         match = _locked(match_id)
         if player is None or match.index_of(player.pk) is None:
-            raise NotAPlayer("only a player of this match disputes its result")
+            raise NotAPlayer(_("only a player of this match disputes its result"))
         actor = _actor(match, player, user, reason)
         _check_open(match)
         if not reason:
-            raise PlayError("say what is wrong with the result", code="reason_required")
+            raise PlayError(_("say what is wrong with the result"), code="reason_required")
         _check_decided(match, actor)
         match.confirmation = Match.Confirmation.DISPUTED
         match.dispute_reason = reason[:300]
@@ -443,10 +474,10 @@ def result_dispute(*, match_id: int, player: Player | None, user: Any, reason: s
 
 def _check_decided(match: Match, actor: Actor) -> None:
     if match.confirmation not in (Match.Confirmation.AWAITING, Match.Confirmation.DISPUTED):
-        raise Conflict("the hands entered do not decide the match yet", code="not_decided")
+        raise Conflict(_("the hands entered do not decide the match yet"), code="not_decided")
     if actor.player is not None and match.reported_by_id == actor.player.pk:
         raise Conflict(
-            "you entered the deciding hand: your opponent confirms or disputes it",
+            _("you entered the deciding hand: your opponent confirms or disputes it"),
             code="own_report",
         )
 

@@ -3,6 +3,8 @@
 from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from accounts.models import Player
 from common.errors import ServiceError
@@ -78,7 +80,7 @@ class LadderForm(RulesFields, forms.ModelForm):
         try:
             services.ladder_rules_check(candidate)
         except ServiceError as error:
-            self.add_rules_error(str(error))
+            self.add_rules_error(str(error), english=getattr(error, "english", None))
         return cleaned
 
 
@@ -114,16 +116,16 @@ class LadderAdmin(admin.ModelAdmin):
         options = [n for n in RULE_FIELD_NAMES if n != "rules_preset"]
         return [
             (None, {"fields": rest}),
-            ("Match", {"fields": MATCH_FIELDS}),
+            (_("Match"), {"fields": MATCH_FIELDS}),
             (
-                "Rule options",
+                _("Rule options"),
                 {
                     "fields": options,
                     "classes": ["collapse"],
-                    "description": "Change single rules of the preset; empty: the preset's.",
+                    "description": _("Change single rules of the preset; empty: the preset's."),
                 },
             ),
-            ("Ratings", {"fields": RATING_FIELDS}),
+            (_("Ratings"), {"fields": RATING_FIELDS}),
             (None, {"fields": ["created_at"]}),
         ]
 
@@ -131,12 +133,12 @@ class LadderAdmin(admin.ModelAdmin):
         """The ladder's leaderboard ("View on site")."""
         return f"/leaderboard?ladder={obj.pk}"
 
-    @admin.display(description="Page")
+    @admin.display(description=gettext_lazy("Page"))
     def public_page(self, ladder):
-        return format_html('<a href="/leaderboard?ladder={}">leaderboard</a>', ladder.pk)
+        return format_html('<a href="/leaderboard?ladder={}">{}</a>', ladder.pk, _("leaderboard"))
 
     @admin.action(
-        description="Put every bot member of the ladder in its queue",
+        description=gettext_lazy("Put every bot member of the ladder in its queue"),
         permissions=["change"],
     )
     def queue_bots(self, request, queryset):
@@ -149,7 +151,11 @@ class LadderAdmin(admin.ModelAdmin):
                     queued += 1
                 except services.LadderError as error:
                     self.message_user(request, f"{bot}: {error}", messages.WARNING)
-        self.message_user(request, f"{queued} bot(s) queued.")
+        self.message_user(
+            request,
+            ngettext("%(count)s bot(s) queued.", "%(count)s bot(s) queued.", queued)
+            % {"count": queued},
+        )
 
 
 @admin.register(Rating)

@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Player
 from games.clocks import TimeControl
@@ -27,36 +28,41 @@ class Ladder(models.Model):
     """A rating pool; a ladder proper also has a queue, a rule set and a match format."""
 
     class Kind(models.TextChoices):
-        LADDER = "ladder", "Ladder (queue and matchmaking)"
-        POOL = "pool", "Rated pool (ratings only, for rated events)"
+        LADDER = "ladder", _("Ladder (queue and matchmaking)")
+        POOL = "pool", _("Rated pool (ratings only, for rated events)")
 
     class System(models.TextChoices):
-        ELO = "elo", "Elo"
-        GLICKO2 = "glicko2", "Glicko-2"
+        ELO = "elo", _("Elo")
+        GLICKO2 = "glicko2", _("Glicko-2")
 
     class Format(models.IntegerChoices):
-        SINGLE_GAME = 1, "Single game"
-        BEST_OF_THREE = 3, "Best of three"
-        BEST_OF_FIVE = 5, "Best of five"
+        SINGLE_GAME = 1, _("Single game")
+        BEST_OF_THREE = 3, _("Best of three")
+        BEST_OF_FIVE = 5, _("Best of five")
 
     name = models.CharField(max_length=80, unique=True)
     slug = models.SlugField(max_length=80, unique=True)
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.LADDER)
     description = models.TextField(blank=True)
-    is_open = models.BooleanField(default=True, help_text="Players may join the queue.")
+    is_open = models.BooleanField(default=True, help_text=_("Players may join the queue."))
     # What is played.
     rules = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Rule options of the engine's RuleSet ({} is the standard game), "
-        'e.g. {"preset": "oklahoma"}.',
+        help_text=_(
+            "Rule options of the engine's RuleSet ({} is the standard game), "
+            'e.g. {"preset": "oklahoma"}.'
+        ),
     )
     best_of = models.PositiveSmallIntegerField(choices=Format.choices, default=Format.BEST_OF_FIVE)
     target = models.PositiveIntegerField(
         default=250, validators=[MinValueValidator(25), MaxValueValidator(10_000)]
     )
     base_seconds = models.PositiveIntegerField(
-        null=True, blank=True, default=600, help_text="Clock per player per game; empty: untimed."
+        null=True,
+        blank=True,
+        default=600,
+        help_text=_("Clock per player per game; empty: untimed."),
     )
     increment_seconds = models.PositiveIntegerField(default=5)
     turn_limit_seconds = models.PositiveIntegerField(null=True, blank=True)
@@ -68,7 +74,7 @@ class Ladder(models.Model):
         max_length=8,
         choices=System.choices,
         default=System.ELO,
-        help_text="elo: a rating per player; glicko2: a rating, a deviation and a volatility.",
+        help_text=_("elo: a rating per player; glicko2: a rating, a deviation and a volatility."),
     )
     initial_rating = models.FloatField(default=INITIAL_RATING)
     k_provisional = models.FloatField(default=40, validators=[MinValueValidator(1)])
@@ -81,19 +87,21 @@ class Ladder(models.Model):
         max_length=8,
         choices=[(s.value, s.value) for s in Scoring],
         default=Scoring.MATCH.value,
-        help_text="match: 1 or 0; games: the share of games won; margin: 1/0 with K weighted "
-        "by the margin of victory.",
+        help_text=_(
+            "match: 1 or 0; games: the share of games won; margin: 1/0 with K weighted "
+            "by the margin of victory."
+        ),
     )
     human_bot_factor = models.FloatField(
         default=1.0,
         validators=[MinValueValidator(0.01), MaxValueValidator(1)],
-        help_text="Factor on rating changes between a human and a bot (0.5 halves them).",
+        help_text=_("Factor on rating changes between a human and a bot (0.5 halves them)."),
     )
     # Glicko-2 only (ratings.glicko2.GlickoConfig).
     glicko_deviation = models.FloatField(
         default=350,
         validators=[MinValueValidator(30), MaxValueValidator(1000)],
-        help_text="A new player's deviation, and the most time away grows one to.",
+        help_text=_("A new player's deviation, and the most time away grows one to."),
     )
     glicko_volatility = models.FloatField(
         default=0.06, validators=[MinValueValidator(0.001), MaxValueValidator(1)]
@@ -101,17 +109,17 @@ class Ladder(models.Model):
     glicko_tau = models.FloatField(
         default=0.5,
         validators=[MinValueValidator(0.05), MaxValueValidator(3)],
-        help_text="How much a volatility may change (0.3 to 1.2 are usual).",
+        help_text=_("How much a volatility may change (0.3 to 1.2 are usual)."),
     )
     glicko_period_days = models.FloatField(
         default=7,
         validators=[MinValueValidator(0.01), MaxValueValidator(365)],
-        help_text="Days away that grow the deviation as much as one rating period.",
+        help_text=_("Days away that grow the deviation as much as one rating period."),
     )
     provisional_deviation = models.FloatField(
         default=110,
         validators=[MinValueValidator(0)],
-        help_text="Glicko-2: a rating is provisional while its deviation is above this.",
+        help_text=_("Glicko-2: a rating is provisional while its deviation is above this."),
     )
     # Leaderboard eligibility: enough rated matches, one of them recent (no camping the top).
     leaderboard_min_matches = models.PositiveIntegerField(default=10)
@@ -123,56 +131,64 @@ class Ladder(models.Model):
     window_step = models.FloatField(default=25, validators=[MinValueValidator(0)])
     window_step_seconds = models.FloatField(default=10, validators=[MinValueValidator(0.1)])
     window_max = models.FloatField(
-        null=True, blank=True, default=1000, help_text="Widest window; empty: no limit."
+        null=True, blank=True, default=1000, help_text=_("Widest window; empty: no limit.")
     )
     window_deviation_factor = models.FloatField(
         default=1.0,
         validators=[MinValueValidator(0), MaxValueValidator(10)],
-        help_text="Glicko-2: the window widens by this times the deviation above the "
-        "provisional threshold (uncertain ratings accept wider gaps).",
+        help_text=_(
+            "Glicko-2: the window widens by this times the deviation above the "
+            "provisional threshold (uncertain ratings accept wider gaps)."
+        ),
     )
     # Seasons (ladders.seasons): divisions, promotion and relegation, the pull at a season's end.
     season_days = models.PositiveIntegerField(
         null=True,
         blank=True,
         validators=[MinValueValidator(1)],
-        help_text="Closing a season opens the next, this many days long; empty: seasons are "
-        "opened by hand.",
+        help_text=_(
+            "Closing a season opens the next, this many days long; empty: seasons are "
+            "opened by hand."
+        ),
     )
     season_pull = models.FloatField(
         default=0,
         validators=[MinValueValidator(0), MaxValueValidator(1)],
-        help_text="At a season's end each rating moves this share of the way to the initial "
-        "rating (0 keeps them, 1 resets everyone).",
+        help_text=_(
+            "At a season's end each rating moves this share of the way to the initial "
+            "rating (0 keeps them, 1 resets everyone)."
+        ),
     )
     divisions = models.PositiveSmallIntegerField(
         default=1,
         validators=[MinValueValidator(1), MaxValueValidator(20)],
-        help_text="Divisions of a season (1: one leaderboard).",
+        help_text=_("Divisions of a season (1: one leaderboard)."),
     )
     division_size = models.PositiveIntegerField(
         default=50,
         validators=[MinValueValidator(2)],
-        help_text="Players per division when a season places them by rating (the last division "
-        "takes the rest).",
+        help_text=_(
+            "Players per division when a season places them by rating (the last division "
+            "takes the rest)."
+        ),
     )
     promotion = models.PositiveSmallIntegerField(
         default=2,
-        help_text="The top N of a division go up and the bottom N down at a season's end.",
+        help_text=_("The top N of a division go up and the bottom N down at a season's end."),
     )
     bot_pairs = models.BooleanField(
-        default=False, help_text="Two bots may be paired (else bots wait for humans)."
+        default=False, help_text=_("Two bots may be paired (else bots wait for humans).")
     )
     bots_only = models.BooleanField(
         default=False,
-        help_text="Only bots (house and external) may queue: a ladder for programs.",
+        help_text=_("Only bots (house and external) may queue: a ladder for programs."),
     )
     bot_requeue_seconds = models.PositiveIntegerField(
         null=True,
         blank=True,
         default=10,
         validators=[MinValueValidator(1)],
-        help_text="Bots rejoin the queue this long after each ladder match; empty: they do not.",
+        help_text=_("Bots rejoin the queue this long after each ladder match; empty: they do not."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -190,11 +206,11 @@ class Ladder(models.Model):
         super().clean()
         if self.divisions > 1 and 2 * self.promotion > self.division_size:
             raise ValidationError(
-                {"promotion": "More players would go up and down than a division holds."}
+                {"promotion": _("More players would go up and down than a division holds.")}
             )
         if self.rating_system == self.System.GLICKO2 and self.scoring == Scoring.MARGIN:
             raise ValidationError(
-                {"scoring": "Glicko-2 has no K to weight by the margin: use match or games."}
+                {"scoring": _("Glicko-2 has no K to weight by the margin: use match or games.")}
             )
 
     @property
@@ -270,18 +286,18 @@ class Rating(models.Model):
         Ladder, on_delete=models.CASCADE, related_name="ratings", db_index=False
     )
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
-    is_bot = models.BooleanField(default=False, help_text="Copied from the player (filters).")
+    is_bot = models.BooleanField(default=False, help_text=_("Copied from the player (filters)."))
     rating = models.FloatField()
     # Glicko-2 pools only (empty under Elo): as of the last rated match; the deviation grows
     # with time away from there (see deviation_now).
     deviation = models.FloatField(null=True, blank=True)
     volatility = models.FloatField(null=True, blank=True)
     peak = models.FloatField()
-    matches_played = models.PositiveIntegerField(default=0, help_text="Rated matches.")
+    matches_played = models.PositiveIntegerField(default=0, help_text=_("Rated matches."))
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     provisional = models.BooleanField(default=True)
-    last_active = models.DateTimeField(null=True, blank=True, help_text="Last rated match.")
+    last_active = models.DateTimeField(null=True, blank=True, help_text=_("Last rated match."))
     last_opponent = models.ForeignKey(
         Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", db_index=False
     )
@@ -344,7 +360,7 @@ class LadderMatch(models.Model):
 
     class Meta:
         ordering = ["-match"]
-        verbose_name_plural = "ladder matches"
+        verbose_name_plural = _("ladder matches")
         indexes = [
             # The sweep's query: matches the pool has not yet taken into account.
             models.Index(
@@ -374,8 +390,8 @@ class RatingChange(models.Model):
     rating_before = models.FloatField()
     rating_after = models.FloatField()
     delta = models.FloatField()
-    expected = models.FloatField(help_text="The expected score, 0 to 1.")
-    score = models.FloatField(help_text="The score the match counted as, 0 to 1.")
+    expected = models.FloatField(help_text=_("The expected score, 0 to 1."))
+    score = models.FloatField(help_text=_("The score the match counted as, 0 to 1."))
     k = models.FloatField()
     # Glicko-2 pools only (empty under Elo); "before" is as the match found it (after time away).
     deviation_before = models.FloatField(null=True, blank=True)
@@ -427,7 +443,7 @@ class QueueEntry(models.Model):
 
     class Meta:
         ordering = ["joined_at"]
-        verbose_name_plural = "queue entries"
+        verbose_name_plural = _("queue entries")
         indexes = [models.Index(fields=["ladder", "available_at"], name="ladders_queue_ready")]
 
     def __str__(self) -> str:
@@ -447,7 +463,8 @@ class Season(models.Model):
     ends_at = models.DateTimeField()
     closed_at = models.DateTimeField(null=True, blank=True)
     pull = models.FloatField(
-        default=0, help_text="The share of the way to the initial rating the close moved ratings."
+        default=0,
+        help_text=_("The share of the way to the initial rating the close moved ratings."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -478,25 +495,25 @@ class SeasonEntry(models.Model):
     """A player in a season: their division, and once it closes their final standing."""
 
     class Movement(models.TextChoices):
-        PROMOTED = "promoted", "Promoted"
-        RELEGATED = "relegated", "Relegated"
-        STAYED = "stayed", "Stayed"
+        PROMOTED = "promoted", _("Promoted")
+        RELEGATED = "relegated", _("Relegated")
+        STAYED = "stayed", _("Stayed")
 
     season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="entries")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="season_entries")
-    division = models.PositiveSmallIntegerField(default=1, help_text="1 is the top division.")
+    division = models.PositiveSmallIntegerField(default=1, help_text=_("1 is the top division."))
     # The final standing, set when the season closes (empty while it is open).
-    rank = models.PositiveIntegerField(null=True, blank=True, help_text="In the division.")
+    rank = models.PositiveIntegerField(null=True, blank=True, help_text=_("In the division."))
     rating = models.FloatField(null=True, blank=True)
     deviation = models.FloatField(null=True, blank=True)
-    matches_played = models.PositiveIntegerField(default=0, help_text="Rated in the season.")
+    matches_played = models.PositiveIntegerField(default=0, help_text=_("Rated in the season."))
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     movement = models.CharField(max_length=9, choices=Movement.choices, blank=True)
 
     class Meta:
         ordering = ["season", "division", "rank", "player_id"]
-        verbose_name_plural = "season entries"
+        verbose_name_plural = _("season entries")
         constraints = [
             models.UniqueConstraint(fields=["season", "player"], name="ladders_season_entry")
         ]

@@ -11,6 +11,7 @@ import django_filters
 from django import forms
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -57,21 +58,23 @@ class RulesField(serializers.Field):
     booleans. Which names and options exist is the engine's to say (``rules_build``)."""
 
     default_error_messages = {
-        "invalid": "Give a preset name or an object of rule options.",
-        "name_too_long": f"A rule set name is at most {RULES_NAME_MAX_LENGTH} characters.",
-        "too_many": f"Give at most {RULES_MAX_OPTIONS} rule options.",
-        "option": "Rule option {option!r} must be a short string, an integer or a boolean.",
+        "invalid": _("Give a preset name or an object of rule options."),
+        "name_too_long": _("A rule set name is at most {max_length} characters."),
+        "too_many": _("Give at most {max_options} rule options."),
+        "option": _("Rule option {option!r} must be a short string, an integer or a boolean."),
     }
 
     def to_internal_value(self, data):
         if isinstance(data, str):
             if not data or len(data) > RULES_NAME_MAX_LENGTH:
-                self.fail("name_too_long" if data else "invalid")
+                if data:
+                    self.fail("name_too_long", max_length=RULES_NAME_MAX_LENGTH)
+                self.fail("invalid")
             return data
         if not isinstance(data, dict):
             self.fail("invalid")
         if len(data) > RULES_MAX_OPTIONS:
-            self.fail("too_many")
+            self.fail("too_many", max_options=RULES_MAX_OPTIONS)
         for key, value in data.items():
             short = len(key) <= RULES_NAME_MAX_LENGTH
             if isinstance(value, str):

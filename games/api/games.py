@@ -12,6 +12,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_etags
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import permissions, serializers, status
 from rest_framework.request import Request
@@ -213,9 +214,9 @@ class GameActionView(APIView):
         serializer = ActionSerializer(data=request.data)
         action = _parsed_action(serializer)
         if player is None or not isinstance(action, EngineAction):
-            _, player = _game_and_player(request, pk)
+            _game_row, player = _game_and_player(request, pk)
             if player is None:
-                return refusal(services.NotAPlayer("you are not a player of this game"))
+                return refusal(services.NotAPlayer(_("you are not a player of this game")))
             serializer.is_valid(raise_exception=True)
             return refusal(action)
         ply = serializer.validated_data["ply"]
@@ -260,7 +261,7 @@ def _parsed_action(serializer: ActionSerializer) -> EngineAction | services.Ille
     try:
         return EngineAction.from_parts(data["type"], data.get("card") or None, data.get("melds"))
     except EngineError as error:
-        return services.IllegalMove(str(error), code=error.rule)
+        return services.IllegalMove(services.engine_text(error), code=error.rule)
 
 
 class GameContinueView(APIView):
@@ -278,7 +279,7 @@ class GameContinueView(APIView):
     def post(self, request: Request, pk: int) -> Response:
         game, player = _game_and_player(request, pk)
         if player is None:
-            return refusal(services.NotAPlayer("you are not a player of this game"))
+            return refusal(services.NotAPlayer(_("you are not a player of this game")))
         pushed: dict[int, dict] = {}
         try:
             changed = services.game_continue(game_id=game.pk, player=player, views=pushed)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import django_filters
 from django.db.models import Q
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
@@ -45,7 +46,7 @@ class MatchCreateSerializer(serializers.Serializer):
 
     def validate_best_of(self, value):
         if value % 2 == 0:
-            raise serializers.ValidationError("A match is best of an odd number of games.")
+            raise serializers.ValidationError(_("A match is best of an odd number of games."))
         return value
 
 
@@ -354,7 +355,7 @@ class MatchResignView(_MatchCommand):
 
     def act(self, match, player):
         if match.index_of(player.pk) is None:
-            raise services.NotAPlayer("you are not a player of this match")
+            raise services.NotAPlayer(_("you are not a player of this match"))
         return services.match_forfeit(
             match=match, loser=player, reason="resigned", end_reason=Match.EndReason.RESIGNED
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -33,7 +34,9 @@ class MatchReplayView(APIView):
         match = visible_match(request, pk)
         if match.status != Match.Status.FINISHED:
             return Response(
-                error_body("The replay is published when the match is finished.", "not_finished"),
+                error_body(
+                    _("The replay is published when the match is finished."), "not_finished"
+                ),
                 status=status.HTTP_409_CONFLICT,
             )
         log = selectors.match_log(match=match)

@@ -7,6 +7,7 @@ writes and renders an open game.
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.request import Request
@@ -43,7 +44,7 @@ class SeekCreateSerializer(serializers.Serializer):
 
     def validate_best_of(self, value):
         if value % 2 == 0:
-            raise serializers.ValidationError("A match is best of an odd number of games.")
+            raise serializers.ValidationError(_("A match is best of an odd number of games."))
         return value
 
 

@@ -4,7 +4,8 @@
 module              holds
 ==================  =======================================================================
 ``base``            the refusals (``PlayError``, ``NotAPlayer``, ``Conflict``,
-                    ``IllegalMove``), the match's row lock, the players' locks
+                    ``IllegalMove``), the engine's refusals translated (``engine_text``),
+                    the match's row lock, the players' locks
 ``timing``          the clock on a match's rows: deadlines, a move charged, the increment
                     (the arithmetic itself is the pure :mod:`games.clocks`)
 ``publishing``      what a change pushes and enqueues on commit (``Changes``, the follow-up)
@@ -43,7 +44,14 @@ code inside the project may import the specific module instead.
 from games.clocks import LAG_BANK_MS, LAG_QUOTA_MS, TimeControl
 from games.engine.actions import Action as EngineAction
 from games.selectors import clock_remaining_ms, turn_remaining_ms
-from games.services.base import Conflict, IllegalMove, NotAPlayer, PlayError, lock_players
+from games.services.base import (
+    Conflict,
+    IllegalMove,
+    NotAPlayer,
+    PlayError,
+    engine_text,
+    lock_players,
+)
 from games.services.bots import bot_move, match_play_bots
 from games.services.lost_work import (
     BOT_MATCH_STALE,
@@ -108,6 +116,7 @@ __all__ = [
     "clock_settle",
     "clock_settle_if_due",
     "clocks_sweep",
+    "engine_text",
     "game_continue",
     "lock_players",
     "match_berserk",

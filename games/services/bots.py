@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games.engine import bots as engine_bots
 from games.engine.actions import Action as EngineAction
@@ -116,7 +117,7 @@ def match_play_bots(*, match_id: int) -> bool:
 def _play_bots(match: Match) -> tuple[EngineMatch, Any]:
     """The match played in memory by its two bots: the engine, and a bot's failure or None."""
     if not match.is_bot_match:
-        raise PlayError("only a match between two bots is played whole", code="not_bots")
+        raise PlayError(_("only a match between two bots is played whole"), code="not_bots")
     engine = EngineMatch(match.seed, RuleSet.from_dict(match.rules))
     bots = (
         engine_bots.make_bot(match.player_a.bot_strategy, derive_seed(match.seed, "bot", 0)),

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from common.enqueue import task_on_commit
@@ -26,7 +27,15 @@ from games.engine.match import Match as EngineMatch
 from games.engine.rules import RuleSet, RuleSetError
 from games.live import challenge_changed, game_changed
 from games.models import IN_PROGRESS, Game, Match, seed_commitment
-from games.services.base import Conflict, NotAPlayer, PlayError, lock_players, locked
+from games.services.base import (
+    Conflict,
+    NotAPlayer,
+    PlayError,
+    engine_text,
+    lock_players,
+    locked,
+    status_word,
+)
 from games.services.playing import forfeit_record, game_begin
 from games.services.publishing import Changes, follow_up
 
@@ -57,11 +66,16 @@ def rules_build(
             built = RuleSet.preset(rules)
         else:
             if isinstance(rules, dict) and len(rules) > RULES_MAX_OPTIONS:
-                raise RuleSetError(f"give at most {RULES_MAX_OPTIONS} rule options")
+                raise RuleSetError(
+                    _("give at most %(count)s rule options") % {"count": RULES_MAX_OPTIONS}
+                )
             built = RuleSet.from_dict(rules)
         if len(built.name) > RULES_NAME_MAX_LENGTH:
             # The name is stored on every match and served with it: a label, not a document.
-            raise RuleSetError(f"a rule set name is at most {RULES_NAME_MAX_LENGTH} characters")
+            raise RuleSetError(
+                _("a rule set name is at most %(count)s characters")
+                % {"count": RULES_NAME_MAX_LENGTH}
+            )
         changes = {}
         if best_of is not None:
             changes["best_of"] = best_of
@@ -69,7 +83,9 @@ def rules_build(
             changes["target"] = target
         return built.replace(**changes) if changes else built
     except RuleSetError as error:
-        raise PlayError(str(error), code="invalid_rules") from None
+        refusal = PlayError(engine_text(error), code="invalid_rules")
+        refusal.english = str(error)  # what a form reads to find the option (games.forms)
+        raise refusal from None
 
 
 def rules_check_players(rules: RuleSet, *players: Player) -> None:
@@ -82,8 +98,10 @@ def rules_check_players(rules: RuleSet, *players: Player) -> None:
     """
     if rules.duplicate_deals and any(not player.is_bot for player in players):
         raise PlayError(
-            "duplicate deals are for matches between house bots only: a person playing the second "
-            "deal of a pair would already know both hands and the stock from the first",
+            _(
+                "duplicate deals are for matches between house bots only: a person playing the "
+                "second deal of a pair would already know both hands and the stock from the first"
+            ),
             code="duplicate_deals_need_bots",
         )
 
@@ -107,11 +125,12 @@ def match_create(
     The seed is secret until the match ends; its SHA-256 commitment is public from now on.
     """
     if player_a.pk == player_b.pk:
-        raise PlayError("a player cannot play against themselves", code="same_player")
+        raise PlayError(_("a player cannot play against themselves"), code="same_player")
     for player in (player_a, player_b):
         if player.is_bot and player.bot_strategy not in engine_bots.BOTS:
             raise PlayError(
-                f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
+                _("bot %(name)s plays an unknown strategy %(strategy)s")
+                % {"name": repr(player.name), "strategy": repr(player.bot_strategy)},
                 code="unknown_bot",
             )
     built = rules_build(rules, best_of=best_of, target=target)
@@ -165,13 +184,14 @@ def challenge_create(
     challenged: 409 ``opponent_is_guest``.
     """
     if challenger.is_bot:
-        raise PlayError("bots do not issue challenges", code="bot_challenger")
+        raise PlayError(_("bots do not issue challenges"), code="bot_challenger")
     if opponent.is_deleted:
-        raise PlayError("this player deleted their account", code="player_deleted", status=409)
+        raise PlayError(_("this player deleted their account"), code="player_deleted", status=409)
     if opponent.is_guest:
         # A guest has no account to play online with; they play at a table, in an event.
         raise PlayError(
-            f"{opponent.name} is a guest without an account, who plays only at a table",
+            _("%(name)s is a guest without an account, who plays only at a table")
+            % {"name": opponent.name},
             code="opponent_is_guest",
             status=409,
         )
@@ -221,9 +241,10 @@ def refuse_in_ranked_match(*humans: Player, caller: Player) -> None:
         match = match_in_progress(human, source=Match.Source.LADDER)
         if match is not None:
             who = (
-                f"you are playing ranked match {match.pk}: finish it first"
+                _("you are playing ranked match %(match)s: finish it first") % {"match": match.pk}
                 if human.pk == caller.pk
-                else f"{human.name} is playing ranked match {match.pk}: try again when it ends"
+                else _("%(name)s is playing ranked match %(match)s: try again when it ends")
+                % {"name": human.name, "match": match.pk}
             )
             raise Conflict(
                 who,
@@ -256,12 +277,20 @@ def refuse_in_tournament_match(*humans: Player, caller: Player) -> None:
         )
         if match is None:
             continue
-        state = "in play" if match.status == Match.Status.ACTIVE else "ready"
-        who = (
-            f"your tournament match {match.pk} is {state}: play it first"
-            if human.pk == caller.pk
-            else f"{human.name}'s tournament match {match.pk} is {state}: try again when it ends"
-        )
+        playing = match.status == Match.Status.ACTIVE
+        if human.pk == caller.pk:
+            who = (
+                _("your tournament match %(match)s is in play: play it first")
+                if playing
+                else _("your tournament match %(match)s is ready: play it first")
+            )
+        else:
+            who = (
+                _("%(name)s's tournament match %(match)s is in play: try again when it ends")
+                if playing
+                else _("%(name)s's tournament match %(match)s is ready: try again when it ends")
+            )
+        who = who % {"name": human.name, "match": match.pk}
         game = match.games.filter(status=Game.Status.ACTIVE).values_list("pk", flat=True).first()
         raise Conflict(
             who,
@@ -285,7 +314,7 @@ def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
     with transaction.atomic():
         match = locked(match.pk)
         if match.player_b_id != player.pk:
-            raise NotAPlayer("only the challenged player can answer this challenge")
+            raise NotAPlayer(_("only the challenged player can answer this challenge"))
         if match.status != Match.Status.CHALLENGED:
             raise Conflict(_challenge_gone(match), code="not_pending")
         if accept:
@@ -311,10 +340,10 @@ def challenge_answer(*, match: Match, player: Player, accept: bool) -> Match:
 def _challenge_gone(match: Match) -> str:
     """Why a challenge can no longer be answered or withdrawn, in words."""
     if match.status == Match.Status.DECLINED:
-        return "this challenge was declined already"
+        return _("this challenge was declined already")
     if match.status == Match.Status.CANCELLED:
-        return "this challenge was withdrawn"
-    return "this challenge was accepted already"  # the match is on, or over
+        return _("this challenge was withdrawn")
+    return _("this challenge was accepted already")  # the match is on, or over
 
 
 def match_cancel(*, match: Match, player: Player | None = None, reason: str = "") -> Match:
@@ -322,15 +351,16 @@ def match_cancel(*, match: Match, player: Player | None = None, reason: str = ""
     with transaction.atomic():
         match = locked(match.pk)
         if player is not None and match.created_by_id != player.pk:
-            raise NotAPlayer("only the challenger can withdraw this challenge")
+            raise NotAPlayer(_("only the challenger can withdraw this challenge"))
         allowed = {Match.Status.CHALLENGED}
         if player is None:
             allowed |= set(IN_PROGRESS)
         if match.status not in allowed:
             detail = (
-                f"{_challenge_gone(match)}: there is nothing to withdraw"
+                _("%(reason)s: there is nothing to withdraw") % {"reason": _challenge_gone(match)}
                 if player is not None
-                else f"a match that is {match.status} cannot be cancelled"
+                else _("a match that is %(status)s cannot be cancelled")
+                % {"status": status_word(match.status)}
             )
             raise Conflict(detail, code="too_late")
         if match.status == Match.Status.CHALLENGED:
@@ -361,7 +391,10 @@ def match_start(*, match: Match, now: datetime | None = None) -> None:
     Runs inside the caller's transaction (with the match row locked or just created).
     """
     if match.status != Match.Status.SCHEDULED:
-        raise Conflict(f"a match that is {match.status} cannot start", code="not_scheduled")
+        raise Conflict(
+            _("a match that is %(status)s cannot start") % {"status": status_word(match.status)},
+            code="not_scheduled",
+        )
     now = now or timezone.now()
     match.status = Match.Status.ACTIVE
     match.started_at = now
@@ -386,7 +419,7 @@ def match_forfeit(
         match = locked(match.pk)
         index = match.index_of(loser.pk)
         if index is None:
-            raise NotAPlayer("that player is not in this match")
+            raise NotAPlayer(_("that player is not in this match"))
         if match.at_table and match.status == Match.Status.ACTIVE:
             # No deal in play: the match ends as its entered hands stand.
             _table_concession()(match=match, index=index, reason=reason, end_reason=end_reason)
@@ -400,7 +433,11 @@ def match_forfeit(
                 match.save(update_fields=["state"])
                 game_begin(match, engine, now)
         if match.status != Match.Status.ACTIVE:
-            raise Conflict(f"a match that is {match.status} cannot be forfeited", code="too_late")
+            raise Conflict(
+                _("a match that is %(status)s cannot be forfeited")
+                % {"status": status_word(match.status)},
+                code="too_late",
+            )
         forfeit_record(match, index, reason, end_reason, now, Changes())
     return match
 

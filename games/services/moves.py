@@ -13,6 +13,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from common.metrics import MOVE_SECONDS
@@ -107,7 +108,7 @@ def _action_submit(
             follow_up(match, changes)
     if settled:
         _check_turn(match, game, index, ply)
-        raise Conflict("the clock ran out before this move", code="stale_ply", ply=game.ply)
+        raise Conflict(_("the clock ran out before this move"), code="stale_ply", ply=game.ply)
     return game
 
 
@@ -146,19 +147,22 @@ def action_by_client_id(*, game_id: int, player: Player, client_id: str) -> Acti
 
 def _check_turn(match: Match, game: Game, index: int, ply: int) -> None:
     if game.status != Game.Status.ACTIVE or match.status != Match.Status.ACTIVE:
-        raise Conflict("this game is over", code="game_over", ply=game.ply)
+        raise Conflict(_("this game is over"), code="game_over", ply=game.ply)
     if game.paused:
         raise Conflict(
-            "the deal is over: the next one starts when both players continue",
+            _("the deal is over: the next one starts when both players continue"),
             code="paused",
             ply=game.ply,
         )
     if ply != game.ply:
         raise Conflict(
-            f"stale ply {ply}: the game is at ply {game.ply}", code="stale_ply", ply=game.ply
+            _("stale ply %(ply)s: the game is at ply %(current)s")
+            % {"ply": ply, "current": game.ply},
+            code="stale_ply",
+            ply=game.ply,
         )
     if game.to_act != index:
-        raise Conflict("it is not your turn", code="not_your_turn", ply=game.ply)
+        raise Conflict(_("it is not your turn"), code="not_your_turn", ply=game.ply)
 
 
 def game_continue(
@@ -192,5 +196,5 @@ def game_continue(
         if settled:
             follow_up(match, changes)
     if game.status != Game.Status.ACTIVE or match.status != Match.Status.ACTIVE:
-        raise Conflict("this game is over", code="game_over", ply=game.ply)
-    raise Conflict("the next deal has started already", code="not_paused", ply=game.ply)
+        raise Conflict(_("this game is over"), code="game_over", ply=game.ply)
+    raise Conflict(_("the next deal has started already"), code="not_paused", ply=game.ply)

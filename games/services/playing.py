@@ -24,7 +24,7 @@ from games.engine.game import DealRecord
 from games.engine.match import Match as EngineMatch
 from games.engine.match import MatchTermination
 from games.models import Action, Deal, Game, Match
-from games.services.base import IllegalMove, active_game, engine_of
+from games.services.base import IllegalMove, active_game, engine_of, engine_text
 from games.services.pause import pause_begin
 from games.services.publishing import Changes, publish
 from games.services.timing import charge, deadline, turn_passes
@@ -82,9 +82,9 @@ def apply_move(
     try:
         record = engine.apply(action, index)
     except IllegalActionError as error:
-        raise IllegalMove(str(error), code=error.rule) from None
+        raise IllegalMove(engine_text(error), code=error.rule) from None
     except EngineError as error:
-        raise IllegalMove(str(error), code=error.rule) from None
+        raise IllegalMove(engine_text(error), code=error.rule) from None
     deal = Deal.objects.get(game=game, number=deal_number)
     Action.objects.create(
         deal=deal,

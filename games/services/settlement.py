@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from common.metrics import CLOCK_LAG_SECONDS
@@ -19,7 +20,7 @@ from games.engine import bots as engine_bots
 from games.engine.game import derive_seed
 from games.engine.views import view_for
 from games.models import Action, Deal, Game, Match, TimeoutPolicy
-from games.services.base import Conflict, NotAPlayer, engine_of, locked
+from games.services.base import Conflict, NotAPlayer, engine_of, locked, status_word
 from games.services.pause import pause_end
 from games.services.playing import apply_move, game_end, state_save
 from games.services.publishing import Changes, follow_up
@@ -180,7 +181,7 @@ def player_locked(
     )
     index = match.index_of(player.pk)
     if index is None:
-        raise NotAPlayer("you are not a player of this game")
+        raise NotAPlayer(_("you are not a player of this game"))
     game = Game.objects.get(pk=game_id)  # read under the lock: the row as it is now
     game.match = match
     settled = settle(match, now, changes, game=game)
@@ -188,6 +189,10 @@ def player_locked(
         game = Game.objects.get(pk=game_id)
         game.match = match
     return match, index, game, settled
+
+
+def _match_is(match: Match) -> str:
+    return _("the match is %(status)s") % {"status": status_word(match.status)}
 
 
 def match_berserk(*, match: Match, player: Player, now: datetime | None = None) -> Match:
@@ -204,24 +209,25 @@ def match_berserk(*, match: Match, player: Player, now: datetime | None = None) 
         match = locked(match.pk)
         index = match.index_of(player.pk)
         if index is None:
-            raise NotAPlayer("you are not a player of this match")
+            raise NotAPlayer(_("you are not a player of this match"))
         if match.status not in (Match.Status.SCHEDULED, Match.Status.ACTIVE):
-            raise Conflict(f"the match is {match.status}", code="match_over")
+            raise Conflict(_match_is(match), code="match_over")
         if not match.is_timed:
-            raise Conflict("an untimed match has no clock to halve", code="not_timed")
+            raise Conflict(_("an untimed match has no clock to halve"), code="not_timed")
         if match.berserk(index):
-            raise Conflict("you went berserk in this match already", code="berserk_already")
+            raise Conflict(_("you went berserk in this match already"), code="berserk_already")
         game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
         changes = Changes()
         if settle(match, now, changes, game):
             follow_up(match, changes)
             game = Game.objects.filter(match=match, status=Game.Status.ACTIVE).first()
         if match.status not in (Match.Status.SCHEDULED, Match.Status.ACTIVE):
-            raise Conflict(f"the match is {match.status}", code="match_over")
+            raise Conflict(_match_is(match), code="match_over")
         moved = Action.objects.filter(deal__game__match=match, player_id=player.pk).exists()
         if moved or (game is not None and game.number > 0):
             raise Conflict(
-                "berserk is chosen before your first move of the match", code="berserk_too_late"
+                _("berserk is chosen before your first move of the match"),
+                code="berserk_too_late",
             )
         setattr(match, "berserk_a" if index == 0 else "berserk_b", True)
         match.save(update_fields=["berserk_a" if index == 0 else "berserk_b"])

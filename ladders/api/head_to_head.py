@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -21,7 +22,7 @@ class HeadToHeadQuerySerializer(serializers.Serializer):
 
     def validate(self, attrs):
         if attrs["player"] == attrs["opponent"]:
-            raise serializers.ValidationError({"opponent": ["Pick two different players."]})
+            raise serializers.ValidationError({"opponent": [_("Pick two different players.")]})
         return attrs
 
 

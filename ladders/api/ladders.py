@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
@@ -159,7 +160,7 @@ class LadderListView(generics.ListAPIView):
         body.is_valid(raise_exception=True)
         data = dict(body.validated_data)
         if "name" not in data:
-            raise serializers.ValidationError({"name": ["This field is required."]})
+            raise serializers.ValidationError({"name": [_("This field is required.")]})
         try:
             ladder = services.ladder_create(name=data.pop("name"), **data)
         except ServiceError as error:  # the ladder's refusals, or the engine's (rules)

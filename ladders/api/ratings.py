@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.translation import ngettext
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.request import Request
@@ -224,8 +225,14 @@ class LeaderboardView(APIView):
             pages = max(1, -(-count // page_size))
             return Response(
                 error_body(
-                    f"Page {page} is past the end: the leaderboard has {pages} "
-                    f"page{'s' if pages != 1 else ''} of {page_size}.",
+                    ngettext(
+                        "Page %(page)s is past the end: the leaderboard has %(pages)s page "
+                        "of %(size)s.",
+                        "Page %(page)s is past the end: the leaderboard has %(pages)s pages "
+                        "of %(size)s.",
+                        pages,
+                    )
+                    % {"page": page, "pages": pages, "size": page_size},
                     "not_found",
                 ),
                 status=status.HTTP_404_NOT_FOUND,

@@ -19,6 +19,7 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player, stable_of
 from common.enqueue import task_on_commit
@@ -297,8 +298,11 @@ def ladder_match_create(
     """
     if player_a.stable_id is not None and player_a.stable_id == player_b.stable_id:
         raise Conflict(
-            f"{player_a.name} and {player_b.name} are a person and their own bot, or two bots "
-            "of one owner: they do not meet in rated play",
+            _(
+                "%(first)s and %(second)s are a person and their own bot, or two bots of one "
+                "owner: they do not meet in rated play"
+            )
+            % {"first": player_a.name, "second": player_b.name},
             code="same_stable",
         )
     with transaction.atomic():

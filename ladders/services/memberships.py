@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from games import services as games_services
@@ -35,14 +36,14 @@ def ladder_rules_check(ladder: Ladder) -> None:
     if rules.duplicate_deals:
         # A ladder pairs people (see games.services.rules_check_players).
         raise LadderError(
-            "a ladder cannot play duplicate deals: they are for house bots only",
+            _("a ladder cannot play duplicate deals: they are for house bots only"),
             code="duplicate_deals_need_bots",
         )
 
 
 def membership_ensure(*, ladder: Ladder, player: Player) -> Rating:
     """The player's rating row in the pool, created at the initial rating if missing."""
-    rating, _ = Rating.objects.get_or_create(
+    rating, _created = Rating.objects.get_or_create(
         ladder=ladder,
         player=player,
         defaults={"is_bot": player.is_bot, **ladder.newcomer()},

@@ -11,6 +11,7 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from common.enqueue import task_on_commit
@@ -45,23 +46,32 @@ def queue_join(
     """
     now = now or timezone.now()
     if not ladder.has_queue:
-        raise Conflict(f"{ladder.name} is a rated pool without a queue", code="not_a_ladder")
+        raise Conflict(
+            _("%(ladder)s is a rated pool without a queue") % {"ladder": ladder.name},
+            code="not_a_ladder",
+        )
     if not ladder.is_open:
-        raise Conflict(f"{ladder.name} is closed to new entries", code="ladder_closed")
+        raise Conflict(
+            _("%(ladder)s is closed to new entries") % {"ladder": ladder.name},
+            code="ladder_closed",
+        )
     if player.is_bot and player.bot_strategy not in engine_bots.BOTS:
         raise LadderError(
-            f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
+            _("bot %(name)s plays an unknown strategy %(strategy)s")
+            % {"name": repr(player.name), "strategy": repr(player.bot_strategy)},
             code="unknown_bot",
         )
     if ladder.bots_only and not player.is_any_bot:
         raise LadderError(
-            f"{ladder.name} is for bots only: a person may watch it, or play through a bot",
+            _("%(ladder)s is for bots only: a person may watch it, or play through a bot")
+            % {"ladder": ladder.name},
             code="bots_only",
             status=403,
         )
     if player.is_guest:
         raise LadderError(
-            f"{player.name} is a guest without an account: a ladder is played online",
+            _("%(name)s is a guest without an account: a ladder is played online")
+            % {"name": player.name},
             code="guest_cannot_queue",
             status=403,
         )
@@ -88,7 +98,8 @@ def queue_join(
             # A second join raced this one past the check: the one-entry-per-player
             # constraint refused it.
             raise Conflict(
-                f"you are already in the queue of {ladder.name}", code="already_queued"
+                _("you are already in the queue of %(ladder)s") % {"ladder": ladder.name},
+                code="already_queued",
             ) from None
         task_on_commit("ladders.matchmake", ladder.pk)
     return entry
@@ -111,12 +122,13 @@ def last_opponent(*, ladder: Ladder, player: Player) -> int | None:
 def _refuse_queued(existing: QueueEntry, ladder: Ladder) -> None:
     if existing.ladder_id == ladder.pk:
         raise Conflict(
-            f"you are already in the queue of {ladder.name}",
+            _("you are already in the queue of %(ladder)s") % {"ladder": ladder.name},
             code="already_queued",
             joined_at=existing.joined_at.isoformat(),
         )
     raise Conflict(
-        f"you are waiting in the queue of {existing.ladder.name}: leave it first",
+        _("you are waiting in the queue of %(ladder)s: leave it first")
+        % {"ladder": existing.ladder.name},
         code="queued_elsewhere",
         ladder=existing.ladder_id,
     )
@@ -126,14 +138,18 @@ def _refuse_busy(match: Match, ladder: Ladder) -> None:
     link = LadderMatch.objects.filter(match=match).first()
     if link is not None and link.ladder_id == ladder.pk:
         raise Conflict(
-            f"you are playing match {match.pk} of {ladder.name}: finish it first",
+            _("you are playing match %(match)s of %(ladder)s: finish it first")
+            % {"match": match.pk, "ladder": ladder.name},
             code="in_match",
             match=match.pk,
         )
     rules = (match.rules or {}).get("name", "standard")
     raise Conflict(
-        f"you have a match in progress (match {match.pk}, {rules} rules, best of "
-        f"{match.best_of}): finish it before joining {ladder.name}",
+        _(
+            "you have a match in progress (match %(match)s, %(rules)s rules, best of "
+            "%(best_of)s): finish it before joining %(ladder)s"
+        )
+        % {"match": match.pk, "rules": rules, "best_of": match.best_of, "ladder": ladder.name},
         code="match_in_progress",
         match=match.pk,
     )
@@ -146,13 +162,14 @@ def queue_leave(*, ladder: Ladder, player: Player) -> None:
     waiting in another ladder, or already paired (the message names the match).
     """
     with transaction.atomic():
-        deleted, _ = QueueEntry.objects.filter(ladder=ladder, player=player).delete()
+        deleted, _by_model = QueueEntry.objects.filter(ladder=ladder, player=player).delete()
         if deleted:
             return
         elsewhere = QueueEntry.objects.filter(player=player).select_related("ladder").first()
         if elsewhere is not None:
             raise Conflict(
-                f"you are not in the queue of {ladder.name} but of {elsewhere.ladder.name}",
+                _("you are not in the queue of %(ladder)s but of %(other)s")
+                % {"ladder": ladder.name, "other": elsewhere.ladder.name},
                 code="not_queued",
                 ladder=elsewhere.ladder_id,
             )
@@ -163,6 +180,11 @@ def queue_leave(*, ladder: Ladder, player: Player) -> None:
         )
         if match is not None:
             raise Conflict(
-                f"you were already paired: match {match.pk}", code="not_queued", match=match.pk
+                _("you were already paired: match %(match)s") % {"match": match.pk},
+                code="not_queued",
+                match=match.pk,
             )
-        raise Conflict(f"you are not in the queue of {ladder.name}", code="not_queued")
+        raise Conflict(
+            _("you are not in the queue of %(ladder)s") % {"ladder": ladder.name},
+            code="not_queued",
+        )

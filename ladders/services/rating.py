@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from games.engine import bots as engine_bots
@@ -38,7 +39,7 @@ def rated_events_pool() -> Ladder:
     """The rated pool of rated events (tournaments), created with the defaults if missing."""
     pool = Ladder.objects.filter(slug=RATED_EVENTS_POOL).first()
     if pool is None:
-        pool, _ = Ladder.objects.get_or_create(
+        pool, _created = Ladder.objects.get_or_create(
             slug=RATED_EVENTS_POOL,
             defaults={
                 "name": "Rated events",
@@ -56,10 +57,12 @@ def pool_match_register(*, pool: Ladder, match: Match) -> LadderMatch:
     The ``match_finished`` receiver then applies the rating in the finishing transaction,
     and the sweep catches up if that ever failed. Idempotent.
     """
-    link, _ = LadderMatch.objects.get_or_create(match=match, defaults={"ladder": pool})
+    link, _created = LadderMatch.objects.get_or_create(match=match, defaults={"ladder": pool})
     if link.ladder_id != pool.pk:
         raise Conflict(
-            f"match {match.pk} is already rated in pool {link.ladder_id}", code="other_pool"
+            _("match %(match)s is already rated in pool %(pool)s")
+            % {"match": match.pk, "pool": link.ladder_id},
+            code="other_pool",
         )
     return link
 
@@ -73,13 +76,19 @@ def rating_apply(*, pool: Ladder, match: Match, now: datetime | None = None) -> 
     """
     now = now or timezone.now()
     if match.status != Match.Status.FINISHED or match.winner_id is None:
-        raise LadderError(f"match {match.pk} has no result to rate", code="not_finished")
+        raise LadderError(
+            _("match %(match)s has no result to rate") % {"match": match.pk}, code="not_finished"
+        )
     with transaction.atomic():
         link = LadderMatch.objects.filter(match=match).first()
         if link is None:
             link = LadderMatch.objects.create(match=match, ladder=pool, processed_at=now)
         elif link.ladder_id != pool.pk:
-            raise Conflict(f"match {match.pk} is rated in pool {link.ladder_id}", code="other_pool")
+            raise Conflict(
+                _("match %(match)s is rated in pool %(pool)s")
+                % {"match": match.pk, "pool": link.ladder_id},
+                code="other_pool",
+            )
         existing = list(RatingChange.objects.filter(match=match).order_by("pk"))
         if existing:
             return existing

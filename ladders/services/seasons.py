@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from django.db import connection, transaction
 from django.db.models import Count, F, Max, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from ladders.models import Ladder, Rating, RatingChange, Season, SeasonEntry
 from ladders.pools import standing_key
@@ -51,15 +52,16 @@ def season_open(
     """
     now = now or timezone.now()
     if ends_at <= starts_at:
-        raise LadderError("a season must end after it starts", code="invalid_season")
+        raise LadderError(_("a season must end after it starts"), code="invalid_season")
     if ends_at <= now:
-        raise LadderError("that season would already be over", code="invalid_season")
+        raise LadderError(_("that season would already be over"), code="invalid_season")
     with transaction.atomic():
         Ladder.objects.select_for_update(no_key=True).filter(pk=ladder.pk).first()
         current = Season.objects.filter(ladder=ladder, closed_at__isnull=True).first()
         if current is not None:
             raise Conflict(
-                f"season {current.number} of {ladder.name} is not closed yet",
+                _("season %(number)s of %(ladder)s is not closed yet")
+                % {"number": current.number, "ladder": ladder.name},
                 code="season_open",
                 season=current.number,
             )
