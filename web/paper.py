@@ -22,6 +22,7 @@ from games.models import Match
 from games.sheets import rules_line
 from tournaments import selectors as event_selectors
 from tournaments.models import Event, Format, Pairing
+from tournaments.round_names import round_label
 
 DASH = "\u2013"  # en dash: scores read 3\u20131, an empty cell reads \u2013
 TIMES = "\u00d7"
@@ -343,7 +344,7 @@ def _cell(row: dict[str, Any], column: str) -> str:
     if column == "games_won":
         return f"{row['games_won']}{DASH}{row['games_lost']}"
     if column == "reached":
-        return f"★ {value}" if value == "Champion" else value or ""
+        return f"★ {round_label(value)}" if value == "Champion" else round_label(value or "")
     if column == "rating":
         return DASH if value is None else str(round(value))
     if column == "sheet":

@@ -146,3 +146,33 @@ export function kindTag(player) {
   }
   return null;
 }
+
+// A round's name as the reader reads it: the server keeps an event's round names in English
+// (its data, the same for every caller), and the page shows them in its language. The same
+// names as tournaments/round_names.py; a name it does not know is shown as it is.
+const ROUND_NAMES = {
+  "Final": () => pgettext("a round", "Final"),
+  "Semifinals": () => pgettext("a round", "Semifinals"),
+  "Quarterfinals": () => pgettext("a round", "Quarterfinals"),
+  "Third place": () => pgettext("a round", "Third place"),
+  "Grand final": () => pgettext("a round", "Grand final"),
+  "Grand final reset": () => pgettext("a round", "Grand final reset"),
+  "Champion": () => pgettext("how far a player came", "Champion"),
+};
+const NUMBERED_ROUNDS = [
+  [/^Round of (\d+)$/, () => pgettext("a round", "Round of %(number)s")],
+  [/^Round (\d+)$/, () => pgettext("a round", "Round %(number)s")],
+  [/^Winners round (\d+)$/, () => gettext("Winners round %(number)s")],
+  [/^Losers round (\d+)$/, () => gettext("Losers round %(number)s")],
+  [/^Groups, round (\d+)$/, () => gettext("Groups, round %(number)s")],
+];
+
+export function roundLabel(name) {
+  if (typeof name !== "string") return name;
+  if (ROUND_NAMES[name]) return ROUND_NAMES[name]();
+  for (const [pattern, label] of NUMBERED_ROUNDS) {
+    const match = pattern.exec(name);
+    if (match) return interpolate(label(), { number: match[1] }, true);
+  }
+  return name;
+}

@@ -3,7 +3,7 @@
 // matches that feed it, lines join each match to the match its winner goes to, names are shown
 // whole (the bracket scrolls sideways instead, with a cue saying so). On a phone each part
 // shows one round at a time, chosen with tabs, with names wrapping rather than cut.
-import { el, kindTag } from "./api.js";
+import { el, kindTag, roundLabel } from "./api.js";
 
 export const PHONE = window.matchMedia("(max-width: 40rem)");
 const GAP = 14; // px between two matches of a round that do not share a later match
@@ -113,8 +113,8 @@ function currentRound(rounds) {
 }
 
 function partNode(name, rounds, live, feeds, { titled, phone, mine }) {
-  const columns = rounds.map((round) => el("div", { class: "round", role: "group", "aria-label": round.name, dataset: { number: round.number } },
-    el("h3", {}, round.name),
+  const columns = rounds.map((round) => el("div", { class: "round", role: "group", "aria-label": roundLabel(round.name), dataset: { number: round.number } },
+    el("h3", {}, roundLabel(round.name)),
     el("div", { class: "matches" }, ...round.pairings.map((p) => pairingNode(p, live.get(p.match), feeds, mine)))));
   const head = el("div", { class: "part-head" }, titled ? el("h3", { class: "part-title" }, partTitle(name)) : el("span"));
   const part = el("div", { class: `bracket-part${phone ? " phone" : ""}`, dataset: { part: name } }, head);
@@ -134,7 +134,7 @@ function partNode(name, rounds, live, feeds, { titled, phone, mine }) {
           for (const tab of tabs.children) tab.setAttribute("aria-selected", String(tab === tabs.children[i]));
           columns.forEach((column, j) => { column.hidden = j !== i; });
         },
-      }, round.name));
+      }, roundLabel(round.name)));
     });
     part.append(tabs, el("div", { class: "bracket" }, ...columns));
     return part;

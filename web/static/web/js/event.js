@@ -3,7 +3,7 @@
 // The event socket (/ws/events/<id>) pushes the whole event after every change; while it is
 // not open the page reads the REST API again every few seconds instead. Live scores of the
 // matches in play are read from the API, at most every few seconds.
-import { api, ApiError, el, flash, kindTag } from "./api.js";
+import { api, ApiError, el, flash, kindTag, roundLabel } from "./api.js";
 import { connect } from "./live.js";
 import { renderBracket as drawBracket } from "./bracket.js";
 import { startCountdowns } from "./countdown.js";
@@ -212,7 +212,7 @@ function renderRounds(bracket, live, mine) {
         el("td", {}, link));
     });
     nodes.push(el("table", { class: "grid pairings" },
-      el("caption", {}, `${round.name} · ${ROUND_STATUS[round.status] || round.status}`),
+      el("caption", {}, `${roundLabel(round.name)} · ${ROUND_STATUS[round.status] || round.status}`),
       el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "num" }, el("abbr", { title: gettext("Table") }, "#")), el("th", { scope: "col" }, gettext("Player")),
         el("th", { scope: "col", class: "num" }, gettext("Games")), el("th", { scope: "col" }, gettext("Player")), el("th", { scope: "col" }, el("span", { class: "sr-only" }, gettext("Match"))))),
       el("tbody", {}, ...rows)));
@@ -277,14 +277,14 @@ function renderYourMatch(event, bracket, standings, live) {
   if (!p && knockedOut(event, bracket)) {
     const where = yourPlace(standings, entry.id);
     lines.push(el("p", {}, el("span", { class: "state" }, gettext("You are out of the event.")),
-      where ? ` ${fmt(gettext("Reached: %(reached)s; place %(place)s."), { reached: where.reached, place: where.place })}` : ""));
+      where ? ` ${fmt(gettext("Reached: %(reached)s; place %(place)s."), { reached: roundLabel(where.reached), place: where.place })}` : ""));
   } else if (!p) {
     lines.push(el("p", {}, el("span", { class: "state" }, gettext("No match for you now.")), ` ${gettext("Your next one shows here when it is paired.")}`));
   } else {
     const other = p.a && p.a.entry === entry.id ? p.b : p.a;
     const against = other ? [el("a", { href: `/players/${other.player.id}` }, other.player.name), kindTag(other.player)] : gettext("an opponent still to be decided");
     // Translators: "Round 2: you against Ada." (the opponent is a link).
-    lines.push(el("p", {}, ...sentence(gettext("%(round)s: you against %(opponent)s."), { round: p.round, opponent: against }).flat()));
+    lines.push(el("p", {}, ...sentence(gettext("%(round)s: you against %(opponent)s."), { round: roundLabel(p.round), opponent: against }).flat()));
     const l = live.get(p.match);
     if (p.match_status === "scheduled") {
       const state = el("p", {}, el("span", { class: "state" }, gettext("Ready: waiting for both players to show up.")));
@@ -360,7 +360,7 @@ const PAIRED = { losses: "wins", games_lost: "games_won" };
 
 function standingCell(row, column) {
   switch (column) {
-    case "reached": return row.reached === "Champion" || row.reached === gettext("Champion") ? `★ ${row.reached}` : row.reached || "";
+    case "reached": return row.reached === "Champion" ? `★ ${roundLabel(row.reached)}` : roundLabel(row.reached) || "";
     case "wins": return `${row.wins}–${row.losses}`;
     case "games_won": return `${row.games_won}–${row.games_lost}`;
     case "rating": return row.rating === null || row.rating === undefined ? "–" : String(Math.round(row.rating));

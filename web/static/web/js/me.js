@@ -5,7 +5,7 @@
 // them, or an event's start withdrew them (they had not checked in). Each message is
 // also dispatched on window as a "rummy:me" event (detail: the message), and the socket's
 // state as "rummy:me-open" / "rummy:me-close", for the page's own script (the lobby).
-import { api, ApiError, el, goTo, reasonOf } from "./api.js";
+import { api, ApiError, el, goTo, reasonOf, roundLabel } from "./api.js";
 import { connect } from "./live.js";
 
 const main = document.getElementById("content");
@@ -97,7 +97,7 @@ function renderBanner(message) {
     banner.replaceChildren();
     return;
   }
-  const where = [el("a", { href: `/events/${message.event.id}` }, message.event.name), ` (${message.round})`];
+  const where = [el("a", { href: `/events/${message.event.id}` }, message.event.name), ` (${roundLabel(message.round)})`];
   if (message.status === "active") {
     if (showingUp && message.game) {
       goTo(`/games/${message.game}`);
