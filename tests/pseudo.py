@@ -22,6 +22,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.test import override_settings
+from django.utils import dates
 
 LOCALE = Path(settings.BASE_DIR) / "locale"
 DOMAINS = ("django", "djangojs")
@@ -29,10 +30,28 @@ PSEUDO = "xx"
 OPEN, CLOSE = "⟦", "⟧"
 
 #: Words that are the same in every language the site speaks and need no catalogue: the
-#: game's and the rating systems' names.
-SAME_IN_EVERY_LANGUAGE = ("Gin Rummy", "Glicko-2", "Elo")
-#: A card's face as the table shows it (rank and suit), and the suits alone.
-CARD_FACE = re.compile(r"^(?:10|[2-9AKQJT])?[♠♥♦♣]?$")
+#: game's and the rating systems' names, each language's name for itself (the language menu
+#: lists them so), and the prefix of the seed's published commitment.
+SAME_IN_EVERY_LANGUAGE = ("Gin Rummy", "Glicko-2", "Elo", "English", "Français", "Español")
+SAME_IN_EVERY_LANGUAGE += ("ginrummy:",)
+#: What is not a word: a card's face (rank and suit) or a suit, a side or an outcome's letter
+#: on a score sheet (A, B; K, BG), a table's or a pairing's label (S1.2), a hash.
+NOT_WORDS = re.compile(
+    r"^(?:(?:10|[2-9AKQJT])?[♠♥♦♣]?|[A-Z]{1,2}|[A-Z]{1,2}\d+(?:\.\d+)*|[0-9a-f]{16,})$"
+)
+#: Month and day names as Django's date formats write them: they come through Django's own
+#: catalogues (the French page reads "déc."), so the pseudo-language shows them in English.
+DJANGOS_DATE_WORDS = sorted(
+    {
+        str(word)
+        for names in (dates.MONTHS, dates.MONTHS_3, dates.MONTHS_AP, dates.WEEKDAYS)
+        for word in names.values()
+    }
+    | {str(word) for word in dates.WEEKDAYS_ABBR.values()}
+    | {str(word).title() for word in dates.MONTHS_3.values()},
+    key=len,
+    reverse=True,
+)
 
 
 def pseudo_catalogues(root: Path) -> Path:
@@ -69,7 +88,8 @@ def pseudo_language(root: Path) -> Iterator[str]:
 
 
 def unmarked(texts: Iterable[str], data: Iterable[str] = ()) -> list[str]:
-    """The texts, or their parts, that did not come through a catalogue (see the module)."""
+    """The words of ``texts`` that did not come through a catalogue (see the module), each
+    with a little of the text around it."""
     data = sorted({d for d in data if d}, key=len, reverse=True)
     left = []
     for text in texts:
@@ -79,36 +99,13 @@ def unmarked(texts: Iterable[str], data: Iterable[str] = ()) -> list[str]:
             if stripped == rest:
                 break
             rest = stripped
-        for value in [*data, *SAME_IN_EVERY_LANGUAGE]:
+        for value in [*data, *SAME_IN_EVERY_LANGUAGE, *DJANGOS_DATE_WORDS]:
             rest = rest.replace(value, " ")
-        words = [w for w in rest.split() if re.search(r"[^\W\d_]", w) and not CARD_FACE.match(w)]
-        if words:
-            left.append(text)
+        for word in rest.split():
+            if re.search(r"[^\W\d_]", word) and not NOT_WORDS.match(word.strip(".,:;()·")):
+                at = rest.index(word)
+                left.append(f"{word!r} in …{rest[max(0, at - 40) : at + 40].strip()}…")
     return left
-
-
-#: Every text node of the page (scripts and styles aside), the words of its attributes that
-#: people read (or hear) and the title: shown or not yet shown, a text of the page is read one
-#: day.
-PAGE_TEXTS = """() => {
-  const texts = [document.title];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) {
-    const node = walker.currentNode;
-    if (node.parentElement && node.parentElement.closest("script, style, template")) continue;
-    if (node.textContent.trim()) texts.push(node.textContent.trim());
-  }
-  for (const element of document.querySelectorAll("[aria-label], [title], [placeholder], [alt]")) {
-    for (const name of ["aria-label", "title", "placeholder", "alt"]) {
-      const value = element.getAttribute(name);
-      if (value && value.trim()) texts.push(value.trim());
-    }
-  }
-  for (const button of document.querySelectorAll("input[type=submit], input[type=button]")) {
-    if (button.value.trim()) texts.push(button.value.trim());
-  }
-  return texts;
-}"""
 
 
 def read_catalogue(path: Path) -> list[dict]:
@@ -172,3 +169,53 @@ def english_with_translation(language: str) -> dict[str, str]:
             if entry.get("msgstr") and entry["msgstr"][0] and entry["msgstr"][0] != entry["msgid"]:
                 found[entry["msgid"]] = entry["msgstr"][0]
     return found
+
+
+#: Every text node of the page and every element's whole text, each trimmed (scripts and
+#: styles aside), with the attributes people read: what a page in French is compared with the
+#: catalogue's English.
+PAGE_PIECES = """() => {
+  const pieces = new Set([document.title]);
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    if (node.parentElement && node.parentElement.closest("script, style, template, noscript")) {
+      continue;
+    }
+    if (node.textContent.trim()) pieces.add(node.textContent.trim());
+  }
+  for (const element of document.body.querySelectorAll("*")) {
+    if (element.closest("script, style, template, noscript")) continue;
+    const text = element.textContent.replace(/\\s+/g, " ").trim();
+    if (text) pieces.add(text);
+    for (const name of ["aria-label", "title", "placeholder", "alt"]) {
+      const value = element.getAttribute(name);
+      if (value && value.trim()) pieces.add(value.trim());
+    }
+  }
+  return [...pieces];
+}"""
+
+
+#: The page's text (scripts and styles aside; a translated sentence may hold links and other
+#: elements, so the text is read whole), the words of its attributes that people read (or
+#: hear) and the title: shown or not yet shown, a text of the page is read one day.
+PAGE_TEXTS = """() => {
+  const texts = [document.title];
+  const body = document.body.cloneNode(true);
+  for (const skipped of body.querySelectorAll("script, style, template, noscript")) {
+    skipped.remove();
+  }
+  for (const element of body.querySelectorAll("*")) element.append(" ");
+  texts.push(body.textContent);
+  for (const element of document.querySelectorAll("[aria-label], [title], [placeholder], [alt]")) {
+    for (const name of ["aria-label", "title", "placeholder", "alt"]) {
+      const value = element.getAttribute(name);
+      if (value && value.trim()) texts.push(value.trim());
+    }
+  }
+  for (const button of document.querySelectorAll("input[type=submit], input[type=button]")) {
+    if (button.value.trim()) texts.push(button.value.trim());
+  }
+  return texts;
+}"""

@@ -32,6 +32,13 @@ BOT_STRENGTHS = [
     ("master", gettext_lazy("Master bots: master, search the hidden cards")),
 ]
 OTHER_BOTS = gettext_lazy("Other bots")
+#: The same groups in a word, for a short list (the organiser's "add bots" menu).
+BOT_GROUPS = {
+    "random": gettext_lazy("Beginner bots (random)"),
+    "greedy": gettext_lazy("Club bots (greedy)"),
+    "expert": gettext_lazy("Strong bots (expert)"),
+    "master": gettext_lazy("Master bots (master)"),
+}
 
 
 @dataclass

@@ -19,8 +19,14 @@ from tests.e2e.helpers import sign_in
 from tests.e2e.test_paper_pages import club_night
 from tests.factories import BotFactory, PlayerFactory
 from tests.play import active_game, play_out
-from tests.pseudo import PAGE_TEXTS, english_with_translation, pseudo_language, unmarked
-from tournaments.models import Event
+from tests.pseudo import (
+    PAGE_PIECES,
+    PAGE_TEXTS,
+    english_with_translation,
+    pseudo_language,
+    unmarked,
+)
+from tournaments.models import Event, Pairing
 
 
 @pytest.fixture
@@ -36,7 +42,8 @@ def world(transactional_db):
     playing = games.match_create(player_a=olga, player_b=greta, best_of=1, target=100)
     game = active_game(playing)
     event = club_night()
-    at_table = Match.objects.filter(event=event).order_by("table").first()
+    first = Pairing.objects.filter(event=event).order_by("table")[0]
+    at_table = Match.objects.get(pk=first.match_id)
     return {
         "olga": olga,
         "pages": [
@@ -68,7 +75,8 @@ def names() -> list[str]:
     people = [p for p in Player.objects.values_list("name", flat=True)]
     users = list(get_user_model().objects.values_list("username", flat=True))
     events = list(Event.objects.values_list("name", flat=True))
-    return [*people, *users, *events]
+    words = [word for name in [*people, *events] for word in name.split()]
+    return [*people, *users, *events, *words]
 
 
 def settled(page, path: str) -> None:
@@ -124,7 +132,7 @@ def test_the_main_pages_in_french_and_spanish_keep_no_english(
         for path in world["pages"]:
             settled(page, path)
             expect(page.locator("html")).to_have_attribute("lang", language)
-            texts = page.evaluate(PAGE_TEXTS)
+            texts = page.evaluate(PAGE_PIECES)
             if found := sorted({t for t in texts if t in english}):
                 left[path] = found
             if path in ("/lobby", "/how-to-play"):

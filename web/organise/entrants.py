@@ -35,7 +35,7 @@ from web.organise.base import (
     render_event_page,
     valid_data,
 )
-from web.selectors import BOT_STRENGTHS
+from web.selectors import BOT_GROUPS, BOT_STRENGTHS
 
 # --- entrants ---------------------------------------------------------------------------------
 
@@ -83,9 +83,7 @@ def entrants(request: HttpRequest, pk: int) -> HttpResponse:
         "counts": entry_counts(event),
         "find": find,
         "found": _found(event, find),
-        "strengths": [
-            (s, f"{str(label).split(':')[0].strip()} ({s})") for s, label in BOT_STRENGTHS
-        ],
+        "strengths": [(s, BOT_GROUPS[s]) for s, _label in BOT_STRENGTHS],
         "guests": _guests_offered(),
         "before_start": is_before_start(event),
     }
