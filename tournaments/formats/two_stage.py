@@ -161,10 +161,10 @@ def plan(
         raise OptionError(
             option,
             gettext_noop(
-                "%(option)s: %(entrants)s players make groups of fewer than two in %(groups)s "
+                "%(setting)s: %(entrants)s players make groups of fewer than two in %(groups)s "
                 "groups"
             ),
-            option=option,
+            setting=option,
             entrants=entrants,
             groups=groups,
         )
