@@ -44,7 +44,7 @@ RESERVED_MESSAGE = gettext_lazy(
 )
 
 
-class _LazyTemplate(type(gettext_lazy(str()))):  # type: ignore[misc]
+class _LazyTemplate(type(CONFUSABLE_MESSAGE)):  # type: ignore[misc]  # gettext_lazy's proxy
     """A lazy translated message whose ``.format(...)`` stays lazy too: a form field's
     error messages are formatted once, at import, and must still be read in the language of
     each request (a plain lazy string would be translated, once, by ``.format``)."""
