@@ -11,6 +11,8 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema, inline_serializer
 from knox.views import LogoutAllView, LogoutView
 from rest_framework import exceptions, generics, mixins, permissions, serializers, viewsets
@@ -44,7 +46,11 @@ class PlayerUpdateSerializer(serializers.Serializer):
     name = StrictCharField(
         max_length=NAME_MAX_LENGTH,
         required=False,
-        error_messages={"blank": names.BLANK_MESSAGE, "max_length": names.TOO_LONG_MESSAGE},
+        error_messages={
+            "blank": names.BLANK_MESSAGE,
+            # Formatted here (lazily): DRF's own formatting then leaves it as it is.
+            "max_length": names.TOO_LONG_MESSAGE.format(max_length=NAME_MAX_LENGTH),
+        },
     )
 
 
@@ -173,7 +179,7 @@ def name_refusal(error: DjangoValidationError) -> Response:
     messages = (
         error.message_dict if hasattr(error, "error_dict") else {"non_field_errors": error.messages}
     )
-    return Response(error_body("Invalid input.", code, messages), status=400)
+    return Response(error_body(_("Invalid input."), code, messages), status=400)
 
 
 # --- Sign-up, sign-in, sign-out -------------------------------------------------------------
@@ -221,7 +227,7 @@ class SignInView(APIView):
             return lockout.lockout_json()
         if user is None:  # wrong password, unknown or inactive user; bots have no user at all
             raise serializers.ValidationError(
-                {"non_field_errors": ["Unable to sign in with the given username and password."]}
+                {"non_field_errors": [_("Unable to sign in with the given username and password.")]}
             )
         user_logged_in.send(sender=user.__class__, request=request._request, user=user)
         return _token_response(request, user, selectors.player_for_user(user=user), status=200)
@@ -270,7 +276,11 @@ def _check_password(request: Request, password: str) -> Response | None:
         return lockout.lockout_json()
     if user is None or user.pk != request.user.pk:
         return Response(
-            error_body("Invalid input.", "wrong_password", {"password": ["Wrong password."]}),
+            error_body(
+                _("Invalid input."),
+                code="wrong_password",
+                errors={"password": [_("Wrong password.")]},
+            ),
             status=400,
         )
     return None
@@ -309,7 +319,7 @@ def require_player(request: Request) -> Player:
     """The signed-in caller's player; 403 for anyone else (a staff user without one too)."""
     player = selectors.player_for_user(user=request.user)
     if player is None:
-        raise exceptions.PermissionDenied("Only a signed-in player can do this.")
+        raise exceptions.PermissionDenied(_("Only a signed-in player can do this."))
     return player
 
 
@@ -319,7 +329,7 @@ def require_player(request: Request) -> Player:
 class IsOwnerOrReadOnly(permissions.BasePermission):
     """Anyone may read; only the player's own user may change it (staff use the admin)."""
 
-    message = "You can change only your own player."
+    message = gettext_lazy("You can change only your own player.")
 
     def has_object_permission(self, request, view, obj: Player) -> bool:
         if request.method in permissions.SAFE_METHODS:
@@ -364,7 +374,7 @@ class MayInviteGuests(permissions.BasePermission):
     API's entrant endpoints ask) or who change players in the admin (``accounts.change_player``).
     Refused: 403 ``permission_denied``."""
 
-    message = "Only staff who organise events may invite a guest to an account."
+    message = gettext_lazy("Only staff who organise events may invite a guest to an account.")
 
     def has_permission(self, request, view) -> bool:
         user = request.user
@@ -523,7 +533,7 @@ class MeView(generics.GenericAPIView):
         body = PasswordSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         if request.user.is_staff:
-            raise exceptions.PermissionDenied("Staff accounts are removed by an administrator.")
+            raise exceptions.PermissionDenied(_("Staff accounts are removed by an administrator."))
         if refused := _check_password(request, body.validated_data["password"]):
             return refused
         try:

@@ -15,6 +15,8 @@ import binascii
 from hmac import compare_digest
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
 from knox.auth import TokenAuthentication as KnoxTokenAuthentication
 from knox.crypto import hash_token
@@ -50,7 +52,9 @@ HUMAN_ONLY_ROUTES = frozenset({"bot-list", "bot-detail", "bot-tokens", "bot-toke
 
 
 class BotTokenForbidden(exceptions.PermissionDenied):
-    default_detail = "A bot's token may only use the Bot API, play, and read public data."
+    default_detail = gettext_lazy(
+        "A bot's token may only use the Bot API, play, and read public data."
+    )
     default_code = "bot_token_forbidden"
 
 
@@ -73,7 +77,7 @@ class TokenAuthentication(KnoxTokenAuthentication):
     """
 
     def authenticate_credentials(self, token: bytes):
-        refused = exceptions.AuthenticationFailed("Invalid token.")
+        refused = exceptions.AuthenticationFailed(_("Invalid token."))
         text = token.decode("utf-8", errors="replace")
         try:
             digest = hash_token(text)

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 
 from django.core import signing
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from accounts.services import NotAGuest
@@ -41,7 +42,8 @@ def invitation_issue(*, guest: Player) -> tuple[str, datetime]:
     a guest: a person with an account, a bot, or a guest claimed already.
     """
     if not guest.is_guest:
-        raise NotAGuest(f"{guest.name} is not a guest: only a guest is invited to an account")
+        message = _("%(name)s is not a guest: only a guest is invited to an account")
+        raise NotAGuest(message % {"name": guest.name})
     token = signing.dumps(guest.pk, salt=SALT, compress=False)
     return token, timezone.now() + INVITATION_MAX_AGE
 
@@ -52,10 +54,12 @@ def invitation_guest(*, token: str) -> Player:
     try:
         pk = signing.loads(token, salt=SALT, max_age=INVITATION_MAX_AGE)
     except signing.SignatureExpired:
-        raise InvitationInvalid("This invitation has expired.", reason="expired") from None
+        raise InvitationInvalid(_("This invitation has expired."), reason="expired") from None
     except signing.BadSignature:
-        raise InvitationInvalid("This is not a valid invitation link.", reason="forged") from None
+        raise InvitationInvalid(
+            _("This is not a valid invitation link."), reason="forged"
+        ) from None
     guest = Player.objects.filter(pk=pk).first() if isinstance(pk, int) else None
     if guest is None or not guest.is_guest:
-        raise InvitationInvalid("This invitation has been used already.", reason="used")
+        raise InvitationInvalid(_("This invitation has been used already."), reason="used")
     return guest

@@ -5,8 +5,9 @@ language cookie); :class:`AccountLanguageMiddleware` runs after ``Authentication
 activates the account's :attr:`~accounts.models.Player.language` instead when one is set.
 ``LocaleMiddleware`` then names the language in the answer's ``Content-Language``.
 
-:func:`language_for` says the same for a socket's connection or for an e-mail, where there is
-no request to read the browser's language from.
+:func:`language_for` says the same for a socket's connection, where there is no request to read
+the browser's language from; :func:`mail_language` the language of an e-mail (the recipient's
+choice, else English).
 """
 
 from __future__ import annotations
@@ -43,6 +44,12 @@ def language_for(*, user: object = None, accept_language: str = "") -> str:
         except LookupError:
             continue
     return settings.LANGUAGE_CODE
+
+
+def mail_language(player: object) -> str:
+    """The language of an e-mail to ``player``: their account's choice, else the site's
+    default (English). Render its subject and body inside ``translation.override`` of it."""
+    return (getattr(player, "language", "") or "") or settings.LANGUAGE_CODE
 
 
 def header_value(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str:

@@ -28,6 +28,8 @@ from django.conf import settings
 from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from rest_framework.throttling import BaseThrottle
 
 from common.api import error_body
@@ -87,9 +89,14 @@ def lockout_message() -> str:
     """What a locked-out client is told: why, and when to try again."""
     minutes = cool_off_minutes()
     return (
-        "Too many failed sign-ins from this address, for this account or in all. "
-        f"Sign-in is locked for {minutes} minute{'s' if minutes != 1 else ''} "
-        "after the last failure; try again then."
+        _("Too many failed sign-ins from this address, for this account or in all.")
+        + " "
+        + ngettext(
+            "Sign-in is locked for %(minutes)s minute after the last failure; try again then.",
+            "Sign-in is locked for %(minutes)s minutes after the last failure; try again then.",
+            minutes,
+        )
+        % {"minutes": minutes}
     )
 
 

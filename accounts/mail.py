@@ -34,8 +34,10 @@ from django.core.mail import EmailMessage
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
+from accounts.language import mail_language
 from accounts.models import Mail, Player
 
 logger = logging.getLogger(__name__)
@@ -83,14 +85,16 @@ def unsubscribe_player(*, token: str) -> Player:
         pk = signing.loads(token, salt=SALT, max_age=UNSUBSCRIBE_MAX_AGE)
     except signing.SignatureExpired:
         raise UnsubscribeInvalid(
-            "This link has expired: turn the e-mails off on your account page instead.",
+            _("This link has expired: turn the e-mails off on your account page instead."),
             reason="expired",
         ) from None
     except signing.BadSignature:
-        raise UnsubscribeInvalid("This is not a valid unsubscribe link.", reason="forged") from None
+        raise UnsubscribeInvalid(
+            _("This is not a valid unsubscribe link."), reason="forged"
+        ) from None
     player = Player.objects.filter(pk=pk).first() if isinstance(pk, int) else None
     if player is None:
-        raise UnsubscribeInvalid("This is not a valid unsubscribe link.", reason="forged")
+        raise UnsubscribeInvalid(_("This is not a valid unsubscribe link."), reason="forged")
     return player
 
 
@@ -143,13 +147,21 @@ def mail_create(
 
 
 def _footer(player: Player, unsubscribe: str) -> str:
-    return (
-        "\n\n-- \n"
-        f"You get this e-mail because {player.name} entered this event and asked to be told "
-        "about their events.\n"
-        f"Turn these e-mails off (one click, no sign-in): {unsubscribe}\n"
-        f"Or on your account page: {site_url(reverse('web:account'))}\n"
-    )
+    """The mail's last lines, in the player's language (see :func:`mail_language`)."""
+    with translation.override(mail_language(player)):
+        return (
+            "\n\n-- \n"
+            + _(
+                "You get this e-mail because %(name)s entered this event and asked to be told "
+                "about their events."
+            )
+            % {"name": player.name}
+            + "\n"
+            + _("Turn these e-mails off (one click, no sign-in): %(url)s") % {"url": unsubscribe}
+            + "\n"
+            + _("Or on your account page: %(url)s") % {"url": site_url(reverse("web:account"))}
+            + "\n"
+        )
 
 
 def _drop(mail: Mail, reason: str) -> bool:

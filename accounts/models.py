@@ -6,13 +6,14 @@ from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
 
 NAME_MAX_LENGTH = 40
 STRATEGY_MAX_LENGTH = 40
 
 name_validator = RegexValidator(
     r"^[\w][\w .'()\-]*$",
-    "Use letters, digits, spaces and . ' ( ) - _ only, starting with a letter or digit.",
+    _("Use letters, digits, spaces and . ' ( ) - _ only, starting with a letter or digit."),
 )
 
 
@@ -49,15 +50,15 @@ class Player(models.Model):
     """
 
     class Kind(models.TextChoices):
-        HUMAN = "human", "Human"
-        GUEST = "guest", "Guest"
-        BOT = "bot", "Bot"
-        EXTERNAL = "external", "External bot"
+        HUMAN = "human", _("Human")
+        GUEST = "guest", _("Guest")
+        BOT = "bot", _("Bot")
+        EXTERNAL = "external", _("External bot")
 
     class AutoAccept(models.TextChoices):
-        NOBODY = "nobody", "Nobody (the bot answers each challenge)"
-        BOTS = "bots", "Challenges from bots"
-        ANYONE = "anyone", "Challenges from anyone"
+        NOBODY = "nobody", _("Nobody (the bot answers each challenge)")
+        BOTS = "bots", _("Challenges from bots")
+        ANYONE = "anyone", _("Challenges from anyone")
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
     user = models.OneToOneField(
@@ -75,56 +76,64 @@ class Player(models.Model):
         null=True,
         blank=True,
         related_name="bots",
-        help_text="External bots: the person who runs it.",
+        help_text=_("External bots: the person who runs it."),
     )
     description = models.CharField(max_length=DESCRIPTION_MAX_LENGTH, blank=True, default="")
     auto_accept = models.CharField(
         max_length=8,
         choices=AutoAccept.choices,
         default=AutoAccept.NOBODY,
-        help_text="External bots: which challenges the server accepts for it at once.",
+        help_text=_("External bots: which challenges the server accepts for it at once."),
     )
     email_events = models.BooleanField(
         default=True,
-        help_text="E-mail me about my events: when an event I entered is about to start, and "
-        "when my match is ready while I am not on the site.",
+        help_text=_(
+            "E-mail me about my events: when an event I entered is about to start, and "
+            "when my match is ready while I am not on the site."
+        ),
     )
 
     class Theme(models.TextChoices):
-        SYSTEM = "system", "As my device is set"
-        LIGHT = "light", "Light"
-        DARK = "dark", "Dark"
+        SYSTEM = "system", _("As my device is set")
+        LIGHT = "light", _("Light")
+        DARK = "dark", _("Dark")
 
     theme = models.CharField(
         max_length=6,
         choices=Theme.choices,
         default=Theme.SYSTEM,
-        help_text="The pages' colours: light, dark, or as the device is set (the default).",
+        help_text=_("The pages' colours: light, dark, or as the device is set (the default)."),
     )
     sounds = models.BooleanField(
         default=True,
-        help_text="Sounds at the table: your turn, a move, a deal's end, low time.",
+        help_text=_("Sounds at the table: your turn, a move, a deal's end, low time."),
     )
     confirm_discard = models.BooleanField(
         default=False,
-        help_text="Confirm before discarding: a card tapped (or Enter) is only chosen, and a "
-        "second tap or Enter discards it.",
+        help_text=_(
+            "Confirm before discarding: a card tapped (or Enter) is only chosen, and a "
+            "second tap or Enter discards it."
+        ),
     )
     language = models.CharField(
         max_length=8,
         blank=True,
         default="",
-        choices=[("", "As my browser asks"), *settings.LANGUAGES],
-        help_text="The site's language for this person: one of the languages it speaks, or "
-        "empty to follow the browser's Accept-Language.",
+        choices=[("", _("As my browser asks")), *settings.LANGUAGES],
+        help_text=_(
+            "The site's language for this person: one of the languages it speaks, or "
+            "empty to follow the browser's Accept-Language."
+        ),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     deleted_at = models.DateTimeField(
         null=True,
         blank=True,
         editable=False,
-        help_text="A person who deleted their account: their user is gone, their player stays "
-        "(anonymised) so that their matches, brackets and ratings stay whole.",
+        help_text=_(
+            "A person who deleted their account: their user is gone, their player stays "
+            "(anonymised) so that their matches, brackets and ratings stay whole."
+        ),
     )
 
     class Meta:
@@ -133,7 +142,7 @@ class Player(models.Model):
             models.UniqueConstraint(
                 Lower("name"),
                 name="accounts_player_name_ci_unique",
-                violation_error_message="A player with this name already exists.",
+                violation_error_message=_("A player with this name already exists."),
             ),
             # The database, not only the forms, keeps the kinds apart.
             models.CheckConstraint(
@@ -244,9 +253,9 @@ class Mail(models.Model):
     """
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        SENT = "sent", "Sent"
-        DROPPED = "dropped", "Not sent"
+        QUEUED = "queued", _("Queued")
+        SENT = "sent", _("Sent")
+        DROPPED = "dropped", _("Not sent")
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=32, help_text="What about: event_starting, match_ready.")

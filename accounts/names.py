@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from functools import cache, lru_cache
 
 from confusable_homoglyphs import categories, confusables
+from django.utils.functional import lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from games.engine.bots import BOTS  # the engine's registry of strategies: a pure library
 
@@ -32,15 +34,31 @@ MIXED_SCRIPT = "name_mixed_script"
 CONFUSABLE = "name_confusable"
 RESERVED = "name_reserved"
 
-MIXED_SCRIPT_MESSAGE = "Use letters of one script only (for example Latin, or Cyrillic)."
-CONFUSABLE_MESSAGE = "This name looks too much like the name of another player."
-RESERVED_MESSAGE = (
+#: The refusals' words, translated when shown (lazy: made at import, read per request).
+MIXED_SCRIPT_MESSAGE = gettext_lazy(
+    "Use letters of one script only (for example Latin, or Cyrillic)."
+)
+CONFUSABLE_MESSAGE = gettext_lazy("This name looks too much like the name of another player.")
+RESERVED_MESSAGE = gettext_lazy(
     "Names that end in a bot strategy in brackets, like “Ada (expert)”, are for bots."
 )
+
+
+class _LazyTemplate(type(CONFUSABLE_MESSAGE)):  # type: ignore[misc]  # gettext_lazy's proxy
+    """A lazy translated message whose ``.format(...)`` stays lazy too: a form field's
+    error messages are formatted once, at import, and must still be read in the language of
+    each request (a plain lazy string would be translated, once, by ``.format``)."""
+
+    def format(self, *args: object, **kwargs: object):
+        return lazy(lambda: str(self).format(*args, **kwargs), str)()
+
+
 #: A rename to nothing, and one too long: the API's and the account page's words (format
-#: the second with ``max_length``).
-BLANK_MESSAGE = "Choose a display name."
-TOO_LONG_MESSAGE = "A display name has at most {max_length} characters."
+#: the second with ``max_length``; its ``.format`` is lazy, translated when shown).
+BLANK_MESSAGE = gettext_lazy("Choose a display name.")
+TOO_LONG_MESSAGE = _LazyTemplate(
+    (gettext_noop("A display name has at most {max_length} characters."),), {}
+)
 
 #: Scripts that may appear together in one name (TR39's highly restrictive profile).
 _SCRIPT_SETS = [

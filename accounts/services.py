@@ -18,10 +18,13 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from knox.models import AuthToken
 
 from accounts import names
+from accounts.language import mail_language
 from accounts.models import Player
 from accounts.selectors import player_name_taken, player_names
 from common.errors import ServiceError
@@ -29,11 +32,11 @@ from common.sockets import sockets_sign_out
 
 logger = logging.getLogger(__name__)
 
-NAME_TAKEN = "A player with this name already exists."
+NAME_TAKEN = gettext_lazy("A player with this name already exists.")
 #: The names of deleted accounts' players (``deleted-<id>``): nobody may take one.
 DELETED_NAME = re.compile(r"deleted-\d+", re.IGNORECASE)
-DELETED_NAME_MESSAGE = "Names like “deleted-12” are kept for deleted accounts."
-USERNAME_TAKEN = "A user with this username already exists."
+DELETED_NAME_MESSAGE = gettext_lazy("Names like “deleted-12” are kept for deleted accounts.")
+USERNAME_TAKEN = gettext_lazy("A user with this username already exists.")
 
 
 def _name_errors(
@@ -79,26 +82,44 @@ class EmailNoticeFailed(Exception):
     """
 
 
-EMAIL_NOTICE_FAILED = (
+EMAIL_NOTICE_FAILED = gettext_lazy(
     "The notice of this change to your current address could not be sent, so nothing is "
     "changed. Try again later."
 )
 
 
 def _email_change_notice(*, user: AbstractBaseUser, removed: bool) -> tuple[str, str]:
-    """The subject and text that tell an account's old address of a change of address."""
+    """The subject and text that tell an account's old address of a change of address, in
+    the person's language (their account's, else English)."""
     now = timezone.now().strftime("%Y-%m-%d %H:%M UTC")
-    where = "no address any more" if removed else "another address"
-    text = (
-        f"Hello {user.get_username()},\n\n"
-        f"the e-mail address of your Gin Rummy account was changed at {now}: a password "
-        f"reset now goes to {where}, not to this one.\n\n"
-        "If you made this change, there is nothing to do.\n\n"
-        "If you did not, someone who knows your password has signed in as you. Sign in, "
-        "change your password (that ends every other sign-in), then set your address again "
-        "on your account page.\n"
-    )
-    return "Your Gin Rummy e-mail address was changed", text
+    player = getattr(user, "player", None) if user.pk else None
+    with translation.override(mail_language(player)):
+        values = {"username": user.get_username(), "now": now}
+        if removed:
+            changed = _(
+                "the e-mail address of your Gin Rummy account was changed at %(now)s: a "
+                "password reset now goes to no address any more, not to this one."
+            )
+        else:
+            changed = _(
+                "the e-mail address of your Gin Rummy account was changed at %(now)s: a "
+                "password reset now goes to another address, not to this one."
+            )
+        text = (
+            _("Hello %(username)s,") % values
+            + "\n\n"
+            + changed % values
+            + "\n\n"
+            + _("If you made this change, there is nothing to do.")
+            + "\n\n"
+            + _(
+                "If you did not, someone who knows your password has signed in as you. Sign "
+                "in, change your password (that ends every other sign-in), then set your "
+                "address again on your account page."
+            )
+            + "\n"
+        )
+        return _("Your Gin Rummy e-mail address was changed"), text
 
 
 def email_update(*, user: AbstractBaseUser, email: str) -> AbstractBaseUser:
@@ -121,7 +142,7 @@ def email_update(*, user: AbstractBaseUser, email: str) -> AbstractBaseUser:
             send_mail(subject, text, None, [user.email])
         except (OSError, smtplib.SMTPException):
             logger.warning("No notice of a changed e-mail address could be sent", exc_info=True)
-            raise EmailNoticeFailed(EMAIL_NOTICE_FAILED) from None
+            raise EmailNoticeFailed(str(EMAIL_NOTICE_FAILED)) from None
     user.email = email
     user.save(update_fields=["email"])
     return user
@@ -136,11 +157,11 @@ def _new_player_name() -> str:
 
     Never the username: that is half of what signing in takes, and a display name is public.
     """
-    for _ in range(NEW_NAME_TRIES):
+    for _attempt in range(NEW_NAME_TRIES):
         name = f"Player {secrets.randbelow(1_000_000):06d}"
         if not _name_errors(name):
             return name
-    raise ValidationError({"name": ["Choose a display name."]})
+    raise ValidationError({"name": [names.BLANK_MESSAGE]})
 
 
 def _account_errors(*, username: str, password: str, email: str) -> dict[str, list]:
@@ -256,7 +277,7 @@ def guest_claim(
             # Locked: a second claim waits here, then finds a human and is refused.
             player = Player.objects.select_for_update().filter(pk=guest.pk).first()
             if player is None or not player.is_guest:
-                raise NotAGuest("this guest has been claimed already, or no longer exists")
+                raise NotAGuest(_("this guest has been claimed already, or no longer exists"))
             user = User.objects.create_user(username=username, email=email, password=password)
             player.kind = Player.Kind.HUMAN
             player.user = user
@@ -303,10 +324,11 @@ def preferences_update(*, player: Player, **changes: object) -> Player:
     if unknown:
         raise TypeError(f"not a preference: {', '.join(sorted(unknown))}")
     if "theme" in changes and changes["theme"] not in Player.Theme.values:
-        raise ValidationError({"theme": ["Choose system, light or dark."]})
+        raise ValidationError({"theme": [_("Choose system, light or dark.")]})
     if "language" in changes and changes["language"] not in ("", *dict(settings.LANGUAGES)):
         codes = ", ".join(dict(settings.LANGUAGES))
-        raise ValidationError({"language": [f"Choose one of {codes}, or empty for the browser's."]})
+        message = _("Choose one of %(codes)s, or empty for the browser's.") % {"codes": codes}
+        raise ValidationError({"language": [message]})
     for field, value in changes.items():
         setattr(player, field, value)
     if changes:
@@ -321,7 +343,7 @@ def bot_create(*, name: str, strategy: str) -> Player:
     if name_errors := _name_errors(name, bot=True):
         errors["name"] = name_errors
     if not strategy.strip():
-        errors["bot_strategy"] = ["A bot needs a strategy."]
+        errors["bot_strategy"] = [_("A bot needs a strategy.")]
     if errors:
         raise ValidationError(errors)
     return Player.objects.create(kind=Player.Kind.BOT, name=name, bot_strategy=strategy.strip())
@@ -382,7 +404,7 @@ def bot_register(*, owner: Player, name: str, description: str = "") -> Player:
     ``too_many_bots`` past :data:`BOTS_PER_OWNER_MAX`.
     """
     if owner.kind != Player.Kind.HUMAN:
-        raise BotRefused("only a person can own bots")
+        raise BotRefused(_("only a person can own bots"))
     name = names.normalize(name or "")
     description = (description or "").strip()
     if name_errors := _name_errors(name):  # a house bot's "Name (strategy)" form is refused
@@ -394,7 +416,9 @@ def bot_register(*, owner: Player, name: str, description: str = "") -> Player:
             Player.objects.select_for_update(no_key=True).filter(pk=owner.pk).first()
             if Player.objects.filter(owner=owner).count() >= BOTS_PER_OWNER_MAX:
                 raise BotRefused(
-                    f"you own {BOTS_PER_OWNER_MAX} bots already", code="too_many_bots", status=409
+                    _("you own %(count)s bots already") % {"count": BOTS_PER_OWNER_MAX},
+                    code="too_many_bots",
+                    status=409,
                 )
             user = User(**{User.USERNAME_FIELD: f"~bot-{secrets.token_hex(8)}"})
             user.set_unusable_password()
@@ -439,5 +463,5 @@ def bot_token_revoke(*, bot: Player, token_key: str) -> bool:
 
     Returns whether a token was revoked; streams open with it end at their next keep-alive.
     """
-    deleted, _ = AuthToken.objects.filter(user=bot.user, token_key=token_key).delete()
+    deleted, _kinds = AuthToken.objects.filter(user=bot.user, token_key=token_key).delete()
     return deleted > 0

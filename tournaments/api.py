@@ -22,6 +22,8 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiResponse,
@@ -89,14 +91,14 @@ def not_your_event(event: Event) -> str:
     """Why a write on someone else's event is refused, naming who may make it."""
     names = [organiser_name(user) for user in selectors.organisers_of(event)]
     if not names:
-        return (
+        return _(
             "This event is not yours: it has no organiser, so only those who may manage every "
             "event change it."
         )
-    return (
-        f"This event is not yours: its organisers are {', '.join(names)}. Ask one of them to "
+    return _(
+        "This event is not yours: its organisers are %(organisers)s. Ask one of them to "
         "name you a co-organiser."
-    )
+    ) % {"organisers": ", ".join(names)}
 
 
 class EventOrganiser(permissions.BasePermission):
@@ -133,7 +135,7 @@ class OffsetDateTimeField(serializers.DateTimeField):
     in the server's zone, silently hours away from the organiser's."""
 
     default_error_messages = {
-        "naive": "Give the time with its UTC offset, e.g. 2027-03-01T19:30:00+01:00."
+        "naive": gettext_lazy("Give the time with its UTC offset, e.g. 2027-03-01T19:30:00+01:00.")
     }
 
     def to_internal_value(self, value):
@@ -279,7 +281,8 @@ class EventCreateSerializer(serializers.Serializer):
         unknown = [name for name in names if name not in by_name]
         if unknown:
             raise serializers.ValidationError(
-                f"No user has the username {', '.join(map(repr, unknown))}."
+                _("No user has the username %(usernames)s.")
+                % {"usernames": ", ".join(map(repr, unknown))}
             )
         return list({by_name[name].pk: by_name[name] for name in names}.values())
 
@@ -289,7 +292,7 @@ class EventCreateSerializer(serializers.Serializer):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
                 raise serializers.ValidationError(
-                    {name: ["unknown event option"] for name in unknown}
+                    {name: [_("unknown event option")] for name in unknown}
                 )
         return super().to_internal_value(data)
 
@@ -493,7 +496,7 @@ class _EntryCommand(APIView):
 def _own_entry(event: Event, player: Player) -> Entry:
     entry = selectors.entry_of(event=event, player=player)
     if entry is None:
-        raise services.Conflict("you are not registered for this event", code="not_registered")
+        raise services.Conflict(_("you are not registered for this event"), code="not_registered")
     return entry
 
 

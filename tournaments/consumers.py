@@ -26,6 +26,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from accounts.selectors import player_for_user
 from common.api import OUTAGE_ERRORS
 from common.live import dumps, stats
@@ -270,4 +272,4 @@ class EventConsumer(JsonSocket):
             self.seq = -1  # send it even if this socket had it
             await self._send_latest(seq)
         except OUTAGE_ERRORS:
-            await self.send_error("service_unavailable", "try again shortly")
+            await self.send_error("service_unavailable", _("try again shortly"))

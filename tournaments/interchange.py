@@ -16,6 +16,7 @@ from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from tournaments import selectors, services
@@ -37,7 +38,12 @@ class ImportLine:
 
 
 def _refuse(line: int, message: str, *, code: str, status: int = 400) -> services.TournamentError:
-    return services.TournamentError(f"line {line}: {message}", code=code, status=status, line=line)
+    return services.TournamentError(
+        _("line %(line)s: %(problem)s") % {"line": line, "problem": message},
+        code=code,
+        status=status,
+        line=line,
+    )
 
 
 def entries_parse(text: str) -> list[ImportLine]:
@@ -52,13 +58,15 @@ def entries_parse(text: str) -> list[ImportLine]:
     reader = csv.reader(io.StringIO(text))
     header = [name.strip().lower() for name in next(reader, [])]
     if not header or not ({"name", "player_id"} & set(header)):
-        raise _refuse(1, "the header must name a 'name' or 'player_id' column", code="invalid_csv")
+        raise _refuse(
+            1, _("the header must name a 'name' or 'player_id' column"), code="invalid_csv"
+        )
     unknown = [name for name in header if name not in IMPORT_COLUMNS]
     if unknown:
         raise _refuse(
             1,
-            f"unknown column(s) {', '.join(map(repr, unknown))}; known: "
-            f"{', '.join(IMPORT_COLUMNS)}",
+            _("unknown column(s) %(columns)s; known: %(known)s")
+            % {"columns": ", ".join(map(repr, unknown)), "known": ", ".join(IMPORT_COLUMNS)},
             code="invalid_csv",
         )
     lines: list[ImportLine] = []
@@ -86,7 +94,7 @@ def entries_parse(text: str) -> list[ImportLine]:
             lines=[error.extra["line"] for error in nobody],
         )
     if not lines:
-        raise _refuse(2, "the file names no entrant", code="invalid_csv")
+        raise _refuse(2, _("the file names no entrant"), code="invalid_csv")
     return lines
 
 
@@ -100,15 +108,25 @@ def _line_of(
 ) -> ImportLine:
     """Line ``number`` of the file, its player found; TournamentError naming what is wrong."""
     if len(lines) >= MAX_IMPORT_LINES:
-        raise _refuse(number, f"an import takes at most {MAX_IMPORT_LINES} lines", code="too_many")
+        raise _refuse(
+            number,
+            _("an import takes at most %(max)s lines") % {"max": MAX_IMPORT_LINES},
+            code="too_many",
+        )
     if len(row) > len(header):
-        raise _refuse(number, f"{len(row)} fields for {len(header)} columns", code="invalid_csv")
+        raise _refuse(
+            number,
+            _("%(fields)s fields for %(columns)s columns")
+            % {"fields": len(row), "columns": len(header)},
+            code="invalid_csv",
+        )
     cells = dict(zip(header, (cell.strip() for cell in row), strict=False))
     player = _player_of(number, cells)
     if player.pk in players_seen:
         raise _refuse(
             number,
-            f"{player.name} is already on line {players_seen[player.pk]}",
+            _("%(name)s is already on line %(line)s")
+            % {"name": player.name, "line": players_seen[player.pk]},
             code="duplicate_entry",
         )
     seed = _seed_of(number, cells.get("seed", ""))
@@ -116,7 +134,8 @@ def _line_of(
         if seed in seeds_seen:
             raise _refuse(
                 number,
-                f"seed {seed} is already given on line {seeds_seen[seed]}",
+                _("seed %(seed)s is already given on line %(line)s")
+                % {"seed": seed, "line": seeds_seen[seed]},
                 code="duplicate_seed",
             )
         seeds_seen[seed] = number
@@ -128,16 +147,24 @@ def _player_of(line: int, cells: dict[str, str]) -> Player:
     raw_id, name = cells.get("player_id", ""), cells.get("name", "")
     if raw_id:
         if not raw_id.isdigit():
-            raise _refuse(line, f"player_id {raw_id!r} is not a number", code="unknown_player")
+            raise _refuse(
+                line,
+                _("player_id %(value)r is not a number") % {"value": raw_id},
+                code="unknown_player",
+            )
         player = Player.objects.filter(pk=int(raw_id)).first()
         if player is None:
-            raise _refuse(line, f"no player has id {raw_id}", code="unknown_player")
+            raise _refuse(
+                line, _("no player has id %(id)s") % {"id": raw_id}, code="unknown_player"
+            )
         return player
     if not name:
-        raise _refuse(line, "neither a name nor a player_id", code="unknown_player")
+        raise _refuse(line, _("neither a name nor a player_id"), code="unknown_player")
     player = Player.objects.filter(name__iexact=name).first()
     if player is None:
-        raise _refuse(line, f"no player is named {name!r}", code="unknown_player")
+        raise _refuse(
+            line, _("no player is named %(name)r") % {"name": name}, code="unknown_player"
+        )
     return player
 
 
@@ -146,7 +173,9 @@ def _seed_of(line: int, raw: str) -> int | None:
         return None
     if not raw.isdigit() or not 1 <= int(raw) <= 9999:
         raise _refuse(
-            line, f"seed {raw!r} is not a whole number from 1 to 9999", code="invalid_seed"
+            line,
+            _("seed %(value)r is not a whole number from 1 to 9999") % {"value": raw},
+            code="invalid_seed",
         )
     return int(raw)
 
@@ -165,7 +194,10 @@ def entries_import(*, event: Event, text: str, by: AbstractBaseUser | None = Non
     ):
         first = next(item.line for item in lines if item.seed is not None)
         raise _refuse(
-            first, "seeds cannot change once the event started", code="event_started", status=409
+            first,
+            _("seeds cannot change once the event started"),
+            code="event_started",
+            status=409,
         )
     entries = []
     with transaction.atomic():
@@ -174,7 +206,7 @@ def entries_import(*, event: Event, text: str, by: AbstractBaseUser | None = Non
                 entry = services.entry_add(event=event, player=item.player, by=by)
             except services.TournamentError as error:
                 raise services.TournamentError(
-                    f"line {item.line}: {error}",
+                    _("line %(line)s: %(problem)s") % {"line": item.line, "problem": error},
                     code=error.code,
                     status=error.status,
                     line=item.line,
@@ -250,12 +282,13 @@ def trf16(*, event: Event) -> str:
     """
     if event.format not in TRF_FORMATS:
         raise services.TournamentError(
-            f"a TRF describes a Swiss or a round robin, not a {event.get_format_display()}",
+            _("a TRF describes a Swiss or a round robin, not a %(format)s")
+            % {"format": event.get_format_display()},
             code="trf_format",
         )
     if event.started_at is None:
         raise services.Conflict(
-            "the event has not started: nobody has a rank yet", code="not_started"
+            _("the event has not started: nobody has a rank yet"), code="not_started"
         )
     rows = selectors.standings_for_event(event=event, with_ratings=False)
     entries = {e.pk: e for e in event.entries.select_related("player").filter(seed__isnull=False)}

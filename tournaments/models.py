@@ -21,6 +21,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Player
 from games.models import Match, TimeoutPolicy
@@ -30,45 +31,45 @@ from tournaments.webhook_urls import UnsafeWebhookURL, url_check
 
 
 class Format(models.TextChoices):
-    SINGLE_ELIM = SINGLE_ELIM, "Single elimination"
-    DOUBLE_ELIM = DOUBLE_ELIM, "Double elimination"
-    ROUND_ROBIN = ROUND_ROBIN, "Round robin"
-    SWISS = SWISS, "Swiss"
-    ARENA = ARENA, "Arena"
-    TWO_STAGE = TWO_STAGE, "Groups, then playoffs"
+    SINGLE_ELIM = SINGLE_ELIM, _("Single elimination")
+    DOUBLE_ELIM = DOUBLE_ELIM, _("Double elimination")
+    ROUND_ROBIN = ROUND_ROBIN, _("Round robin")
+    SWISS = SWISS, _("Swiss")
+    ARENA = ARENA, _("Arena")
+    TWO_STAGE = TWO_STAGE, _("Groups, then playoffs")
 
 
 class GroupFormat(models.TextChoices):
     """How the groups of a two-stage event play."""
 
-    ROUND_ROBIN = ROUND_ROBIN, "Round robin"
-    SWISS = SWISS, "Swiss"
+    ROUND_ROBIN = ROUND_ROBIN, _("Round robin")
+    SWISS = SWISS, _("Swiss")
 
 
 class PlayoffFormat(models.TextChoices):
     """How the playoff of a two-stage event plays."""
 
-    SINGLE_ELIM = SINGLE_ELIM, "Single elimination"
-    DOUBLE_ELIM = DOUBLE_ELIM, "Double elimination"
+    SINGLE_ELIM = SINGLE_ELIM, _("Single elimination")
+    DOUBLE_ELIM = DOUBLE_ELIM, _("Double elimination")
 
 
 class Seeding(models.TextChoices):
-    RATING = "rating", "By rating"
-    RANDOM = "random", "By a recorded random seed"
-    MANUAL = "manual", "By hand"
+    RATING = "rating", _("By rating")
+    RANDOM = "random", _("By a recorded random seed")
+    MANUAL = "manual", _("By hand")
 
 
 class TiebreakUnplayed(models.TextChoices):
-    FIDE = FIDE_UNPLAYED, "As FIDE rules: against a dummy opponent"
-    PLAIN = PLAIN_UNPLAYED, "Plain sums of the games played"
+    FIDE = FIDE_UNPLAYED, _("As FIDE rules: against a dummy opponent")
+    PLAIN = PLAIN_UNPLAYED, _("Plain sums of the games played")
 
 
 class Venue(models.TextChoices):
     """Where an event's matches between people are played."""
 
-    ONLINE = "online", "Online"
-    TABLES = "tables", "At tables, with real cards"
-    MIXED = "mixed", "Online, or at a table as the organiser chooses per match"
+    ONLINE = "online", _("Online")
+    TABLES = "tables", _("At tables, with real cards")
+    MIXED = "mixed", _("Online, or at a table as the organiser chooses per match")
 
 
 def default_tiebreaks() -> list[str]:
@@ -79,27 +80,27 @@ class Event(models.Model):
     """A tournament: its format, match format, registration, field and progress."""
 
     class Status(models.TextChoices):
-        DRAFT = "draft", "Draft"
-        REGISTRATION = "registration", "Registration"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        CANCELLED = "cancelled", "Cancelled"
+        DRAFT = "draft", _("Draft")
+        REGISTRATION = "registration", _("Registration")
+        RUNNING = "running", _("Running")
+        FINISHED = "finished", _("Finished")
+        CANCELLED = "cancelled", _("Cancelled")
 
     name = models.CharField(max_length=120)
     format = models.CharField(max_length=16, choices=Format.choices)
     # The match format: any rule options (or {"preset": "oklahoma"}), best of N to a target.
     rules = models.JSONField(
-        default=dict, blank=True, help_text='Rule options, e.g. {"preset": "oklahoma"}.'
+        default=dict, blank=True, help_text=_('Rule options, e.g. {"preset": "oklahoma"}.')
     )
     best_of = models.PositiveSmallIntegerField(default=5)
     target = models.PositiveIntegerField(default=250)
     duplicate_deals = models.BooleanField(
         default=False,
-        help_text="Every seeded deal is played twice, the second time with the seats swapped.",
+        help_text=_("Every seeded deal is played twice, the second time with the seats swapped."),
     )
     # Time control of human matches (bot matches are played whole by a worker).
     base_seconds = models.PositiveIntegerField(
-        null=True, blank=True, default=600, help_text="Empty: untimed."
+        null=True, blank=True, default=600, help_text=_("Empty: untimed.")
     )
     increment_seconds = models.PositiveIntegerField(default=5)
     turn_limit_seconds = models.PositiveIntegerField(null=True, blank=True)
@@ -107,7 +108,7 @@ class Event(models.Model):
         max_length=10, choices=TimeoutPolicy.choices, default=TimeoutPolicy.FORFEIT
     )
     grace_seconds = models.PositiveIntegerField(
-        default=300, help_text="How long a human match waits for its players to show up."
+        default=300, help_text=_("How long a human match waits for its players to show up.")
     )
     rated = models.BooleanField(default=False)
     venue = models.CharField(
@@ -115,14 +116,18 @@ class Event(models.Model):
         choices=Venue.choices,
         default=Venue.ONLINE,
         db_default=Venue.ONLINE,
-        help_text="Tables: every match between people is played at a numbered table with real "
-        "cards, its hands entered by the players (bot matches are played by the workers).",
+        help_text=_(
+            "Tables: every match between people is played at a numbered table with real "
+            "cards, its hands entered by the players (bot matches are played by the workers)."
+        ),
     )
     accept_entered_results = models.BooleanField(
         default=False,
         db_default=False,
-        help_text="Table matches: the result a player enters stands on its own (no "
-        "confirmation by the opponent).",
+        help_text=_(
+            "Table matches: the result a player enters stands on its own (no "
+            "confirmation by the opponent)."
+        ),
     )
     # Registration.
     registration_opens_at = models.DateTimeField(null=True, blank=True)
@@ -130,65 +135,71 @@ class Event(models.Model):
     check_in_opens_at = models.DateTimeField(
         null=True,
         blank=True,
-        help_text="Check-in runs from then until the start; those who did not check in are "
-        "removed at the start. Empty: no check-in.",
+        help_text=_(
+            "Check-in runs from then until the start; those who did not check in are "
+            "removed at the start. Empty: no check-in."
+        ),
     )
-    capacity = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: no limit.")
+    capacity = models.PositiveIntegerField(null=True, blank=True, help_text=_("Empty: no limit."))
     bots_only = models.BooleanField(
         default=False,
-        help_text="Only bots enter: house bots, and external bots with their own tokens.",
+        help_text=_("Only bots enter: house bots, and external bots with their own tokens."),
     )
     late_registration = models.BooleanField(
-        default=False, help_text="Swiss: register until half the rounds have started."
+        default=False, help_text=_("Swiss: register until half the rounds have started.")
     )
     seeding = models.CharField(max_length=8, choices=Seeding.choices, default=Seeding.RANDOM)
     seeding_seed = models.BigIntegerField(
-        null=True, blank=True, help_text="The recorded seed of a random seeding."
+        null=True, blank=True, help_text=_("The recorded seed of a random seeding.")
     )
     # Format options.
-    third_place = models.BooleanField(default=False, help_text="Single elimination.")
-    bracket_reset = models.BooleanField(default=True, help_text="Double elimination.")
-    double_round_robin = models.BooleanField(default=False, help_text="Round robin.")
+    third_place = models.BooleanField(default=False, help_text=_("Single elimination."))
+    bracket_reset = models.BooleanField(default=True, help_text=_("Double elimination."))
+    double_round_robin = models.BooleanField(default=False, help_text=_("Round robin."))
     swiss_rounds = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="Swiss: empty for ceil(log2 N)."
+        null=True, blank=True, help_text=_("Swiss: empty for ceil(log2 N).")
     )
     tiebreaks = models.JSONField(default=default_tiebreaks, blank=True)
     arena_minutes = models.FloatField(
-        null=True, blank=True, help_text="Arena: how long it runs, in minutes (empty: 60)."
+        null=True, blank=True, help_text=_("Arena: how long it runs, in minutes (empty: 60).")
     )
     berserk = models.BooleanField(
         default=True,
         db_default=True,
-        help_text="Arena: a player may halve their own clock at the start of a match for an "
-        "extra point if they win it.",
+        help_text=_(
+            "Arena: a player may halve their own clock at the start of a match for an "
+            "extra point if they win it."
+        ),
     )
     # Groups, then playoffs (see tournaments.formats.two_stage).
     group_count = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="Groups then playoffs: how many groups (or a size)."
+        null=True, blank=True, help_text=_("Groups then playoffs: how many groups (or a size).")
     )
     group_size = models.PositiveSmallIntegerField(
         null=True,
         blank=True,
-        help_text="Groups then playoffs: players per group, at most (empty, and no count: 4).",
+        help_text=_("Groups then playoffs: players per group, at most (empty, and no count: 4)."),
     )
     group_format = models.CharField(
         max_length=12,
         choices=GroupFormat.choices,
         default=GroupFormat.ROUND_ROBIN,
         db_default=GroupFormat.ROUND_ROBIN,
-        help_text="Groups then playoffs: how the groups play (a Swiss plays swiss_rounds).",
+        help_text=_("Groups then playoffs: how the groups play (a Swiss plays swiss_rounds)."),
     )
     advance_per_group = models.PositiveSmallIntegerField(
         default=2,
         db_default=2,
-        help_text="Groups then playoffs: how many of each group go on to the playoff.",
+        help_text=_("Groups then playoffs: how many of each group go on to the playoff."),
     )
     playoff_format = models.CharField(
         max_length=12,
         choices=PlayoffFormat.choices,
         default=PlayoffFormat.SINGLE_ELIM,
         db_default=PlayoffFormat.SINGLE_ELIM,
-        help_text="Groups then playoffs: the playoff's bracket (third_place, bracket_reset apply).",
+        help_text=_(
+            "Groups then playoffs: the playoff's bracket (third_place, bracket_reset apply)."
+        ),
     )
     tiebreak_unplayed = models.CharField(
         max_length=8,
@@ -196,7 +207,7 @@ class Event(models.Model):
         default=TiebreakUnplayed.FIDE,
         # Also in the database: the web processes of the release before insert events too.
         db_default=TiebreakUnplayed.FIDE,
-        help_text="How byes, forfeits and withdrawals count in Buchholz and Sonneborn-Berger.",
+        help_text=_("How byes, forfeits and withdrawals count in Buchholz and Sonneborn-Berger."),
     )
     # Progress.
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
@@ -220,10 +231,10 @@ class Event(models.Model):
         settings.AUTH_USER_MODEL,
         blank=True,
         related_name="co_organised_events",
-        help_text="Who may change the event besides its creator.",
+        help_text=_("Who may change the event besides its creator."),
     )
     description = models.TextField(
-        blank=True, max_length=10_000, help_text="Plain text or Markdown, shown on its page."
+        blank=True, max_length=10_000, help_text=_("Plain text or Markdown, shown on its page.")
     )
     # On a clock: registration opens and the event starts by itself, check-in opens
     # check_in_minutes before the start (tournaments.services.schedule, events.check_in_derive).
@@ -231,8 +242,10 @@ class Event(models.Model):
     check_in_minutes = models.PositiveSmallIntegerField(
         null=True,
         blank=True,
-        help_text="A check-in window this many minutes before the start: only those who "
-        "checked in are paired.",
+        help_text=_(
+            "A check-in window this many minutes before the start: only those who "
+            "checked in are paired."
+        ),
     )
     # Recurring: a draft with a repeat rule is a template, never started itself; the clock
     # creates each occurrence (a copy of its settings) repeat_lead_minutes before its start
@@ -242,20 +255,23 @@ class Event(models.Model):
         blank=True,
         default="",
         db_default="",
-        help_text="An iCalendar repeat rule, e.g. FREQ=WEEKLY;BYDAY=SA;BYHOUR=14;BYMINUTE=0; "
-        "the first start is starts_at. Empty: the event does not repeat.",
+        help_text=_(
+            "An iCalendar repeat rule, e.g. FREQ=WEEKLY;BYDAY=SA;BYHOUR=14;BYMINUTE=0; "
+            "the first start is starts_at. Empty: the event does not repeat."
+        ),
     )
     repeat_lead_minutes = models.PositiveIntegerField(
         default=60,
         db_default=60,
-        help_text="Each occurrence is created, registration open, this many minutes before "
-        "its start.",
+        help_text=_(
+            "Each occurrence is created, registration open, this many minutes before its start."
+        ),
     )
     repeat_timezone = models.CharField(
         max_length=64,
         default="UTC",
         db_default="UTC",
-        help_text="The time zone the rule's times are in (IANA name, e.g. Europe/London).",
+        help_text=_("The time zone the rule's times are in (IANA name, e.g. Europe/London)."),
     )
     template = models.ForeignKey(
         "self",
@@ -264,7 +280,7 @@ class Event(models.Model):
         blank=True,
         related_name="occurrences",
         editable=False,
-        help_text="The recurring event this one is an occurrence of.",
+        help_text=_("The recurring event this one is an occurrence of."),
     )
     repeat_stopped_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -330,10 +346,10 @@ class Entry(models.Model):
     """A player in an event: seed, status, and the final rank once it is over."""
 
     class Status(models.TextChoices):
-        REGISTERED = "registered", "Registered"
-        CHECKED_IN = "checked_in", "Checked in"
-        WITHDRAWN = "withdrawn", "Withdrawn"
-        DISQUALIFIED = "disqualified", "Disqualified"
+        REGISTERED = "registered", _("Registered")
+        CHECKED_IN = "checked_in", _("Checked in")
+        WITHDRAWN = "withdrawn", _("Withdrawn")
+        DISQUALIFIED = "disqualified", _("Disqualified")
 
     ACTIVE = (Status.REGISTERED, Status.CHECKED_IN)
 
@@ -341,21 +357,23 @@ class Entry(models.Model):
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
     seed = models.PositiveIntegerField(null=True, blank=True)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.REGISTERED)
-    late = models.BooleanField(default=False, help_text="Joined a running Swiss.")
-    rating = models.IntegerField(null=True, blank=True, help_text="Rating when seeded.")
+    late = models.BooleanField(default=False, help_text=_("Joined a running Swiss."))
+    rating = models.IntegerField(null=True, blank=True, help_text=_("Rating when seeded."))
     final_rank = models.PositiveIntegerField(null=True, blank=True)
     note = models.CharField(max_length=300, blank=True)
     registered_at = models.DateTimeField(auto_now_add=True)
     checked_in_at = models.DateTimeField(null=True, blank=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     group = models.PositiveSmallIntegerField(
-        null=True, blank=True, editable=False, help_text="Groups then playoffs: 1 is group A."
+        null=True, blank=True, editable=False, help_text=_("Groups then playoffs: 1 is group A.")
     )
     playoff_seed = models.PositiveSmallIntegerField(
-        null=True, blank=True, editable=False, help_text="Groups then playoffs: once qualified."
+        null=True, blank=True, editable=False, help_text=_("Groups then playoffs: once qualified.")
     )
     paused_at = models.DateTimeField(
-        null=True, blank=True, help_text="Arena: paused since then; not paired until they rejoin."
+        null=True,
+        blank=True,
+        help_text=_("Arena: paused since then; not paired until they rejoin."),
     )
 
     class Meta:
@@ -377,12 +395,12 @@ class Round(models.Model):
     """A round of play: a Swiss or round-robin round, or one round of a bracket."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Not started"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
+        PENDING = "pending", _("Not started")
+        RUNNING = "running", _("Running")
+        FINISHED = "finished", _("Finished")
 
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="rounds")
-    number = models.PositiveSmallIntegerField(help_text="1 for the first, in order of play.")
+    number = models.PositiveSmallIntegerField(help_text=_("1 for the first, in order of play."))
     name = models.CharField(max_length=40)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -402,21 +420,21 @@ class Pairing(models.Model):
     """One table of a round (one match of a bracket): two entries and the match they play."""
 
     class Status(models.TextChoices):
-        WAITING = "waiting", "Waiting for earlier results"
-        PLAYING = "playing", "Match scheduled or in play"
-        FINISHED = "finished", "Decided"
-        BYE = "bye", "Bye or walkover"
-        SKIPPED = "skipped", "Not needed"
+        WAITING = "waiting", _("Waiting for earlier results")
+        PLAYING = "playing", _("Match scheduled or in play")
+        FINISHED = "finished", _("Decided")
+        BYE = "bye", _("Bye or walkover")
+        SKIPPED = "skipped", _("Not needed")
 
     class Result(models.TextChoices):
-        NONE = "", "None yet"
-        PLAYED = "played", "Played"
-        FORFEIT = "forfeit", "Forfeit"
-        NO_SHOW = "no_show", "No show"
-        DOUBLE_NO_SHOW = "double_no_show", "Neither player showed up"
-        OVERRIDE = "override", "Decided by an organiser"
-        WALKOVER = "walkover", "Walkover (opponent withdrawn)"
-        BYE = "bye", "Bye"
+        NONE = "", _("None yet")
+        PLAYED = "played", _("Played")
+        FORFEIT = "forfeit", _("Forfeit")
+        NO_SHOW = "no_show", _("No show")
+        DOUBLE_NO_SHOW = "double_no_show", _("Neither player showed up")
+        OVERRIDE = "override", _("Decided by an organiser")
+        WALKOVER = "walkover", _("Walkover (opponent withdrawn)")
+        BYE = "bye", _("Bye")
 
     #: Results that come from a match or an organiser (byes and walkovers are derived).
     RECORDED = (
@@ -552,9 +570,9 @@ class WebhookDelivery(models.Model):
     """One notification to one webhook: its payload, attempts and the last response."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        DELIVERED = "delivered", "Delivered"
-        FAILED = "failed", "Failed"
+        PENDING = "pending", _("Pending")
+        DELIVERED = "delivered", _("Delivered")
+        FAILED = "failed", _("Failed")
 
     webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
     uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)

@@ -5,17 +5,19 @@ the API's ``EventCreateSerializer`` (``POST`` and ``PATCH /api/events``) all rea
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
+
 from tournaments.formats.standings import TIEBREAKS
 from tournaments.models import Format
 
 #: The tiebreaks as the forms name them, and one select per place in their order.
 TIEBREAK_LABELS = {
-    "direct_encounter": "Direct encounter",
+    "direct_encounter": _("Direct encounter"),
     "buchholz": "Buchholz",
-    "median_buchholz": "Median Buchholz",
+    "median_buchholz": _("Median Buchholz"),
     "sonneborn_berger": "Sonneborn-Berger",
-    "games_won": "Games won",
-    "margin": "Point margin",
+    "games_won": _("Games won"),
+    "margin": _("Point margin"),
 }
 TIEBREAK_FIELDS: tuple[str, ...] = tuple(f"tiebreak_{n}" for n in range(1, len(TIEBREAKS) + 1))
 TIEBREAK_SETTINGS: tuple[str, ...] = (*TIEBREAK_FIELDS, "tiebreak_unplayed")

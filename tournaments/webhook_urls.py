@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from common.errors import ServiceError
 
@@ -40,7 +41,7 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
 def address_refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
-    """Why the service must not connect to ``address`` ("a loopback address", ...), or None.
+    """Why the service must not connect to ``address`` (_("a loopback address"), ...), or None.
 
     An IPv4 address written as IPv6 (``::ffff:127.0.0.1``, 6to4, NAT64) is judged as the IPv4
     address it stands for. With ``WEBHOOK_ALLOW_PRIVATE`` loopback and private addresses pass;
@@ -56,21 +57,21 @@ def address_refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> s
             return address_refusal(mapped)
     allow_private = settings.WEBHOOK_ALLOW_PRIVATE
     if address.is_unspecified:
-        return "an unspecified address"
+        return _("an unspecified address")
     if address.is_loopback:  # before "reserved": ::1 is both
-        return None if allow_private else "a loopback address"
+        return None if allow_private else _("a loopback address")
     if address.is_link_local:
-        return "a link-local address"
+        return _("a link-local address")
     if isinstance(address, ipaddress.IPv6Address) and address.is_site_local:
-        return "a site-local address"
+        return _("a site-local address")
     if address.is_multicast:
-        return "a multicast address"
+        return _("a multicast address")
     if address.is_reserved:
-        return "a reserved address"
+        return _("a reserved address")
     if address.is_private:
-        return None if allow_private else "a private address"
+        return None if allow_private else _("a private address")
     if not address.is_global:
-        return None if allow_private else "not a public address"
+        return None if allow_private else _("not a public address")
     return None
 
 
@@ -85,36 +86,39 @@ def url_check(url: str) -> Target:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise UnsafeWebhookURL(f"Not a valid URL: {exc}.") from None
+        raise UnsafeWebhookURL(_("Not a valid URL: %(error)s.") % {"error": exc}) from None
     scheme = parts.scheme.lower()
     if scheme == "http" and not settings.WEBHOOK_ALLOW_HTTP:
-        raise UnsafeWebhookURL("Webhook URLs must use https (plain http is not allowed here).")
+        raise UnsafeWebhookURL(_("Webhook URLs must use https (plain http is not allowed here)."))
     if scheme not in ("http", "https"):
-        raise UnsafeWebhookURL("Webhook URLs must use https.")
+        raise UnsafeWebhookURL(_("Webhook URLs must use https."))
     host = parts.hostname
     if not host:
-        raise UnsafeWebhookURL("The URL names no host.")
+        raise UnsafeWebhookURL(_("The URL names no host."))
     try:
         host = host.encode("idna").decode("ascii")
     except UnicodeError:
-        raise UnsafeWebhookURL(f"{host} is not a valid host name.") from None
+        raise UnsafeWebhookURL(_("%(host)s is not a valid host name.") % {"host": host}) from None
     if parts.username is not None or parts.password is not None:
-        raise UnsafeWebhookURL("The URL must not carry a user name or password.")
+        raise UnsafeWebhookURL(_("The URL must not carry a user name or password."))
     port = port or (443 if scheme == "https" else 80)
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError):
-        raise UnsafeWebhookURL(f"The host {host} does not resolve.") from None
+        raise UnsafeWebhookURL(_("The host %(host)s does not resolve.") % {"host": host}) from None
     addresses = list(dict.fromkeys(info[4][0] for info in found))
     if not addresses:
-        raise UnsafeWebhookURL(f"The host {host} does not resolve.")
+        raise UnsafeWebhookURL(_("The host %(host)s does not resolve.") % {"host": host})
     for text in addresses:
         address = ipaddress.ip_address(text.split("%", 1)[0])  # drop an IPv6 zone
         reason = address_refusal(address)
         if reason is not None:
             raise UnsafeWebhookURL(
-                f"The host {host} resolves to {address}, {reason}: webhooks go only to "
-                "public addresses."
+                _(
+                    "The host %(host)s resolves to %(address)s, %(reason)s: webhooks go only to "
+                    "public addresses."
+                )
+                % {"host": host, "address": address, "reason": reason}
             )
     path = parts.path or "/"
     if parts.query:

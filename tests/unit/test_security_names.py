@@ -194,7 +194,7 @@ def test_the_sign_up_page_refuses_a_look_alike(alice):
     )
 
     assert response.status_code == 200  # the form again, with the message
-    assert names.CONFUSABLE_MESSAGE in response.content.decode()
+    assert str(names.CONFUSABLE_MESSAGE) in response.content.decode()
     assert not Player.objects.filter(user__username="mallory").exists()
 
 
@@ -207,9 +207,9 @@ def test_the_admin_refuses_a_look_alike(admin_client, alice):
     response = admin_client.post(url, form)
 
     assert response.status_code == 200  # the form again
-    assert names.MIXED_SCRIPT_MESSAGE in response.content.decode()
+    assert str(names.MIXED_SCRIPT_MESSAGE) in response.content.decode()
     response = admin_client.post(url, {**form, "name": "A1ice"})
-    assert names.CONFUSABLE_MESSAGE in response.content.decode()
+    assert str(names.CONFUSABLE_MESSAGE) in response.content.decode()
     bot.refresh_from_db()
     assert bot.name == "Rita (random)"
 

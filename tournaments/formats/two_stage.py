@@ -53,12 +53,24 @@ _GROUP_KEY = re.compile(r"G([A-Z]+)\d+\.\d+\Z")
 MAX_GROUPS = 26 * 27
 
 
-class OptionError(ValueError):
-    """A two-stage option that makes no sense; ``option`` names it."""
+def gettext_noop(message: str) -> str:
+    """Marks ``message`` for the catalogues (``makemessages`` finds it by this name) without
+    translating it: this pure library imports no Django; the services translate it."""
+    return message
 
-    def __init__(self, option: str, message: str) -> None:
-        super().__init__(message)
+
+class OptionError(ValueError):
+    """A two-stage option that makes no sense; ``option`` names it.
+
+    The message is ``template % params`` in English; the services say it in the reader's
+    language (``gettext(template) % params``).
+    """
+
+    def __init__(self, option: str, template: str, **params: object) -> None:
+        super().__init__(template % params if params else template)
         self.option = option
+        self.template = template
+        self.params = params
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,14 +108,14 @@ def group_count_for(
 ) -> int:
     """How many groups: ``group_count`` if given, else ``ceil(entrants / group_size)``."""
     if group_count is not None and group_size is not None:
-        raise OptionError("group_count", "give group_count or group_size, not both")
+        raise OptionError("group_count", gettext_noop("give group_count or group_size, not both"))
     if group_count is not None:
         if group_count < 1:
-            raise OptionError("group_count", "group_count is at least 1")
+            raise OptionError("group_count", gettext_noop("group_count is at least 1"))
         return group_count
     size = DEFAULT_GROUP_SIZE if group_size is None else group_size
     if size < 2:
-        raise OptionError("group_size", "group_size is at least 2")
+        raise OptionError("group_size", gettext_noop("group_size is at least 2"))
     groups = max(1, math.ceil(entrants / size))
     # Groups of two: an odd field would leave a group of one, so one group takes three.
     return groups if entrants // groups >= 2 else max(1, entrants // 2)
@@ -138,23 +150,40 @@ def plan(
     """
     groups = group_count_for(entrants, group_count=group_count, group_size=group_size)
     if groups > MAX_GROUPS:
-        raise OptionError("group_count", f"at most {MAX_GROUPS} groups")
+        raise OptionError("group_count", gettext_noop("at most %(max)s groups"), max=MAX_GROUPS)
     if advance < 1:
-        raise OptionError("advance", "advance (players going on from each group) is at least 1")
+        raise OptionError(
+            "advance", gettext_noop("advance (players going on from each group) is at least 1")
+        )
     smallest = entrants // groups
     if smallest < 2:
         option = "group_count" if group_count is not None else "group_size"
         raise OptionError(
-            option, f"{option}: {entrants} players make groups of fewer than two in {groups} groups"
+            option,
+            gettext_noop(
+                "%(setting)s: %(entrants)s players make groups of fewer than two in %(groups)s "
+                "groups"
+            ),
+            setting=option,
+            entrants=entrants,
+            groups=groups,
         )
     if advance > smallest:
         raise OptionError(
             "advance",
-            f"advance is {advance} but the smallest of {groups} groups of {entrants} players "
-            f"has {smallest}",
+            gettext_noop(
+                "advance is %(advance)s but the smallest of %(groups)s groups of %(entrants)s "
+                "players has %(smallest)s"
+            ),
+            advance=advance,
+            groups=groups,
+            entrants=entrants,
+            smallest=smallest,
         )
     if groups * advance < 2:
-        raise OptionError("advance", "the playoff needs at least two players: advance more")
+        raise OptionError(
+            "advance", gettext_noop("the playoff needs at least two players: advance more")
+        )
     return Plan(entrants, snake(entrants, groups), advance)
 
 
@@ -166,7 +195,9 @@ def group_rounds(size: int, group_format: str, swiss_rounds: int | None = None) 
     if group_format == SWISS:
         cap = round_robin.rounds_count(size)
         return min(swiss_rounds or swiss_format.default_rounds(size), cap)
-    raise OptionError("group_format", f"unknown group_format {group_format!r}")
+    raise OptionError(
+        "group_format", gettext_noop("unknown group_format %(value)r"), value=group_format
+    )
 
 
 def stage_rounds(plan: Plan, group_format: str, swiss_rounds: int | None = None) -> int:
@@ -278,7 +309,9 @@ def build_playoff(
     if playoff_format == DOUBLE_ELIM:
         orders = double_elim.drop_orders(entrants, version=formats_version)
         return double_elim.build(entrants, reset=bracket_reset, orders=orders)
-    raise OptionError("playoff_format", f"unknown playoff_format {playoff_format!r}")
+    raise OptionError(
+        "playoff_format", gettext_noop("unknown playoff_format %(value)r"), value=playoff_format
+    )
 
 
 def group_key(group: int, round_number: int, table: int) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -73,7 +74,7 @@ class PlayersAddView(OrganiserView):
         event = self.event(pk)
         player = Player.objects.filter(pk=body.validated_data["player"]).first()
         if player is None:
-            raise serializers.ValidationError({"player": ["No player has this id."]})
+            raise serializers.ValidationError({"player": [_("No player has this id.")]})
         try:
             entry = services.entry_add(event=event, player=player, by=request.user)
         except services.TournamentError as error:
@@ -87,10 +88,12 @@ def guest_name_refusal(error: DjangoValidationError) -> Response:
     refused = error.error_dict.get("name", []) if hasattr(error, "error_dict") else []
     if any(e.code == "unique" for e in refused):
         body = error_body(
-            "A player with this name already exists: enter them by their id "
-            "(POST /api/events/{id}/players), or give the guest another name.",
-            "name_taken",
-            error.message_dict,
+            _(
+                "A player with this name already exists: enter them by their id "
+                "(POST /api/events/{id}/players), or give the guest another name."
+            ),
+            code="name_taken",
+            errors=error.message_dict,
         )
         return Response(body, status=400)
     return name_refusal(error)

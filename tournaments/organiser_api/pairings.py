@@ -5,6 +5,7 @@ mixed event's match moved to a table.
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -65,7 +66,7 @@ class OverrideView(PairingActionView):
         pairing = self.pairing(pk, key)
         winner = Player.objects.filter(pk=body.validated_data["winner"]).first()
         if winner is None:
-            raise serializers.ValidationError({"winner": ["No player has this id."]})
+            raise serializers.ValidationError({"winner": [_("No player has this id.")]})
         try:
             pairing = services.pairing_override(
                 pairing=pairing,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
+from django.utils.translation import gettext as _
 
 from accounts.hooks import Busy
 from accounts.models import Player
@@ -72,6 +73,7 @@ def player_busy(player: Player) -> Busy | None:
     if entry is None:
         return None
     return Busy(
-        f"you are entered in the event {entry.event.name!r}: withdraw from it first",
+        _("you are entered in the event %(event)r: withdraw from it first")
+        % {"event": entry.event.name},
         {"event": entry.event_id},
     )

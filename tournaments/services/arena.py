@@ -29,6 +29,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from games import services as play
@@ -39,7 +40,14 @@ from tournaments.live import event_changed, match_players_tell
 from tournaments.models import Entry, Event, Format, Pairing, Round
 from tournaments.selectors import arena_table
 from tournaments.services.advancing import advance, arena_pair_soon
-from tournaments.services.base import Conflict, TournamentError, User, lock_event, log_action
+from tournaments.services.base import (
+    Conflict,
+    TournamentError,
+    User,
+    event_is,
+    lock_event,
+    log_action,
+)
 from tournaments.services.events import match_rules, time_control
 from tournaments.services.payloads import round_json
 
@@ -241,12 +249,12 @@ def arenas_sweep(*, now: datetime | None = None) -> dict[str, int]:
 def _running_arena_entry(event: Event, player: Player) -> tuple[Event, Entry]:
     event = lock_event(event.pk)
     if not event.is_arena:
-        raise Conflict("this event is not an arena", code="not_arena")
+        raise Conflict(_("this event is not an arena"), code="not_arena")
     if event.status != Event.Status.RUNNING:
-        raise Conflict(f"the event is {event.status}", code="event_not_running")
+        raise Conflict(event_is(event.status), code="event_not_running")
     entry = Entry.objects.filter(event=event, player=player).first()
     if entry is None or not entry.is_active:
-        raise Conflict("you are not playing in this arena", code="not_entered")
+        raise Conflict(_("you are not playing in this arena"), code="not_entered")
     return event, entry
 
 
@@ -267,7 +275,7 @@ def arena_rejoin(*, event: Event, player: Player, by: User | None = None) -> Ent
     with transaction.atomic():
         event, entry = _running_arena_entry(event, player)
         if arena_over(event, timezone.now()):
-            raise Conflict("the arena's time is up", code="arena_over")
+            raise Conflict(_("the arena's time is up"), code="arena_over")
         if entry.paused_at is not None:
             entry.paused_at = None
             entry.save(update_fields=["paused_at"])
@@ -288,12 +296,12 @@ def arena_berserk(*, match: Match, player: Player) -> Match:
         match = Match.objects.select_for_update(of=("self",)).get(pk=match.pk)
         pairing = Pairing.objects.filter(match=match).select_related("event").first()
         if pairing is None or not pairing.event.is_arena:
-            raise Conflict("berserk is for arena matches", code="not_arena")
+            raise Conflict(_("berserk is for arena matches"), code="not_arena")
         if not pairing.event.berserk:
-            raise Conflict("this arena does not allow berserk", code="berserk_not_allowed")
+            raise Conflict(_("this arena does not allow berserk"), code="berserk_not_allowed")
         if match.index_of(player.pk) is None:
             raise TournamentError(
-                "you are not a player of this match", code="not_a_player", status=403
+                _("you are not a player of this match"), code="not_a_player", status=403
             )
         match = play.match_berserk(match=match, player=player)
         event_changed(pairing.event)

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from common.errors import ServiceError
 from games.models import IN_PROGRESS, Match
@@ -32,6 +33,37 @@ class Conflict(TournamentError):
 
     status = 409
     code = "conflict"
+
+
+def event_is(status: str) -> str:
+    """"the event is <status>": the words of a refusal for an event in that state."""
+    said = {
+        Event.Status.DRAFT: _("the event is draft"),
+        Event.Status.REGISTRATION: _("the event is registration"),
+        Event.Status.RUNNING: _("the event is running"),
+        Event.Status.FINISHED: _("the event is finished"),
+        Event.Status.CANCELLED: _("the event is cancelled"),
+    }
+    return said.get(status) or _("the event is %(status)s") % {"status": status}
+
+
+def entry_is(status: str, *, already: bool = False) -> str:
+    """"the entry is <status>" (or "already <status>"): a refusal's words for an entry."""
+    if already:
+        said = {
+            Entry.Status.REGISTERED: _("the entry is already registered"),
+            Entry.Status.CHECKED_IN: _("the entry is already checked_in"),
+            Entry.Status.WITHDRAWN: _("the entry is already withdrawn"),
+            Entry.Status.DISQUALIFIED: _("the entry is already disqualified"),
+        }
+        return said.get(status) or _("the entry is already %(status)s") % {"status": status}
+    said = {
+        Entry.Status.REGISTERED: _("the entry is registered"),
+        Entry.Status.CHECKED_IN: _("the entry is checked_in"),
+        Entry.Status.WITHDRAWN: _("the entry is withdrawn"),
+        Entry.Status.DISQUALIFIED: _("the entry is disqualified"),
+    }
+    return said.get(status) or _("the entry is %(status)s") % {"status": status}
 
 
 def log_action(

@@ -9,7 +9,14 @@ from games import services as play
 from games.models import IN_PROGRESS
 from tournaments.live import event_changed
 from tournaments.models import Event, Pairing
-from tournaments.services.base import Conflict, User, lock_event, lock_live_matches, log_action
+from tournaments.services.base import (
+    Conflict,
+    User,
+    event_is,
+    lock_event,
+    lock_live_matches,
+    log_action,
+)
 
 
 def event_cancel(*, event: Event, by: User | None = None, reason: str = "") -> Event:
@@ -18,7 +25,7 @@ def event_cancel(*, event: Event, by: User | None = None, reason: str = "") -> E
         lock_live_matches(event.pk)
         event = lock_event(event.pk)
         if event.is_over:
-            raise Conflict(f"the event is {event.status}", code="event_over")
+            raise Conflict(event_is(event.status), code="event_over")
         live = Pairing.objects.filter(event=event, match__status__in=IN_PROGRESS).select_related(
             "match"
         )

@@ -9,10 +9,11 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from games import services as play
-from tournaments.formats.standings import UNPLAYED_MODES, validate_tiebreaks
+from tournaments.formats.standings import TIEBREAKS, UNPLAYED_MODES, validate_tiebreaks
 from tournaments.live import event_changed
 from tournaments.models import Entry, Event, EventLog, Format, Seeding, Venue
 from tournaments.services import two_stage
@@ -27,83 +28,110 @@ DESCRIPTION_MAX = 10_000
 CLOCK_FIELDS = {"starts_at", "check_in_minutes", "registration_opens_at", "check_in_opens_at"}
 
 
+def _tiebreaks_refusal(names: list) -> str:
+    """What is wrong with a list of tiebreaks, in the reader's language (the pure
+    :func:`~tournaments.formats.standings.validate_tiebreaks` says it in English)."""
+    seen: list = []
+    for name in names:
+        if name not in TIEBREAKS:
+            return _("unknown tiebreak %(name)r; known: %(known)s") % {
+                "name": name,
+                "known": ", ".join(TIEBREAKS),
+            }
+        if name in seen:
+            return _("tiebreak %(name)r is listed twice") % {"name": name}
+        seen.append(name)
+    return _("tiebreaks must be a list of names")
+
+
 def event_validate(event: Event) -> None:
     """Refuse an event whose options make no sense, naming the option (TournamentError)."""
     if event.format not in Format.values:
         raise TournamentError(
-            f"unknown format {event.format!r}; known: {', '.join(Format.values)}",
+            _("unknown format %(format)r; known: %(known)s")
+            % {"format": event.format, "known": ", ".join(Format.values)},
             code="unknown_format",
         )
     if event.seeding not in Seeding.values:
         raise TournamentError(
-            f"unknown seeding method {event.seeding!r}; known: {', '.join(Seeding.values)}",
+            _("unknown seeding method %(seeding)r; known: %(known)s")
+            % {"seeding": event.seeding, "known": ", ".join(Seeding.values)},
             code="unknown_seeding",
         )
     if not isinstance(event.tiebreaks, list):
-        raise TournamentError("tiebreaks must be a list of names", code="invalid_tiebreaks")
+        raise TournamentError(_("tiebreaks must be a list of names"), code="invalid_tiebreaks")
     try:
         validate_tiebreaks(event.tiebreaks)
-    except ValueError as error:
-        raise TournamentError(str(error), code="invalid_tiebreaks") from None
+    except ValueError:
+        raise TournamentError(
+            _tiebreaks_refusal(event.tiebreaks), code="invalid_tiebreaks"
+        ) from None
     if event.tiebreak_unplayed not in UNPLAYED_MODES:
         raise TournamentError(
-            f"unknown tiebreak_unplayed {event.tiebreak_unplayed!r}; known: "
-            f"{', '.join(UNPLAYED_MODES)}",
+            _("unknown tiebreak_unplayed %(value)r; known: %(known)s")
+            % {"value": event.tiebreak_unplayed, "known": ", ".join(UNPLAYED_MODES)},
             code="invalid_tiebreaks",
         )
     if event.best_of % 2 == 0:
-        raise TournamentError("a match is best of an odd number of games", code="invalid_rules")
+        raise TournamentError(_("a match is best of an odd number of games"), code="invalid_rules")
     try:
         match_rules(event)
     except play.PlayError as error:
         raise TournamentError(str(error), code="invalid_rules") from None
     if event.venue not in Venue.values:
         raise TournamentError(
-            f"unknown venue {event.venue!r}; known: {', '.join(Venue.values)}",
+            _("unknown venue %(venue)r; known: %(known)s")
+            % {"venue": event.venue, "known": ", ".join(Venue.values)},
             code="invalid_venue",
         )
     if event.venue != Venue.ONLINE and event.duplicate_deals:
         raise TournamentError(
-            "duplicate deals are dealt by the server: they cannot be played at a table",
+            _("duplicate deals are dealt by the server: they cannot be played at a table"),
             code="duplicate_deals_at_table",
         )
     if event.venue != Venue.ONLINE and event.format == Format.ARENA:
         raise TournamentError(
-            "an arena pairs players as they finish, on the clock: it is played online",
+            _("an arena pairs players as they finish, on the clock: it is played online"),
             code="arena_online_only",
         )
     if event.duplicate_deals and event.pk is not None:
         people = event.entries.filter(status__in=Entry.ACTIVE).exclude(player__kind=Player.Kind.BOT)
         if people.exists():
             raise TournamentError(
-                "duplicate deals are for house bots only, and people are entered",
+                _("duplicate deals are for house bots only, and people are entered"),
                 code="duplicate_deals_need_bots",
             )
     if event.venue == Venue.ONLINE and event.pk is not None:
         guests = event.entries.filter(status__in=Entry.ACTIVE, player__kind=Player.Kind.GUEST)
         if guests.exists():
             raise TournamentError(
-                "guests are entered, who cannot play online: keep the event at tables (or "
-                "mixed), or withdraw the guests first",
+                _(
+                    "guests are entered, who cannot play online: keep the event at tables (or "
+                    "mixed), or withdraw the guests first"
+                ),
                 code="guests_need_tables",
             )
     opens, closes = event.registration_opens_at, event.registration_closes_at
     if opens and closes and closes <= opens:
         raise TournamentError(
-            "registration must close after it opens", code="invalid_registration_window"
+            _("registration must close after it opens"), code="invalid_registration_window"
         )
     minutes = event.arena_minutes
     if minutes is not None and not 0 < minutes <= ARENA_MAX_MINUTES:
         raise TournamentError(
-            f"arena_minutes must be more than 0 and at most {ARENA_MAX_MINUTES}; got {minutes}",
+            _("arena_minutes must be more than 0 and at most %(max)s; got %(minutes)s")
+            % {"max": ARENA_MAX_MINUTES, "minutes": minutes},
             code="invalid_arena_minutes",
         )
     if event.capacity is not None and event.capacity < 2:
-        raise TournamentError("an event needs room for at least two players", code="capacity")
+        raise TournamentError(_("an event needs room for at least two players"), code="capacity")
     if len(event.description or "") > DESCRIPTION_MAX:
         raise TournamentError(
-            f"the description is at most {DESCRIPTION_MAX:,} characters; it has "
-            f"{len(event.description):,}",
+            _("the description is at most %(max)s characters; it has %(count)s")
+            % {
+                "max": format(DESCRIPTION_MAX, ","),
+                "count": format(len(event.description), ","),
+            },
             code="description_too_long",
             option="description",
         )
@@ -134,7 +162,10 @@ def check_in_derive(event: Event, *, given: set[str] | frozenset[str] = frozense
     derived = starts - timedelta(minutes=minutes)
     if "check_in_opens_at" in given and event.check_in_opens_at not in (None, derived):
         raise TournamentError(
-            "check_in_opens_at follows from starts_at and check_in_minutes: give one or the other",
+            _(
+                "check_in_opens_at follows from starts_at and check_in_minutes: give one or "
+                "the other"
+            ),
             code="check_in_conflict",
             option="check_in_opens_at",
         )
@@ -159,13 +190,13 @@ def clock_check(event: Event, *, changed: set[str], now: datetime | None = None)
     minutes = event.check_in_minutes
     if "starts_at" in changed and starts is not None and starts <= now:
         raise TournamentError(
-            "the start is in the past: give a time to come",
+            _("the start is in the past: give a time to come"),
             code="start_in_past",
             option="starts_at",
         )
     if starts is not None and opens is not None and opens > starts:
         raise TournamentError(
-            "registration must open before the start",
+            _("registration must open before the start"),
             code="registration_after_start",
             option="registration_opens_at",
         )
@@ -173,8 +204,10 @@ def clock_check(event: Event, *, changed: set[str], now: datetime | None = None)
         return
     if starts is None:
         raise TournamentError(
-            "a check-in window counts back from the start: give starts_at too, or no "
-            "check_in_minutes",
+            _(
+                "a check-in window counts back from the start: give starts_at too, or no "
+                "check_in_minutes"
+            ),
             code="check_in_needs_start",
             option="check_in_minutes",
         )
@@ -182,15 +215,20 @@ def clock_check(event: Event, *, changed: set[str], now: datetime | None = None)
     if changed & {"starts_at", "check_in_minutes"} and check_in < now:
         left = max(0, int((starts - now).total_seconds() // 60))
         raise TournamentError(
-            f"a check-in window of {minutes} minutes is longer than the time left before the "
-            f"start ({left} minutes)",
+            _(
+                "a check-in window of %(minutes)s minutes is longer than the time left before "
+                "the start (%(left)s minutes)"
+            )
+            % {"minutes": minutes, "left": left},
             code="check_in_too_long",
             option="check_in_minutes",
         )
     if opens is not None and check_in < opens:
         raise TournamentError(
-            "the check-in window would open before registration does: shorten it, or open "
-            "registration earlier",
+            _(
+                "the check-in window would open before registration does: shorten it, or open "
+                "registration earlier"
+            ),
             code="check_in_before_registration",
             option="check_in_minutes",
         )
@@ -222,7 +260,9 @@ def event_create(
     known = {f.name for f in Event._meta.get_fields() if getattr(f, "editable", False)}
     unknown = set(options) - known
     if unknown:
-        raise TournamentError(f"unknown event option(s): {', '.join(sorted(unknown))}")
+        raise TournamentError(
+            _("unknown event option(s): %(options)s") % {"options": ", ".join(sorted(unknown))}
+        )
     if format == Format.TWO_STAGE:
         # Groups are snake-seeded by rating unless the organiser seeds them another way.
         options.setdefault("seeding", Seeding.RATING)
@@ -261,7 +301,8 @@ def event_update(*, event: Event, by: User | None = None, **changes: Any) -> Eve
         frozen = sorted(set(changed) - EDITABLE_ONCE_STARTED) if started else []
         if frozen:
             raise Conflict(
-                f"the event has started: {', '.join(frozen)} can no longer change",
+                _("the event has started: %(options)s can no longer change")
+                % {"options": ", ".join(frozen)},
                 code="event_started",
             )
         candidate = copy.copy(event)

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from accounts.services import bot_create
@@ -27,6 +28,8 @@ from tournaments.services.base import (
     Conflict,
     TournamentError,
     User,
+    entry_is,
+    event_is,
     lock_event,
     lock_live_matches,
     log_action,
@@ -43,11 +46,13 @@ def event_open_registration(
     with transaction.atomic():
         event = lock_event(event.pk)
         if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
-            raise Conflict(f"the event is {event.status}", code="event_started")
+            raise Conflict(event_is(event.status), code="event_started")
         if event.status == Event.Status.DRAFT and event.repeat_rule:
             raise Conflict(
-                "a recurring event is a template: its occurrences open and start by themselves "
-                "(empty its repeat rule to run it once)",
+                _(
+                    "a recurring event is a template: its occurrences open and start by themselves "
+                    "(empty its repeat rule to run it once)"
+                ),
                 code="event_repeats",
             )
         event.status = Event.Status.REGISTRATION
@@ -69,7 +74,7 @@ def event_close_registration(
     with transaction.atomic():
         event = lock_event(event.pk)
         if event.status != Event.Status.REGISTRATION:
-            raise Conflict("registration is not open", code="registration_closed")
+            raise Conflict(_("registration is not open"), code="registration_closed")
         event.registration_closes_at = now
         event.save(update_fields=["registration_closes_at"])
         log_action(event, "close_registration", by)
@@ -112,8 +117,11 @@ def _admissible(event: Event, player: Player) -> None:
     (409 ``guests_and_bots``)."""
     if player.is_guest and event.venue == Venue.ONLINE:
         raise Conflict(
-            f"{player.name} is a guest, who cannot play online: a guest plays in an event at "
-            "tables (or mixed), or takes over an account from an invitation link first",
+            _(
+                "%(name)s is a guest, who cannot play online: a guest plays in an event at "
+                "tables (or mixed), or takes over an account from an invitation link first"
+            )
+            % {"name": player.name},
             code="guests_need_tables",
         )
     if player.is_guest or player.is_any_bot:
@@ -124,27 +132,34 @@ def _admissible(event: Event, player: Player) -> None:
             else Q(player__kind=Player.Kind.GUEST)
         )
         if event.entries.filter(other, status__in=Entry.ACTIVE).exists():
-            raise Conflict(
-                f"{event.name} has {'bots' if player.is_guest else 'guests'} entered: a guest "
-                "plays only at a table and a bot only on the site, so the two cannot be paired; "
-                "enter guests or bots, not both",
-                code="guests_and_bots",
-            )
+            if player.is_guest:
+                message = _(
+                    "%(event)s has bots entered: a guest plays only at a table and a bot only "
+                    "on the site, so the two cannot be paired; enter guests or bots, not both"
+                )
+            else:
+                message = _(
+                    "%(event)s has guests entered: a guest plays only at a table and a bot only "
+                    "on the site, so the two cannot be paired; enter guests or bots, not both"
+                )
+            raise Conflict(message % {"event": event.name}, code="guests_and_bots")
     if player.is_bot and player.bot_strategy not in engine_bots.BOTS:
         raise TournamentError(
-            f"bot {player.name!r} plays an unknown strategy {player.bot_strategy!r}",
+            _("bot %(name)r plays an unknown strategy %(strategy)r")
+            % {"name": player.name, "strategy": player.bot_strategy},
             code="unknown_bot",
         )
     if event.bots_only and not player.is_any_bot:
         raise TournamentError(
-            f"{event.name} is for bots only: enter a bot of yours with its token",
+            _("%(event)s is for bots only: enter a bot of yours with its token")
+            % {"event": event.name},
             code="bots_only",
             status=403,
         )
     if event.duplicate_deals and not player.is_bot:
         # See games.services.rules_check_players: a person would play both halves of a pair.
         raise TournamentError(
-            "this event plays duplicate deals, which are for house bots only",
+            _("this event plays duplicate deals, which are for house bots only"),
             code="duplicate_deals_need_bots",
         )
 
@@ -152,20 +167,28 @@ def _admissible(event: Event, player: Player) -> None:
 def _enter(event: Event, player: Player, now: datetime, *, by: User | None, admin: bool) -> Entry:
     """With the event locked: add ``player`` (or take back one who withdrew before the start)."""
     if event.is_over:
-        raise Conflict(f"the event is {event.status}", code="event_over")
+        raise Conflict(event_is(event.status), code="event_over")
     _admissible(event, player)
     running = event.status == Event.Status.RUNNING
     if running and not _late_registration_open(event):
-        raise Conflict("the event has started", code="registration_closed")
+        raise Conflict(_("the event has started"), code="registration_closed")
     if not admin and not running and not registration_open(event, now):
-        raise Conflict("registration is closed", code="registration_closed")
+        raise Conflict(_("registration is closed"), code="registration_closed")
     entry = Entry.objects.filter(event=event, player=player).first()
     if entry is not None and entry.status == Entry.Status.DISQUALIFIED:
-        raise Conflict(f"{player.name} is disqualified from this event", code="disqualified")
+        raise Conflict(
+            _("%(name)s is disqualified from this event") % {"name": player.name},
+            code="disqualified",
+        )
     if entry is not None and (entry.is_active or running):
-        raise Conflict(f"{player.name} is already registered", code="already_registered")
+        raise Conflict(
+            _("%(name)s is already registered") % {"name": player.name}, code="already_registered"
+        )
     if event.capacity is not None and _active_count(event) >= event.capacity:
-        raise Conflict(f"the event is full ({event.capacity} players)", code="event_full")
+        raise Conflict(
+            _("the event is full (%(capacity)s players)") % {"capacity": event.capacity},
+            code="event_full",
+        )
     if entry is None:
         entry = Entry(event=event, player=player)
     entry.status = Entry.Status.REGISTERED
@@ -234,16 +257,17 @@ def bots_add(*, event: Event, count: int, strategy: str, by: User | None = None)
     """
     if strategy not in engine_bots.BOTS:
         raise TournamentError(
-            f"unknown bot strategy {strategy!r}; known: {', '.join(sorted(engine_bots.BOTS))}",
+            _("unknown bot strategy %(strategy)r; known: %(known)s")
+            % {"strategy": strategy, "known": ", ".join(sorted(engine_bots.BOTS))},
             code="unknown_bot",
         )
     if not 1 <= count <= 1024:
-        raise TournamentError("add between 1 and 1024 bots at a time", code="invalid_count")
+        raise TournamentError(_("add between 1 and 1024 bots at a time"), code="invalid_count")
     with transaction.atomic():
         event = lock_event(event.pk)
         entries = []
         names = _bot_names(strategy)
-        for _ in range(count):
+        for _number in range(count):
             for name in names:  # endless: numbered laps follow the plain names
                 try:
                     with transaction.atomic():  # a refused name (a look-alike) writes nothing
@@ -262,15 +286,15 @@ def entry_check_in(*, entry: Entry, now: datetime | None = None, by: User | None
         event = lock_event(entry.event_id)
         entry = Entry.objects.select_for_update().get(pk=entry.pk)
         if event.status != Event.Status.REGISTRATION:
-            raise Conflict("check-in is only before the start", code="check_in_closed")
+            raise Conflict(_("check-in is only before the start"), code="check_in_closed")
         if event.check_in_opens_at is None:
-            raise Conflict("this event has no check-in", code="no_check_in")
+            raise Conflict(_("this event has no check-in"), code="no_check_in")
         if now < event.check_in_opens_at:
-            raise Conflict("check-in has not opened yet", code="check_in_closed")
+            raise Conflict(_("check-in has not opened yet"), code="check_in_closed")
         if entry.status == Entry.Status.CHECKED_IN:
             return entry
         if not entry.is_active:
-            raise Conflict(f"the entry is {entry.status}", code="not_registered")
+            raise Conflict(entry_is(entry.status), code="not_registered")
         entry.status = Entry.Status.CHECKED_IN
         entry.checked_in_at = now
         entry.save(update_fields=["status", "checked_in_at"])
@@ -286,7 +310,7 @@ def entry_check_in_undo(*, entry: Entry, by: User | None = None) -> Entry:
         event = lock_event(entry.event_id)
         entry = Entry.objects.select_for_update().get(pk=entry.pk)
         if event.status != Event.Status.REGISTRATION:
-            raise Conflict("check-in is only before the start", code="check_in_closed")
+            raise Conflict(_("check-in is only before the start"), code="check_in_closed")
         if entry.status != Entry.Status.CHECKED_IN:
             return entry
         entry.status = Entry.Status.REGISTERED
@@ -315,11 +339,11 @@ def entry_withdraw(
             Entry.objects.select_for_update(of=("self",)).select_related("player").get(pk=entry.pk)
         )
         if event.is_over:
-            raise Conflict(f"the event is {event.status}", code="event_over")
+            raise Conflict(event_is(event.status), code="event_over")
         if entry.status == Entry.Status.DISQUALIFIED or (
             entry.status == Entry.Status.WITHDRAWN and not disqualify
         ):
-            raise Conflict(f"the entry is already {entry.status}", code="already_withdrawn")
+            raise Conflict(entry_is(entry.status, already=True), code="already_withdrawn")
         entry.status = Entry.Status.DISQUALIFIED if disqualify else Entry.Status.WITHDRAWN
         entry.withdrawn_at = now
         entry.note = reason[:300]
@@ -358,18 +382,21 @@ def entry_reinstate(*, entry: Entry, by: User | None = None) -> Entry:
             Entry.objects.select_for_update(of=("self",)).select_related("player").get(pk=entry.pk)
         )
         if entry.status != Entry.Status.WITHDRAWN:
-            raise Conflict(f"the entry is {entry.status}", code="not_withdrawn")
+            raise Conflict(entry_is(entry.status), code="not_withdrawn")
         if event.is_over:
-            raise Conflict(f"the event is {event.status}", code="event_over")
+            raise Conflict(event_is(event.status), code="event_over")
         if event.status == Event.Status.RUNNING and event.format != Format.SWISS:
             raise Conflict(
-                "only a Swiss takes a withdrawn player back once it has started",
+                _("only a Swiss takes a withdrawn player back once it has started"),
                 code="cannot_reinstate",
             )
         _admissible(event, entry.player)
         # Full is full, running or not: a late entry may have taken the place they left.
         if event.capacity is not None and _active_count(event) >= event.capacity:
-            raise Conflict(f"the event is full ({event.capacity} players)", code="event_full")
+            raise Conflict(
+                _("the event is full (%(capacity)s players)") % {"capacity": event.capacity},
+                code="event_full",
+            )
         entry.status = Entry.Status.REGISTERED
         entry.withdrawn_at = None
         entry.save(update_fields=["status", "withdrawn_at"])

@@ -17,6 +17,7 @@ from itertools import islice, pairwise
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dateutil import rrule
+from django.utils.translation import gettext as _
 
 from tournaments.models import Event
 from tournaments.services.base import TournamentError
@@ -39,7 +40,7 @@ def _zone(name: str) -> ZoneInfo:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, TypeError):
         raise TournamentError(
-            f"unknown time zone {name!r}: give an IANA name, e.g. Europe/London",
+            _("unknown time zone %(name)r: give an IANA name, e.g. Europe/London") % {"name": name},
             code="invalid_repeat_rule",
             option="repeat_timezone",
         ) from None
@@ -60,14 +61,14 @@ def _rule(event: Event, *, first: datetime | None = None):
     it gives) in its time zone."""
     if event.starts_at is None:
         raise TournamentError(
-            "a repeat rule counts from the first start: give starts_at too",
+            _("a repeat rule counts from the first start: give starts_at too"),
             code="invalid_repeat_rule",
             option="repeat_rule",
         )
     text = event.repeat_rule.strip()
     if "DTSTART" in text.upper():
         raise TournamentError(
-            "the rule's first start is starts_at: leave DTSTART out of the rule",
+            _("the rule's first start is starts_at: leave DTSTART out of the rule"),
             code="invalid_repeat_rule",
             option="repeat_rule",
         )
@@ -76,7 +77,8 @@ def _rule(event: Event, *, first: datetime | None = None):
         return rrule.rrulestr(text, dtstart=first)
     except (ValueError, TypeError, KeyError, IndexError) as error:
         raise TournamentError(
-            f"not an iCalendar repeat rule ({error}); e.g. FREQ=DAILY;BYHOUR=20;BYMINUTE=0",
+            _("not an iCalendar repeat rule (%(error)s); e.g. FREQ=DAILY;BYHOUR=20;BYMINUTE=0")
+            % {"error": error},
             code="invalid_repeat_rule",
             option="repeat_rule",
         ) from None
@@ -124,15 +126,18 @@ def repeat_check(event: Event, *, changed: set[str]) -> None:
         return
     if event.status != Event.Status.DRAFT:
         raise TournamentError(
-            "only a draft repeats: the occurrences are its copies",
+            _("only a draft repeats: the occurrences are its copies"),
             code="invalid_repeat_rule",
             option="repeat_rule",
         )
     minutes = event.check_in_minutes
     if minutes is not None and minutes > event.repeat_lead_minutes:
         raise TournamentError(
-            f"each occurrence is created {event.repeat_lead_minutes} minutes before its start: "
-            f"a check-in window of {minutes} minutes would open before it exists",
+            _(
+                "each occurrence is created %(lead)s minutes before its start: a check-in "
+                "window of %(minutes)s minutes would open before it exists"
+            )
+            % {"lead": event.repeat_lead_minutes, "minutes": minutes},
             code="invalid_repeat_rule",
             option="repeat_lead_minutes",
         )
@@ -141,8 +146,8 @@ def repeat_check(event: Event, *, changed: set[str]) -> None:
     gaps = [later - earlier for earlier, later in pairwise(starts)]
     if gaps and min(gaps) < MIN_GAP:
         raise TournamentError(
-            f"the rule repeats every {int(min(gaps).total_seconds() // 60)} minutes: at most "
-            "once every 15 minutes",
+            _("the rule repeats every %(minutes)s minutes: at most once every 15 minutes")
+            % {"minutes": int(min(gaps).total_seconds() // 60)},
             code="invalid_repeat_rule",
             option="repeat_rule",
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from games import services as play
@@ -18,6 +19,7 @@ from tournaments.services.base import (
     Conflict,
     TournamentError,
     User,
+    event_is,
     lock_event,
     lock_live_matches,
     log_action,
@@ -96,7 +98,7 @@ def pairing_override(
     """
     reason = (reason or "").strip()
     if not reason:
-        raise TournamentError("give a reason for the override", code="reason_required")
+        raise TournamentError(_("give a reason for the override"), code="reason_required")
     with transaction.atomic():
         lock_live_matches(pairing.event_id)
         event = lock_event(pairing.event_id)
@@ -106,16 +108,19 @@ def pairing_override(
             .get(pk=pairing.pk)
         )
         if event.status != Event.Status.RUNNING:
-            raise Conflict(f"the event is {event.status}", code="event_not_running")
+            raise Conflict(event_is(event.status), code="event_not_running")
         two_stage.group_results_open(event, pairing)
         if pairing.entry_a is None or pairing.entry_b is None:
-            raise Conflict("this pairing has no match between two players", code="no_match")
+            raise Conflict(_("this pairing has no match between two players"), code="no_match")
         players = {
             pairing.entry_a.player_id: pairing.entry_a,
             pairing.entry_b.player_id: pairing.entry_b,
         }
         if winner.pk not in players:
-            raise TournamentError(f"{winner.name} did not play in this match", code="not_in_match")
+            raise TournamentError(
+                _("%(name)s did not play in this match") % {"name": winner.name},
+                code="not_in_match",
+            )
         entry = players[winner.pk]
         loser = pairing.entry_b if entry == pairing.entry_a else pairing.entry_a
         previous = pairing.winner_id
@@ -132,7 +137,9 @@ def pairing_override(
             pairing.refresh_from_db()
         else:
             if pairing.result in Pairing.RECORDED and pairing.winner_id == entry.pk:
-                raise Conflict(f"{winner.name} already won this match", code="no_change")
+                raise Conflict(
+                    _("%(name)s already won this match") % {"name": winner.name}, code="no_change"
+                )
             pairing.winner = entry
             pairing.result = Pairing.Result.OVERRIDE
             pairing.status = Pairing.Status.FINISHED
@@ -169,20 +176,20 @@ def pairing_rerun(*, pairing: Pairing, by: User | None = None) -> Pairing:
             .get(pk=pairing.pk)
         )
         if event.status != Event.Status.RUNNING:
-            raise Conflict(f"the event is {event.status}", code="event_not_running")
+            raise Conflict(event_is(event.status), code="event_not_running")
         two_stage.group_results_open(event, pairing)
         match = pairing.match
         if match is None:
-            raise Conflict("this pairing has no match to re-run", code="no_match")
+            raise Conflict(_("this pairing has no match to re-run"), code="no_match")
         if not match.is_bot_match:
-            raise Conflict("only a bot match is re-run", code="not_bots")
+            raise Conflict(_("only a bot match is re-run"), code="not_bots")
         failed = match.end_reason == Match.EndReason.BOT_FAILURE or match.status in (
             *IN_PROGRESS,
             Match.Status.CANCELLED,
         )
         if not failed:
             raise Conflict(
-                "this match did not fail; override its result instead", code="not_failed"
+                _("this match did not fail; override its result instead"), code="not_failed"
             )
         now = timezone.now()
         if pairing.result in Pairing.RECORDED:

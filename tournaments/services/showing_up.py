@@ -10,6 +10,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Player
 from games import services as play
@@ -36,11 +37,11 @@ def match_ready(*, match: Match, player: Player, now: datetime | None = None) ->
         )
         found = Pairing.objects.filter(match=match).values_list("event_id", flat=True).first()
         if found is None:
-            raise TournamentError("this is not a tournament match", code="not_found", status=404)
+            raise TournamentError(_("this is not a tournament match"), code="not_found", status=404)
         side = match.index_of(player.pk)
         if side is None:
             raise TournamentError(
-                "you are not a player of this match", code="not_a_player", status=403
+                _("you are not a player of this match"), code="not_a_player", status=403
             )
         event = lock_event(found)
         pairing = Pairing.objects.select_for_update(of=("self",)).get(match=match)
@@ -57,9 +58,9 @@ def match_ready(*, match: Match, player: Player, now: datetime | None = None) ->
                 event_changed(event)  # who is here; the match in play once both are
                 match_players_tell(pairing=pairing, match=match)
     if settled:
-        raise Conflict("the grace period is over: the match was forfeited", code="too_late")
+        raise Conflict(_("the grace period is over: the match was forfeited"), code="too_late")
     if match.status not in IN_PROGRESS:
-        raise Conflict(f"the match is {match.status}", code="match_over")
+        raise Conflict(_("the match is %(status)s") % {"status": match.status}, code="match_over")
     return pairing
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games.engine import bots as engine_bots
 from games.rating_hook import DEFAULT_RATING, ratings_for
@@ -20,7 +21,14 @@ from tournaments.selectors import bracket_of
 from tournaments.services import two_stage
 from tournaments.services.advancing import advance, create_bracket
 from tournaments.services.arena import arena_begin
-from tournaments.services.base import Conflict, TournamentError, User, lock_event, log_action
+from tournaments.services.base import (
+    Conflict,
+    TournamentError,
+    User,
+    event_is,
+    lock_event,
+    log_action,
+)
 from tournaments.services.events import event_update, event_validate
 from tournaments.services.payloads import entry_json
 
@@ -57,11 +65,17 @@ def _seed(event: Event, entries: list[Entry], *, at_start: bool) -> list[Entry]:
         given = [e.seed for e in entries if e.seed is not None]
         twice = sorted({s for s in given if given.count(s) > 1})
         if twice:
-            raise TournamentError(f"seed {twice[0]} is given to two entries", code="duplicate_seed")
+            raise TournamentError(
+                _("seed %(seed)s is given to two entries") % {"seed": twice[0]},
+                code="duplicate_seed",
+            )
         # Seeds as given (any numbers, in order), then the unseeded by registration.
         order = sorted(entries, key=lambda e: (e.seed is None, e.seed or 0, e.pk))
     else:
-        raise TournamentError(f"unknown seeding method {event.seeding!r}", code="unknown_seeding")
+        raise TournamentError(
+            _("unknown seeding method %(seeding)r") % {"seeding": event.seeding},
+            code="unknown_seeding",
+        )
     if event.rated and event.is_elimination:
         order = _keep_stables_apart(event, order)
     for number, e in enumerate(order, start=1):
@@ -77,8 +91,10 @@ def _keep_stables_apart(event: Event, order: list[Entry]) -> list[Entry]:
     places = seeding.keep_apart([e.player.stable_id for e in order])
     if places is None:
         raise Conflict(
-            "no seeding keeps every person and their own bots out of each other's first "
-            "match: enter more players, or withdraw one of them",
+            _(
+                "no seeding keeps every person and their own bots out of each other's first "
+                "match: enter more players, or withdraw one of them"
+            ),
             code="same_stable",
         )
     moved = [order[i] for i in places]
@@ -104,9 +120,11 @@ def _refuse_one_stable(entries: list[Entry]) -> None:
         other = seen.setdefault(stable, entry)
         if other is not entry:
             raise Conflict(
-                f"{other.player.name} and {entry.player.name} are a person and their own bot, "
-                "or two bots of one owner: in a rated round robin they would meet; withdraw "
-                "one of them",
+                _(
+                    "%(name)s and %(other)s are a person and their own bot, or two bots of one "
+                    "owner: in a rated round robin they would meet; withdraw one of them"
+                )
+                % {"name": other.player.name, "other": entry.player.name},
                 code="same_stable",
                 entries=[other.pk, entry.pk],
             )
@@ -131,12 +149,12 @@ def event_seed(
     with transaction.atomic():
         event = lock_event(event.pk)
         if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
-            raise Conflict(f"the event is {event.status}", code="event_started")
+            raise Conflict(event_is(event.status), code="event_started")
         method = event.seeding if seeding is None else seeding
         if seed is not None and method != Seeding.RANDOM:
-            raise TournamentError("a seed is for a random seeding", code="invalid_seed")
+            raise TournamentError(_("a seed is for a random seeding"), code="invalid_seed")
         if order is not None and method != Seeding.MANUAL:
-            raise TournamentError("an order is for a manual seeding", code="invalid_seed")
+            raise TournamentError(_("an order is for a manual seeding"), code="invalid_seed")
         fields: dict[str, object] = {"seeding": method}
         if seed is not None:
             fields["seeding_seed"] = seed
@@ -155,15 +173,21 @@ def _order_set(event: Event, order: list[int]) -> None:
     active = set(event.entries.filter(status__in=Entry.ACTIVE).values_list("pk", flat=True))
     twice = sorted({pk for pk in order if order.count(pk) > 1})
     if twice:
-        raise TournamentError(f"entry {twice[0]} is given twice", code="duplicate_seed")
+        raise TournamentError(
+            _("entry %(entry)s is given twice") % {"entry": twice[0]}, code="duplicate_seed"
+        )
     strangers = [pk for pk in order if pk not in active]
     if strangers:
         raise TournamentError(
-            f"entry {strangers[0]} is not an active entry of this event", code="unknown_entry"
+            _("entry %(entry)s is not an active entry of this event") % {"entry": strangers[0]},
+            code="unknown_entry",
         )
     missing = sorted(active - set(order))
     if missing:
-        raise TournamentError(f"the order leaves out entry {missing[0]}", code="incomplete_order")
+        raise TournamentError(
+            _("the order leaves out entry %(entry)s") % {"entry": missing[0]},
+            code="incomplete_order",
+        )
     for number, entry_pk in enumerate(order, start=1):
         Entry.objects.filter(pk=entry_pk).update(seed=number)
 
@@ -183,11 +207,13 @@ def event_start(
     with transaction.atomic():
         event = lock_event(event.pk)
         if event.status not in (Event.Status.DRAFT, Event.Status.REGISTRATION):
-            raise Conflict(f"the event is {event.status}", code="event_started")
+            raise Conflict(event_is(event.status), code="event_started")
         if event.status == Event.Status.DRAFT and event.repeat_rule:
             raise Conflict(
-                "a recurring event is a template: its occurrences open and start by themselves "
-                "(empty its repeat rule to run it once)",
+                _(
+                    "a recurring event is a template: its occurrences open and start by themselves "
+                    "(empty its repeat rule to run it once)"
+                ),
                 code="event_repeats",
             )
         event_validate(event)
@@ -211,13 +237,15 @@ def event_start(
         entries = list(event.entries.filter(status__in=Entry.ACTIVE).select_related("player"))
         if len(entries) < 2:
             raise TournamentError(
-                f"an event needs at least two entries to start; it has {len(entries)}",
+                _("an event needs at least two entries to start; it has %(count)s")
+                % {"count": len(entries)},
                 code="not_enough_entries",
             )
         for entry in entries:
             if entry.player.is_bot and entry.player.bot_strategy not in engine_bots.BOTS:
                 raise TournamentError(
-                    f"bot {entry.player.name!r} plays an unknown strategy", code="unknown_bot"
+                    _("bot %(name)r plays an unknown strategy") % {"name": entry.player.name},
+                    code="unknown_bot",
                 )
         if event.rated and event.format == Format.ROUND_ROBIN:
             _refuse_one_stable(entries)

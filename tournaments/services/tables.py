@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from games import services as play
 from games import tables
 from tournaments.live import event_changed, match_players_tell
 from tournaments.models import Event, Pairing, Venue
 from tournaments.services.advancing import table_number
-from tournaments.services.base import Conflict, User, lock_event, lock_live_matches, log_action
+from tournaments.services.base import (
+    Conflict,
+    User,
+    event_is,
+    lock_event,
+    lock_live_matches,
+    log_action,
+)
 
 
 def pairing_to_table(*, pairing: Pairing, by: User | None = None) -> Pairing:
@@ -31,13 +39,14 @@ def pairing_to_table(*, pairing: Pairing, by: User | None = None) -> Pairing:
         )
         if event.venue != Venue.MIXED:
             raise Conflict(
-                f"the event's venue is {event.venue}: only a mixed event moves single matches",
+                _("the event's venue is %(venue)s: only a mixed event moves single matches")
+                % {"venue": event.venue},
                 code="not_mixed",
             )
         if event.status != Event.Status.RUNNING:
-            raise Conflict(f"the event is {event.status}", code="event_not_running")
+            raise Conflict(event_is(event.status), code="event_not_running")
         if pairing.match is None:
-            raise Conflict("this pairing has no match to move", code="no_match")
+            raise Conflict(_("this pairing has no match to move"), code="no_match")
         table = pairing.match.table if pairing.match.at_table else table_number(pairing)
         try:
             match = tables.match_move_to_table(

@@ -9,6 +9,8 @@ each group their playoff seeds and creates the playoff's bracket.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from tournaments.formats import bracket as brackets
 from tournaments.formats import two_stage
 from tournaments.models import Entry, Event, Format, Pairing
@@ -17,7 +19,9 @@ from tournaments.services.base import Conflict, TournamentError
 
 
 def _refusal(error: two_stage.OptionError) -> TournamentError:
-    return TournamentError(str(error), code="invalid_groups", option=error.option)
+    """The option's refusal in the reader's language (the pure format says it in English)."""
+    message = _(error.template) % error.params if error.params else _(error.template)
+    return TournamentError(message, code="invalid_groups", option=error.option)
 
 
 def plan_of(event: Event, entrants: int | None = None) -> two_stage.Plan:
@@ -50,7 +54,8 @@ def options_check(event: Event) -> None:
     ):
         if value not in known:
             raise TournamentError(
-                f"unknown {option} {value!r}; known: {', '.join(known)}",
+                _("unknown %(option)s %(value)r; known: %(known)s")
+                % {"option": option, "value": value, "known": ", ".join(known)},
                 code="invalid_groups",
                 option=option,
             )
@@ -64,7 +69,7 @@ def options_check(event: Event) -> None:
         raise _refusal(error) from None
     if event.advance_per_group < 1:
         raise TournamentError(
-            "advance_per_group is at least 1", code="invalid_groups", option="advance_per_group"
+            _("advance_per_group is at least 1"), code="invalid_groups", option="advance_per_group"
         )
     if event.capacity is not None:
         plan_of(event, event.capacity)
@@ -102,7 +107,7 @@ def group_results_open(event: Event, pairing: Pairing) -> None:
         and playoff_started(event)
     ):
         raise Conflict(
-            "the playoff has started: the group results that qualified its players stand",
+            _("the playoff has started: the group results that qualified its players stand"),
             code="playoff_started",
         )
 
