@@ -21,6 +21,7 @@ _FIXED = {
     "Third place": pgettext_lazy("a round", "Third place"),
     "Grand final": pgettext_lazy("a round", "Grand final"),
     "Grand final reset": pgettext_lazy("a round", "Grand final reset"),
+    "Arena": pgettext_lazy("a round", "Arena"),
     "Champion": pgettext_lazy("how far a player came", "Champion"),
 }
 #: The numbered names, with the number kept.
@@ -30,6 +31,7 @@ _NUMBERED = [
     (re.compile(r"^Winners round (\d+)$"), gettext_lazy("Winners round %(number)s")),
     (re.compile(r"^Losers round (\d+)$"), gettext_lazy("Losers round %(number)s")),
     (re.compile(r"^Groups, round (\d+)$"), gettext_lazy("Groups, round %(number)s")),
+    (re.compile(r"^Group ([A-Z]+)$"), gettext_lazy("Group %(group)s")),
 ]
 
 
@@ -40,5 +42,5 @@ def round_label(name: str) -> str:
         return str(_FIXED[name])
     for pattern, label in _NUMBERED:
         if match := pattern.match(name):
-            return str(label) % {"number": match[1]}
+            return str(label) % {"number": match[1], "group": match[1]}
     return name

@@ -22,6 +22,7 @@ def test_me_shows_my_player_and_account(alice_client, alice):
         "username": "alice",
         "is_staff": False,
         "email_events": True,
+        "language": "",
         "theme": "system",
         "sounds": True,
         "confirm_discard": False,
@@ -84,6 +85,7 @@ def test_a_staff_user_without_a_player_is_answered_their_account():
         "is_staff": True,
         "permissions": [],
         "email_events": None,
+        "language": "",
         "theme": "system",
         "sounds": True,
         "confirm_discard": False,
@@ -122,7 +124,14 @@ def test_a_preference_left_out_is_left_as_it_was(alice_client, alice):
 
 @pytest.mark.parametrize(
     "body",
-    [{"theme": "purple"}, {"theme": ""}, {"sounds": "yes"}, {"confirm_discard": 1}],
+    [
+        {"theme": "purple"},
+        {"theme": ""},
+        {"sounds": "yes"},
+        {"confirm_discard": 1},
+        {"language": "de"},
+        {"language": None},
+    ],
 )
 def test_a_preference_that_is_not_one_is_refused_and_nothing_changes(alice_client, alice, body):
     response = alice_client.patch("/api/me", {**body, "name": "Alicia"}, format="json")

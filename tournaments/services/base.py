@@ -36,7 +36,7 @@ class Conflict(TournamentError):
 
 
 def event_is(status: str) -> str:
-    """"the event is <status>": the words of a refusal for an event in that state."""
+    """ "the event is <status>": the words of a refusal for an event in that state."""
     said = {
         Event.Status.DRAFT: _("the event is draft"),
         Event.Status.REGISTRATION: _("the event is registration"),
@@ -48,7 +48,7 @@ def event_is(status: str) -> str:
 
 
 def entry_is(status: str, *, already: bool = False) -> str:
-    """"the entry is <status>" (or "already <status>"): a refusal's words for an entry."""
+    """ "the entry is <status>" (or "already <status>"): a refusal's words for an entry."""
     if already:
         said = {
             Entry.Status.REGISTERED: _("the entry is already registered"),

@@ -157,6 +157,7 @@ const ROUND_NAMES = {
   "Third place": () => pgettext("a round", "Third place"),
   "Grand final": () => pgettext("a round", "Grand final"),
   "Grand final reset": () => pgettext("a round", "Grand final reset"),
+  "Arena": () => pgettext("a round", "Arena"),
   "Champion": () => pgettext("how far a player came", "Champion"),
 };
 const NUMBERED_ROUNDS = [
@@ -165,6 +166,7 @@ const NUMBERED_ROUNDS = [
   [/^Winners round (\d+)$/, () => gettext("Winners round %(number)s")],
   [/^Losers round (\d+)$/, () => gettext("Losers round %(number)s")],
   [/^Groups, round (\d+)$/, () => gettext("Groups, round %(number)s")],
+  [/^Group ([A-Z]+)$/, () => gettext("Group %(group)s")],
 ];
 
 export function roundLabel(name) {
@@ -172,7 +174,7 @@ export function roundLabel(name) {
   if (ROUND_NAMES[name]) return ROUND_NAMES[name]();
   for (const [pattern, label] of NUMBERED_ROUNDS) {
     const match = pattern.exec(name);
-    if (match) return interpolate(label(), { number: match[1] }, true);
+    if (match) return interpolate(label(), { number: match[1], group: match[1] }, true);
   }
   return name;
 }
