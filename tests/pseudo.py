@@ -159,16 +159,19 @@ def _unquote(text: str) -> str:
 
 def english_with_translation(language: str) -> dict[str, str]:
     """Every English text of the catalogues that ``language`` translates differently, with
-    its translation (the singular forms)."""
+    its translation (the singular forms); an English text that is also one of the language's
+    translations ("gin" is French too) is left out: seen on a page, it proves nothing."""
     found = {}
+    translations = set()
     for domain in DOMAINS:
         path = LOCALE / language / "LC_MESSAGES" / f"{domain}.po"
         if not path.exists():
             continue
         for entry in read_catalogue(path):
+            translations.update(entry.get("msgstr", []))
             if entry.get("msgstr") and entry["msgstr"][0] and entry["msgstr"][0] != entry["msgid"]:
                 found[entry["msgid"]] = entry["msgstr"][0]
-    return found
+    return {english: text for english, text in found.items() if english not in translations}
 
 
 #: Every text node of the page and every element's whole text, each trimmed (scripts and

@@ -115,8 +115,10 @@ def test_every_text_of_the_main_pages_comes_through_the_catalogues(browser, live
 def test_the_main_pages_in_french_and_spanish_keep_no_english(
     browser, live, world, language, screenshots
 ):
-    english = english_with_translation(language)
-    assert len(english) > 500, "the catalogue is nearly empty"
+    translated = english_with_translation(language)
+    assert len(translated) > 500, "the catalogue is nearly empty"
+    # A key's letter ("P" passes) is not a word.
+    english = {text for text in translated if len(text) > 2}
     context = browser.new_context(
         base_url=live,
         viewport={"width": 390, "height": 844},
