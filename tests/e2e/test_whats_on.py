@@ -163,7 +163,10 @@ def test_an_event_filler_bot_is_found_by_its_name(browser, live, alice, house_bo
         page.goto("/lobby")
         page.get_by_label("Find a person to challenge").fill(filler.name)
         page.get_by_role("button", name="Find").click()
-        options = page.get_by_label("Opponent").locator("option").all_inner_texts()
+        # The search is a new page: read its list once it is there, not the old one's.
+        opponent = page.get_by_label("Opponent")
+        expect(opponent.locator("option", has_text=filler.name)).to_have_count(1)
+        options = opponent.locator("option").all_inner_texts()
         assert filler.name in options and "Greta (greedy)" not in options
 
 
