@@ -391,6 +391,10 @@ function describe(action) {
     case "discard": return t(gettext("Discarding %(card)s"), { card });
     case "knock": return t(gettext("Knocking with %(card)s"), { card });
     case "gin": return t(gettext("Gin with %(card)s"), { card });
+    // Said without the card: a refused move is described against the table as it is now,
+    // whose pile may be empty or hold another card.
+    case "take_upcard": return gettext("Taking the upcard");
+    case "draw_discard": return gettext("Taking from the pile");
     default: return ACTIONS[action.type] ? ACTIONS[action.type].label(state.view).replace("…", "") : action.type;
   }
 }
