@@ -80,7 +80,7 @@ def game_view(
     if "last_deal" not in shared:
         if "engine" not in shared:
             shared["engine"] = EngineMatch.from_snapshot(match.state) if match.state else None
-        shared["last_deal"] = _last_deal(game)
+        shared["last_deal"] = _last_deal(game, shared["engine"])
         shared["next_game"] = _next_game(game)
     engine = shared["engine"]
     in_play = (
@@ -210,13 +210,30 @@ def _next_game(game: Game) -> int | None:
     )
 
 
-def _last_deal(game: Game) -> dict[str, Any] | None:
+def _last_deal(game: Game, engine: EngineMatch | None = None) -> dict[str, Any] | None:
     """The most recent finished deal of the game, both hands revealed.
 
     Except while the same cards are dealt again: the first deal of a duplicate pair shows
     how the second began (the same hands, seats swapped, and the same stock), so its hands
     wait until the second deal is over.
+
+    ``engine``, the match's engine as its state was saved, answers without a query when
+    the game is the one it plays (its snapshot keeps the last deal scored).
     """
+    if engine is not None and engine.game_index == game.number and engine.game.last_deal_known:
+        g = engine.game
+        last = g.last_deal
+        if last is None:
+            return None
+        dealing = not (g.is_over or engine.is_over)
+        hidden = dealing and last["seed"] is not None and g.deal.seed == last["seed"]
+        return _deal_json(
+            last["number"],
+            last["dealer"],
+            last["swap"],
+            last["outcome"],
+            None if hidden else [_names(last["hands"][0]), _names(last["hands"][1])],
+        )
     # One query: the newest two deals that are finished or in play. A game has at most one
     # deal in play, always its newest, so the finished one is the first or the second.
     newest = list(
@@ -231,13 +248,18 @@ def _last_deal(game: Game) -> dict[str, Any] | None:
     hands = deal.outcome.get("hands")
     if in_play is not None and in_play.seed == deal.seed:
         hands = None
+    return _deal_json(deal.number, deal.dealer, deal.swap, deal.outcome, hands)
+
+
+def _deal_json(
+    number: int, dealer: int, swap: int, outcome: dict[str, Any], hands: list | None
+) -> dict[str, Any]:
+    """A finished deal as a view shows it, by player: ``hands`` by seat, or None (hidden)."""
     return {
-        "number": deal.number,
-        "dealer": deal.dealer ^ deal.swap,
-        "outcome": outcome_by_player(
-            {k: v for k, v in deal.outcome.items() if k != "hands"}, deal.swap
-        ),
-        "hands": None if hands is None else [hands[0 ^ deal.swap], hands[1 ^ deal.swap]],
+        "number": number,
+        "dealer": dealer ^ swap,
+        "outcome": outcome_by_player({k: v for k, v in outcome.items() if k != "hands"}, swap),
+        "hands": None if hands is None else [hands[0 ^ swap], hands[1 ^ swap]],
     }
 
 

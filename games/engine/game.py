@@ -199,6 +199,8 @@ class Game:
         "deals",
         "first_dealer",
         "forfeit_by",
+        "last_deal",
+        "last_deal_known",
         "results",
         "rules",
         "seed",
@@ -215,6 +217,9 @@ class Game:
         self.columns = [_Column() for _ in range(3 if hollywood else 1)]
         self.wins_count = [0, 0]  # winning hands per player, for Hollywood's columns
         self.deals: list[DealRecord] = []  # the finished deals (since a restore, if any)
+        # The newest deal that was scored, as :meth:`snapshot` keeps it across restores.
+        self.last_deal: dict[str, Any] | None = None
+        self.last_deal_known = True
         self.deal_number = 0  # the number of the deal in play
         self.results: list[GameResult] = []
         self.forfeit_by: tuple[int, str] | None = None
@@ -361,8 +366,11 @@ class Game:
     def snapshot(self) -> dict[str, Any]:
         """Everything that defines the game now, without its finished deals.
 
-        With :meth:`from_snapshot` this rebuilds the game by replaying only the deal in
-        play: what a server keeps beside the action log, as a cache of it.
+        Of those it keeps only a summary of the newest one scored (``last_deal``: its
+        number, seed, dealer's seat, swap, outcome and each seat's cards at the end as a
+        mask), so a reader can show the last result without the log. With
+        :meth:`from_snapshot` this rebuilds the game by replaying only the deal in play:
+        what a server keeps beside the action log, as a cache of it.
         """
         d = self.deal
         return {
@@ -386,6 +394,7 @@ class Game:
             "pair": self._pair,
             "tiebreaks": self._tiebreaks,
             "forfeit_by": None if self.forfeit_by is None else list(self.forfeit_by),
+            **({"last_deal": self.last_deal} if self.last_deal_known else {}),
             "deal": {
                 "number": self.deal_number,
                 "seed": d.seed,
@@ -418,6 +427,9 @@ class Game:
         forfeit = data["forfeit_by"]
         game.forfeit_by = None if forfeit is None else (int(forfeit[0]), str(forfeit[1]))
         game.deals = []
+        # A snapshot written before the last deal was kept does not know it.
+        game.last_deal_known = "last_deal" in data
+        game.last_deal = data.get("last_deal")
         deal = data["deal"]
         game.deal_number = int(deal["number"])
         game.deal_swap = int(deal["swap"])
@@ -444,6 +456,15 @@ class Game:
         d = self.deal
         assert record.outcome is not None
         self.deals.append(record)
+        self.last_deal = {
+            "number": record.number,
+            "seed": record.seed,
+            "dealer": record.dealer,
+            "swap": record.swap,
+            "outcome": record.outcome.to_json(),
+            "hands": [record.hands[0], record.hands[1]],
+        }
+        self.last_deal_known = True
         winner = record.winner_player
         if winner is not None:
             self._score(winner, record.outcome.points)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils.translation import gettext, gettext_noop, pgettext_lazy
 
 from accounts.models import Player
 from common.errors import ServiceError
 from games.engine.match import Match as EngineMatch
-from games.models import Game, Match
+from games.models import Deal, Game, Match
 
 
 class PlayError(ServiceError):
@@ -209,5 +210,17 @@ def engine_of(match: Match) -> EngineMatch:
 
 
 def active_game(match: Match) -> Game:
-    """The match's game in play (there is one while an online match is active)."""
-    return Game.objects.get(match=match, status=Game.Status.ACTIVE)
+    """The match's game in play (there is one while an online match is active), with the
+    deal in play (:func:`with_deal_in_play`)."""
+    return with_deal_in_play(Game.objects.filter(match=match, status=Game.Status.ACTIVE)).get()
+
+
+def with_deal_in_play(games: QuerySet[Game]) -> QuerySet[Game]:
+    """``games`` with the id and number of each one's newest deal (``deal_in_play``,
+    ``deal_in_play_number``), read in the same query: a move appends its action to that
+    deal without looking it up."""
+    newest = Deal.objects.filter(game=OuterRef("pk")).order_by("-number")
+    return games.annotate(
+        deal_in_play=Subquery(newest.values("pk")[:1]),
+        deal_in_play_number=Subquery(newest.values("number")[:1]),
+    )

@@ -55,9 +55,19 @@ def game_begin(match: Match, engine: EngineMatch, now: datetime) -> Game:
 def deal_begin(
     game: Game, number: int, seed: int | None, dealer: int, swap: int, now: datetime
 ) -> Deal:
-    return Deal.objects.create(
+    deal = Deal.objects.create(
         game=game, number=number, seed=seed, dealer=dealer, swap=swap, clock_started_at=now
     )
+    game.deal_in_play, game.deal_in_play_number = deal.pk, number
+    return deal
+
+
+def _deal_id(game: Game, number: int) -> int:
+    """The id of the game's deal ``number``: known when the row was read
+    :func:`with_deal_in_play` (or the deal begun since), else looked up."""
+    if getattr(game, "deal_in_play_number", None) == number:
+        return game.deal_in_play
+    return Deal.objects.filter(game=game, number=number).values_list("pk", flat=True).get()
 
 
 def apply_move(
@@ -85,9 +95,9 @@ def apply_move(
         raise IllegalMove(engine_text(error), code=error.rule) from None
     except EngineError as error:
         raise IllegalMove(engine_text(error), code=error.rule) from None
-    deal = Deal.objects.get(game=game, number=deal_number)
+    deal_id = _deal_id(game, deal_number)
     Action.objects.create(
-        deal=deal,
+        deal_id=deal_id,
         ply=deal_ply,
         seat=seat,
         player_id=match.players[index],
@@ -104,7 +114,7 @@ def apply_move(
     game.ply += 1
     match.ply += 1
     if record is not None:
-        _deal_end(deal, record, now)
+        _deal_end(deal_id, record, now)
     # Hollywood: a column can decide the match while the game's other columns are open; the
     # game ends with the match then, and nothing more is dealt.
     over = g.is_over or engine.is_over
@@ -122,19 +132,20 @@ def apply_move(
     game.to_act = next_to_act
 
 
-def _deal_end(deal: Deal, record: DealRecord, now: datetime) -> None:
+def _deal_end(deal_id: int, record: DealRecord, now: datetime) -> None:
     """Record how a deal ended, both hands revealed (per seat, as they were at the end)."""
     outcome = record.outcome
-    deal.finished_at = now
     if outcome is None:
-        deal.status = Deal.Status.ABANDONED
+        ended = {"status": Deal.Status.ABANDONED}
     else:
-        deal.status = Deal.Status.FINISHED
-        deal.outcome = outcome_json(record)
-        deal.termination = outcome.termination.value
-        deal.winner_index = record.winner_player
-        deal.points = outcome.points
-    deal.save()
+        ended = {
+            "status": Deal.Status.FINISHED,
+            "outcome": outcome_json(record),
+            "termination": outcome.termination.value,
+            "winner_index": record.winner_player,
+            "points": outcome.points,
+        }
+    Deal.objects.filter(pk=deal_id).update(finished_at=now, **ended)
 
 
 def outcome_json(record: DealRecord) -> dict[str, Any] | None:
@@ -170,6 +181,11 @@ def game_end(
     return None
 
 
+#: What play changes on the match row until the match ends: its engine state, its ply and
+#: the games won (a game that ends). The rest changes with the match's end.
+PLAY_FIELDS = ("state", "ply", "games_won_a", "games_won_b", "margin_a")
+
+
 def state_save(
     match: Match, game: Game, engine: EngineMatch, now: datetime, changes: Changes
 ) -> None:
@@ -182,8 +198,9 @@ def state_save(
     game.save()
     match.state = engine.snapshot()
     if engine.is_over:
-        match_finish(match=match, engine=engine, now=now)
-    match.save()
+        match_finish(match=match, engine=engine, now=now)  # saves the whole row
+    else:
+        match.save(update_fields=PLAY_FIELDS)
     changes.saved(match, engine)
 
 

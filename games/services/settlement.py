@@ -20,7 +20,14 @@ from games.engine import bots as engine_bots
 from games.engine.game import derive_seed
 from games.engine.views import view_for
 from games.models import Action, Deal, Game, Match, TimeoutPolicy
-from games.services.base import Conflict, NotAPlayer, engine_of, locked, status_word
+from games.services.base import (
+    Conflict,
+    NotAPlayer,
+    engine_of,
+    locked,
+    status_word,
+    with_deal_in_play,
+)
 from games.services.pause import pause_end
 from games.services.playing import apply_move, game_end, state_save
 from games.services.publishing import Changes, follow_up
@@ -182,11 +189,12 @@ def player_locked(
     index = match.index_of(player.pk)
     if index is None:
         raise NotAPlayer(_("you are not a player of this game"))
-    game = Game.objects.get(pk=game_id)  # read under the lock: the row as it is now
+    # Read under the lock: the row as it is now, with the deal a move appends to.
+    game = with_deal_in_play(Game.objects.filter(pk=game_id)).get()
     game.match = match
     settled = settle(match, now, changes, game=game)
     if settled:
-        game = Game.objects.get(pk=game_id)
+        game = with_deal_in_play(Game.objects.filter(pk=game_id)).get()
         game.match = match
     return match, index, game, settled
 

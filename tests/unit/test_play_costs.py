@@ -13,13 +13,13 @@ from tests.play import active_game, move, pick, view
 
 #: Queries of one move over the API in a timed game between people: the token's sign-in
 #: (the token with its user and player), the savepoint (2), the match locked, the game read
-#: under the lock, the deal, the action written, the game and the match saved, the last
-#: finished deal for the pushed views.
-MOVE_QUERIES = 10
-#: A move that ends a deal writes more: the deal's outcome, the next deal started (its
-#: row), and reads the deals of the game for the views (the game's seeds are random, so
-#: whether one of the twelve moves below ends a deal is left to chance).
-DEAL_ENDING_QUERIES = 12
+#: under the lock (with the id of its deal in play), the action written, the game and the
+#: match saved. The pushed views read the last finished deal from the match's state.
+MOVE_QUERIES = 8
+#: A move that ends a deal writes two more: the deal's outcome, and the next deal started
+#: (the game's seeds are random, so whether one of the twelve moves below ends a deal is
+#: left to chance).
+DEAL_ENDING_QUERIES = 10
 ENDINGS = ("knock", "gin", "big_gin")
 
 
@@ -80,3 +80,25 @@ def test_the_answer_to_a_move_is_the_view_a_read_gives_after_it(timed_duel):
         if mine["pause"]:  # a deal ended: both read it, and the next one starts
             for client in clients.values():
                 assert client.post(f"/api/games/{game.pk}/continue").status_code == 200
+
+
+#: A game's view read in full by a player: the token's sign-in and the game with its match and
+#: players. The last finished deal comes from the match's state (no query of the deals).
+VIEW_QUERIES = 2
+
+
+def test_a_view_costs_two_queries(timed_duel, django_assert_num_queries):
+    match, clients = timed_duel
+    rng = random.Random(5)
+    for _ in range(30):
+        game = active_game(match)
+        if view(clients[0], game)["pause"]:
+            for client in clients.values():
+                assert client.post(f"/api/games/{game.pk}/continue").status_code == 200
+            continue
+        for client in clients.values():
+            with django_assert_num_queries(VIEW_QUERIES):
+                seen = view(client, game)
+        mover = clients[game.to_act]
+        seen = view(mover, game)
+        assert move(mover, game, seen["ply"], pick(seen["legal_actions"], rng, seen["hand"]))

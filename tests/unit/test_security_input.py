@@ -429,6 +429,7 @@ def test_last_deal_hides_the_hands_while_the_same_cards_are_dealt_again(alice, b
     second = Deal.objects.get(game=game, number=1)
     assert second.seed == first.seed and second.status == Deal.Status.ACTIVE
 
+    game = Game.objects.get(pk=game.pk)  # the game and its match as they are now
     for viewer in (alice, bob, charlie):
         last = game_view(game=game, viewer=viewer)["last_deal"]
         assert last["number"] == 0
