@@ -10,12 +10,22 @@ starts; a web process has them imported here, once, the first time a name is not
 
 from __future__ import annotations
 
+import threading
+
 from celery import Task, current_app
+
+#: One thread at a time imports the tasks modules. Two threads importing them at once (a web
+#: process's first two requests that enqueue work) can each be handed a module the other is
+#: still executing, its tasks not yet registered: Python's import breaks the circle that
+#: way, and the task would be missing.
+_importing = threading.Lock()
 
 
 def registered(name: str) -> Task:
     """The task registered as ``name``, importing the apps' tasks modules if need be."""
     tasks = current_app.tasks
     if name not in tasks:
-        current_app.loader.import_default_modules()
+        with _importing:
+            if name not in tasks:
+                current_app.loader.import_default_modules()
     return tasks[name]
