@@ -26,6 +26,7 @@ from knox.signals import token_expired
 from rest_framework import exceptions, permissions
 
 from accounts.models import Player
+from common.compiled import CompiledQuery
 
 #: Routes (``name=`` in the URL confs) a bot token may use with any method.
 BOT_ROUTES = frozenset(
@@ -65,6 +66,14 @@ def bot_token_allowed(*, route: str | None, method: str) -> bool:
     return route in BOT_ROUTES or method in permissions.SAFE_METHODS
 
 
+#: The tokens of a key with their user and the user's player: one query every request makes,
+#: compiled once (common.compiled).
+_TOKENS = CompiledQuery(
+    lambda key: AuthToken.objects.filter(token_key=key).select_related("user", "user__player"),
+    "\x00token-key",
+)
+
+
 class TokenAuthentication(KnoxTokenAuthentication):
     """knox's ``Authorization: Token …``; a bot's token only where :data:`BOT_ROUTES` say.
 
@@ -83,9 +92,7 @@ class TokenAuthentication(KnoxTokenAuthentication):
             digest = hash_token(text)
         except (TypeError, binascii.Error):
             raise refused from None
-        candidates = AuthToken.objects.filter(
-            token_key=text[: knox_constants.TOKEN_KEY_LENGTH]
-        ).select_related("user", "user__player")
+        candidates = _TOKENS.all(text[: knox_constants.TOKEN_KEY_LENGTH])
         for auth_token in candidates:
             if not compare_digest(digest, auth_token.digest):
                 continue

@@ -9,7 +9,6 @@ or a game that is over, 400 naming the rule for an illegal move.
 from __future__ import annotations
 
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import parse_etags
 from django.utils.translation import gettext as _
@@ -23,6 +22,7 @@ from accounts.models import Player
 from accounts.selectors import player_for_user
 from common.api import refusal
 from common.arrival import ARRIVED
+from common.compiled import CompiledQuery
 from common.schema import error_codes
 from games import delivery, selectors, services
 from games.api.base import PlayerBriefSerializer
@@ -77,10 +77,20 @@ GameViewSerializer = inline_serializer(
 )
 
 
+#: A game with its match and players: the read of every view (compiled once).
+_GAME = CompiledQuery(
+    lambda pk: Game.objects.select_related("match", "match__player_a", "match__player_b").filter(
+        pk=pk
+    ),
+    -918_273_645,
+)
+
+
 def _game(pk: int) -> Game:
-    game = get_object_or_404(
-        Game.objects.select_related("match", "match__player_a", "match__player_b"), pk=pk
-    )
+    try:
+        game = _GAME.get(pk)
+    except Game.DoesNotExist:
+        raise Http404 from None
     if not selectors.match_visible(match=game.match, viewer=None):
         raise Http404
     return game

@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import Player
+from common.compiled import CompiledQuery
 from common.metrics import CLOCK_LAG_SECONDS
 from games.engine import bots as engine_bots
 from games.engine.game import derive_seed
@@ -174,6 +175,21 @@ def clocks_sweep(*, now: datetime | None = None, limit: int = 200) -> int:
     return settled
 
 
+#: The reads of every move, compiled once (common.compiled): the match of a game, locked,
+#: with its players; the game with its deal in play.
+_MATCH_LOCKED = CompiledQuery(
+    lambda game_id: (
+        Match.objects.select_for_update(of=("self",))
+        .select_related("player_a", "player_b")
+        .filter(games__pk=game_id)
+    ),
+    -918_273_645,
+)
+_GAME_IN_PLAY = CompiledQuery(
+    lambda game_id: with_deal_in_play(Game.objects.filter(pk=game_id)), -918_273_645
+)
+
+
 def player_locked(
     game_id: int, player: Player, now: datetime, changes: Changes
 ) -> tuple[Match, int, Game, bool]:
@@ -181,20 +197,16 @@ def player_locked(
     settle a deadline that has passed (its changes noted on ``changes``). Returns the match,
     the player's index, the game row after the settlement and whether anything was settled."""
     # One query finds and locks the match (OF self: not the game row joined to find it).
-    match = (
-        Match.objects.select_for_update(of=("self",))
-        .select_related("player_a", "player_b")
-        .get(games__pk=game_id)
-    )
+    match = _MATCH_LOCKED.get(game_id)
     index = match.index_of(player.pk)
     if index is None:
         raise NotAPlayer(_("you are not a player of this game"))
     # Read under the lock: the row as it is now, with the deal a move appends to.
-    game = with_deal_in_play(Game.objects.filter(pk=game_id)).get()
+    game = _GAME_IN_PLAY.get(game_id)
     game.match = match
     settled = settle(match, now, changes, game=game)
     if settled:
-        game = with_deal_in_play(Game.objects.filter(pk=game_id)).get()
+        game = _GAME_IN_PLAY.get(game_id)
         game.match = match
     return match, index, game, settled
 

@@ -1,0 +1,138 @@
+"""Querysets of the hot path compiled to SQL once per process, then run with other values.
+
+Building and compiling a queryset is most of what a read costs in Python: a game row with its
+match and both players is some hundred columns to name, quote and map back to models, every
+time, for SQL that differs only in one id. :class:`CompiledQuery` builds the queryset with
+placeholder values, lets Django compile it once per database connection's vendor, and then
+runs that SQL with the caller's values. The rows become model instances the way Django's own
+iterator makes them (the same converters, ``from_db``, the related objects of
+``select_related`` and the annotations), so the objects are the ones the queryset would give.
+
+Only for querysets whose SQL does not depend on the values (no ``None`` that turns ``=`` into
+``IS NULL``, no list whose length changes the ``IN``): each placeholder must come back as one
+parameter of the compiled SQL, which is checked when it is compiled.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
+
+from django.db import connections
+from django.db.models import Model, QuerySet
+from django.db.models.query import get_related_populators
+
+M = TypeVar("M", bound=Model)
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+class _Plan:
+    __slots__ = (
+        "annotations",
+        "converters",
+        "init_list",
+        "model",
+        "related",
+        "slots",
+        "span",
+        "sql",
+    )
+
+    def __init__(self, queryset: QuerySet, placeholders: Sequence[Any], using: str) -> None:
+        compiler = queryset.query.get_compiler(using=using)
+        sql, params = compiler.as_sql()
+        slots = []
+        for value in params:
+            matches = [
+                i for i, p in enumerate(placeholders) if type(p) is type(value) and p == value
+            ]
+            if len(matches) != 1:
+                raise ValueError(f"parameter {value!r} is not exactly one of the placeholders")
+            slots.append(matches[0])
+        if sorted(set(slots)) != list(range(len(placeholders))):
+            raise ValueError("a placeholder is not a parameter of the compiled SQL")
+        self.sql, self.slots = sql, slots
+        select, klass_info = compiler.select, compiler.klass_info
+        self.model = klass_info["model"]
+        fields = klass_info["select_fields"]
+        self.span = (fields[0], fields[-1] + 1)
+        self.init_list = [f[0].target.attname for f in select[self.span[0] : self.span[1]]]
+        self.related = get_related_populators(klass_info, select, using)
+        self.annotations = list(compiler.annotation_col_map.items())
+        columns = [s[0] for s in select[0 : compiler.col_count]]
+        self.converters = list(compiler.get_converters(columns).items())
+
+
+def _converted(rows: list, converters: list, connection: Any) -> list[list]:
+    """The rows with each column's value converted as Django's compiler converts it."""
+    out = []
+    for row in rows:
+        row = list(row)
+        for position, (functions, expression) in converters:
+            value = row[position]
+            for function in functions:
+                value = function(value, expression, connection)
+            row[position] = value
+        out.append(row)
+    return out
+
+
+class CompiledQuery(Generic[M]):
+    """``build(*values)`` returns the queryset; :meth:`all` and :meth:`get` run its SQL,
+    compiled once from ``build(*placeholders)``. Placeholders must be values no caller
+    passes and distinct from every constant of the query (a negative id, say)."""
+
+    def __init__(self, build: Callable[..., QuerySet[M]], *placeholders: Any) -> None:
+        self._build = build
+        self._placeholders = placeholders
+        self._plans: dict[str, _Plan] = {}
+        self._lock = threading.Lock()
+
+    def _plan(self, using: str) -> _Plan:
+        vendor = connections[using].vendor
+        plan = self._plans.get(vendor)
+        if plan is None:
+            with self._lock:
+                plan = self._plans.get(vendor)
+                if plan is None:
+                    queryset = self._build(*self._placeholders)
+                    plan = self._plans[vendor] = _Plan(queryset, self._placeholders, using)
+        return plan
+
+    def all(self, *values: Any, using: str = "default") -> list[M]:
+        """The rows the queryset ``build(*values)`` would give, as its model instances."""
+        if any(type(v) is int and not _INT64[0] <= v <= _INT64[1] for v in values):
+            return []  # no row has such an id (as Django answers a lookup out of range)
+        plan = self._plan(using)
+        connection = connections[using]
+        with connection.cursor() as cursor:
+            cursor.execute(plan.sql, [values[i] for i in plan.slots])
+            rows = cursor.fetchall()
+        if plan.converters:
+            rows = _converted(rows, plan.converters, connection)
+        start, end = plan.span
+        found = []
+        for row in rows:
+            obj = plan.model.from_db(using, plan.init_list, row[start:end])
+            for populator in plan.related:
+                populator.populate(row, obj)
+            for name, position in plan.annotations:
+                setattr(obj, name, row[position])
+            found.append(obj)
+        return found
+
+    def get(self, *values: Any, using: str = "default") -> M:
+        """The one row ``build(*values)`` gives; the model's DoesNotExist or
+        MultipleObjectsReturned otherwise, as ``QuerySet.get`` raises them."""
+        plan = self._plan(using)
+        found = self.all(*values, using=using)
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            name = plan.model._meta.object_name
+            raise plan.model.DoesNotExist(f"{name} matching query does not exist.")
+        raise plan.model.MultipleObjectsReturned(
+            f"get() returned more than one {plan.model._meta.object_name}"
+        )
