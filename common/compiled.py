@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from django.db import connections
+from django.db import DatabaseError, connections
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators
 
@@ -136,3 +136,35 @@ class CompiledQuery(Generic[M]):
         raise plan.model.MultipleObjectsReturned(
             f"get() returned more than one {plan.model._meta.object_name}"
         )
+
+
+_UPDATES: dict[tuple, tuple[str, list]] = {}
+
+
+def update_row(obj: Model, field_names: Sequence[str] | None = None) -> None:
+    """Write ``obj``'s columns to its row, as ``obj.save(update_fields=...)`` does for a row
+    that exists (every column but the key when ``field_names`` is None), with the UPDATE's
+    SQL built once per model, columns and database vendor. No signals are sent (nothing in
+    the project listens to the saves of the models it is used for). DatabaseError if no row
+    was updated."""
+    using = obj._state.db or "default"
+    connection = connections[using]
+    meta = obj._meta
+    key = (meta.label, None if field_names is None else tuple(field_names), connection.vendor)
+    built = _UPDATES.get(key)
+    if built is None:
+        if field_names is None:
+            fields = [f for f in meta.local_concrete_fields if not f.primary_key]
+        else:
+            fields = [meta.get_field(name) for name in field_names]
+        quote = connection.ops.quote_name
+        sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
+        sql = f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s"
+        built = _UPDATES[key] = (sql, fields)
+    sql, fields = built
+    values = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
+    values.append(meta.pk.get_db_prep_value(obj.pk, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        if cursor.rowcount != 1:
+            raise DatabaseError(f"{meta.object_name} {obj.pk}: no row to update")

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db import transaction
 
+from common.compiled import update_row
 from games.engine.actions import Action as EngineAction
 from games.engine.cards import card_name, cards_of
 from games.engine.errors import EngineError, IllegalActionError
@@ -195,12 +196,12 @@ def state_save(
         game.score_a, game.score_b = g.scores
         game.turn_deadline = deadline(match, game, game.to_act)
     changes.touch(game)
-    game.save()
+    update_row(game)  # the game's row as game.save() writes it (common.compiled)
     match.state = engine.snapshot()
     if engine.is_over:
         match_finish(match=match, engine=engine, now=now)  # saves the whole row
     else:
-        match.save(update_fields=PLAY_FIELDS)
+        update_row(match, PLAY_FIELDS)
     changes.saved(match, engine)
 
 

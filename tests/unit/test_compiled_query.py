@@ -65,3 +65,25 @@ def test_a_queryset_whose_sql_depends_on_the_value_is_refused_when_compiled(alic
 
     with pytest.raises(ValueError, match="placeholder"):
         compiled.all(alice.pk)
+
+
+def test_a_row_updated_is_the_row_save_writes(alice, bob):
+    from django.db import DatabaseError
+
+    from common.compiled import update_row
+
+    match = services.match_create(player_a=alice, player_b=bob)
+    game = Game.objects.get(match=match)
+    game.ply, game.score_a, game.results = 7, 31, [{"winner": 1, "points": 40}]
+    game.clock_charged_at = None
+    update_row(game)
+    match.ply, match.state = 7, {**match.state, "reason": "updated"}
+    match.end_detail = "not written: not one of the fields named"
+    update_row(match, ["ply", "state"])
+
+    assert fields(Game.objects.get(pk=game.pk)) == fields(game)
+    stored = Match.objects.get(pk=match.pk)
+    assert (stored.ply, stored.state["reason"], stored.end_detail) == (7, "updated", "")
+    game.pk = 10**6
+    with pytest.raises(DatabaseError):
+        update_row(game)
