@@ -189,6 +189,7 @@ class Game:
     """
 
     __slots__ = (
+        "_last",
         "_pair",
         "_pair_dealer",
         "_tiebreaks",
@@ -199,7 +200,6 @@ class Game:
         "deals",
         "first_dealer",
         "forfeit_by",
-        "last_deal",
         "last_deal_known",
         "results",
         "rules",
@@ -217,8 +217,8 @@ class Game:
         self.columns = [_Column() for _ in range(3 if hollywood else 1)]
         self.wins_count = [0, 0]  # winning hands per player, for Hollywood's columns
         self.deals: list[DealRecord] = []  # the finished deals (since a restore, if any)
-        # The newest deal that was scored, as :meth:`snapshot` keeps it across restores.
-        self.last_deal: dict[str, Any] | None = None
+        # The newest deal that was scored: its record, or as :meth:`snapshot` keeps it.
+        self._last: DealRecord | dict[str, Any] | None = None
         self.last_deal_known = True
         self.deal_number = 0  # the number of the deal in play
         self.results: list[GameResult] = []
@@ -234,6 +234,25 @@ class Game:
         return cls(seed, first_dealer, rules)
 
     # --- reading -----------------------------------------------------------------------
+
+    @property
+    def last_deal(self) -> dict[str, Any] | None:
+        """The newest deal scored, as the snapshot keeps it: its number, seed, dealer's
+        seat, swap, outcome (JSON) and each seat's cards at the end as a mask; None before
+        the first. Only meaningful when :attr:`last_deal_known` (a game restored from a
+        snapshot written without it does not know)."""
+        last = self._last
+        if isinstance(last, DealRecord):
+            assert last.outcome is not None
+            last = self._last = {
+                "number": last.number,
+                "seed": last.seed,
+                "dealer": last.dealer,
+                "swap": last.swap,
+                "outcome": last.outcome.to_json(),
+                "hands": [last.hands[0], last.hands[1]],
+            }
+        return last
 
     @property
     def is_over(self) -> bool:
@@ -429,7 +448,7 @@ class Game:
         game.deals = []
         # A snapshot written before the last deal was kept does not know it.
         game.last_deal_known = "last_deal" in data
-        game.last_deal = data.get("last_deal")
+        game._last = data.get("last_deal")
         deal = data["deal"]
         game.deal_number = int(deal["number"])
         game.deal_swap = int(deal["swap"])
@@ -456,14 +475,7 @@ class Game:
         d = self.deal
         assert record.outcome is not None
         self.deals.append(record)
-        self.last_deal = {
-            "number": record.number,
-            "seed": record.seed,
-            "dealer": record.dealer,
-            "swap": record.swap,
-            "outcome": record.outcome.to_json(),
-            "hands": [record.hands[0], record.hands[1]],
-        }
+        self._last = record
         self.last_deal_known = True
         winner = record.winner_player
         if winner is not None:
