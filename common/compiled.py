@@ -168,3 +168,29 @@ def update_row(obj: Model, field_names: Sequence[str] | None = None) -> None:
         cursor.execute(sql, values)
         if cursor.rowcount != 1:
             raise DatabaseError(f"{meta.object_name} {obj.pk}: no row to update")
+
+
+_INSERTS: dict[tuple, tuple[str, list]] = {}
+
+
+def insert_row(obj: Model) -> None:
+    """Insert ``obj``'s row as ``obj.save()`` inserts a new one, with the INSERT's SQL built
+    once per model and database vendor: every column but an automatic key, each value as
+    save() prepares it. The key is not read back (``obj.pk`` stays None), and no signal is
+    sent. A constraint broken is Django's IntegrityError, as with save()."""
+    using = obj._state.db or "default"
+    connection = connections[using]
+    meta = obj._meta
+    key = (meta.label, connection.vendor)
+    built = _INSERTS.get(key)
+    if built is None:
+        fields = [f for f in meta.local_concrete_fields if f is not meta.auto_field]
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(f.column) for f in fields)
+        marks = ", ".join("%s" for _ in fields)
+        sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({marks})"
+        built = _INSERTS[key] = (sql, fields)
+    sql, fields = built
+    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.db import transaction
 
-from common.compiled import update_row
+from common.compiled import insert_row, update_row
 from games.engine.actions import Action as EngineAction
 from games.engine.cards import card_name, cards_of
 from games.engine.errors import EngineError, IllegalActionError
@@ -97,20 +97,23 @@ def apply_move(
     except EngineError as error:
         raise IllegalMove(engine_text(error), code=error.rule) from None
     deal_id = _deal_id(game, deal_number)
-    Action.objects.create(
-        deal_id=deal_id,
-        ply=deal_ply,
-        seat=seat,
-        player_id=match.players[index],
-        kind=action.kind.value,
-        card="" if action.card is None else card_name(action.card),
-        melds=None
-        if action.melds is None
-        else [[card_name(c) for c in cards_of(m)] for m in action.melds],
-        auto=auto,
-        lag_ms=credit,
-        client_id=client_id[:64],
-        created_at=now,
+    # The log's row, written with an INSERT built once (common.compiled); its id is not read.
+    insert_row(
+        Action(
+            deal_id=deal_id,
+            ply=deal_ply,
+            seat=seat,
+            player_id=match.players[index],
+            kind=action.kind.value,
+            card="" if action.card is None else card_name(action.card),
+            melds=None
+            if action.melds is None
+            else [[card_name(c) for c in cards_of(m)] for m in action.melds],
+            auto=auto,
+            lag_ms=credit,
+            client_id=client_id[:64],
+            created_at=now,
+        )
     )
     game.ply += 1
     match.ply += 1

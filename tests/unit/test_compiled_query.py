@@ -87,3 +87,36 @@ def test_a_row_updated_is_the_row_save_writes(alice, bob):
     game.pk = 10**6
     with pytest.raises(DatabaseError):
         update_row(game)
+
+
+def test_a_row_inserted_is_the_row_save_inserts(alice, bob):
+    from django.db import IntegrityError, transaction
+    from django.utils import timezone
+
+    from common.compiled import insert_row
+    from games.models import Action, Deal
+
+    match = services.match_create(player_a=alice, player_b=bob)
+    deal = Deal.objects.get(game__match=match)
+    made = {
+        "deal_id": deal.pk,
+        "ply": 0,
+        "seat": 1,
+        "player_id": bob.pk,
+        "kind": "knock",
+        "card": "KH",
+        "melds": [["AS", "2S", "3S"]],
+        "lag_ms": 12,
+        "client_id": "c-1",
+        "created_at": timezone.now(),
+    }
+    insert_row(Action(**made))
+    Action.objects.create(**{**made, "ply": 1})
+
+    inserted, saved = Action.objects.filter(deal=deal).order_by("ply")
+    assert {k: v for k, v in fields(inserted).items() if k not in ("id", "ply")} == {
+        k: v for k, v in fields(saved).items() if k not in ("id", "ply")
+    }
+    assert inserted.melds == [["AS", "2S", "3S"]] and inserted.auto is False
+    with pytest.raises(IntegrityError), transaction.atomic():  # one action a ply of a deal
+        insert_row(Action(**made))
