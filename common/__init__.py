@@ -22,6 +22,7 @@ module              holds
 ``metrics``         the Prometheus registry, the gauges the apps register, ``/metrics``
 ``health``          ``/api/health``: the database and the broker, answered within 0.6 s
 ``csp``             the Content-Security-Policy middleware
+``compiled``        the hot path's querysets, UPDATEs and INSERTs compiled to SQL once a process
 ==================  ===========================================================================
 
 The apps import it; it imports no app and nothing of ``config`` (the wiring), and reads
