@@ -320,6 +320,11 @@ SOCKET_AUTHENTICATION = "accounts.auth.TokenAuthentication"
 BOT_STREAM_KEEPALIVE_SECONDS = env_int("BOT_STREAM_KEEPALIVE_SECONDS", 5, minimum=1)
 BOT_STREAMS_MAX = env_int("BOT_STREAMS_MAX", 16, minimum=2)
 BOT_STREAM_STALE_SECONDS = 4 * BOT_STREAM_KEEPALIVE_SECONDS
+# Match analysis (games.services.analysis, docs/analysis.md): samples of the hidden cards per
+# decision, and the CPU seconds one step of the batch task spends before it saves its rows
+# and queues the next step.
+ANALYSIS_SAMPLES = env_int("ANALYSIS_SAMPLES", 16, minimum=1)
+ANALYSIS_STEP_SECONDS = env_int("ANALYSIS_STEP_SECONDS", 20, minimum=1)
 
 # --- Auth -----------------------------------------------------------------------------------
 

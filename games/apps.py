@@ -49,6 +49,10 @@ class GamesConfig(AppConfig):
             embedded_every=1.0,
             embedded_kwargs={"matches": 2},
         )
+        # Match analyses whose step was lost with its worker (games.services.analysis).
+        periodic.periodic_task(
+            "sweep-analyses", task="games.sweep_analyses", every=60.0, expires=120
+        )
         # Open games past their lifetime: marked expired and the lobby told (games.seeks).
         # Beat only: embedded, the lobby leaves them out as it lists them.
         periodic.periodic_task(

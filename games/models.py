@@ -511,3 +511,43 @@ class Seek(models.Model):
 
     def __str__(self) -> str:
         return f"Seek {self.pk} by {self.poster_id} ({self.status})"
+
+
+class MatchAnalysis(models.Model):
+    """The analysis of a finished match: each decision's expected loss, from its seat.
+
+    Computed in steps on the batch queue (:func:`games.services.analysis.analysis_step`):
+    ``rows`` holds the decisions analysed so far, in the order played, so a step lost with
+    its worker is done again from where the last one stopped, and the result is the same
+    (every decision's random numbers come from ``seed``). ``result`` is filled once every
+    decision is done; it is never changed afterwards.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="analysis")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    seed = models.BigIntegerField(help_text=_("Seeds every decision's samples."))
+    samples = models.PositiveSmallIntegerField()
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    decisions_total = models.PositiveIntegerField(default=0)
+    rows = models.JSONField(default=list, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+    cpu_seconds = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["status", "updated_at"], name="games_analysis_open")]
+
+    def __str__(self) -> str:
+        return f"Analysis of match {self.match_id} ({self.status})"

@@ -7,6 +7,7 @@ database: the match row lock plus a status or ply check, and unique constraints 
 from celery import shared_task
 
 from games import seeks, services
+from games.services import analysis
 
 
 @shared_task(name="games.play_match")
@@ -46,6 +47,19 @@ def sweep_bot_matches(matches: int = 20) -> int:
     """Beat, every 10 s (batch, behind the matches queued before it): play the bot-vs-bot
     matches whose task was lost (services.bot_match_sweep), at most ``matches`` of them."""
     return services.bot_match_sweep(matches=matches)
+
+
+@shared_task(name="games.analyse_match")
+def analyse_match(analysis_id: int) -> bool:
+    """One step of a match's analysis (batch): its next decisions for a few seconds of CPU,
+    then the next step is queued (games.services.analysis)."""
+    return analysis.analysis_step(analysis_id=analysis_id)
+
+
+@shared_task(name="games.sweep_analyses")
+def sweep_analyses() -> int:
+    """Beat, every minute (batch): queue again the analyses whose step was lost."""
+    return analysis.analysis_sweep()
 
 
 @shared_task(name="games.sweep_seeks")

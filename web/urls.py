@@ -40,6 +40,7 @@ urlpatterns = [
     path("games/<int:pk>", views.table, name="table"),
     path("matches/<int:pk>", views.match_detail, name="match"),
     path("matches/<int:pk>/replay", views.replay, name="replay"),
+    path("matches/<int:pk>/analyse", views.analyse, name="analyse"),
     path("matches/<int:pk>/pad", views.pad, name="pad"),
     path("events", views.events, name="events"),
     path("events/<int:pk>", views.event_detail, name="event"),

@@ -31,7 +31,9 @@ from accounts.selectors import player_for_user
 from games import selectors as game_selectors
 from games import tables as table_matches
 from games.engine.rules import RuleSet, ScoringStyle
-from games.models import Game, Match
+from games.models import Game, Match, MatchAnalysis
+from games.services import analysis as analysis_service
+from games.services.base import PlayError
 from games.sheets import sheet_for_match
 from ladders import selectors as ladder_selectors
 from ladders.models import Rating
@@ -384,21 +386,56 @@ def replay(request: HttpRequest, pk: int) -> HttpResponse:
     except (ValueError, IndexError):
         raise Http404("No such deal in this match.") from None
     replayed = deal_frames(rules=log["rules"], deal=deal)
+    analysis = MatchAnalysis.objects.filter(match=match).first()
+    done = analysis is not None and analysis.status == MatchAnalysis.Status.DONE
+    deal_analysis = None
+    if done:
+        found = analysis.result["games"][game_no]["deals"][deal_no]
+        deal_analysis = {"decisions": found["decisions"], "marks": analysis.result["marks"]}
     context = {
         "match": match,
         "games": index,
         "game_no": game_no,
         "deal_no": deal_no,
+        "analysis": analysis,
+        "analysis_players": (
+            list(zip([match.player_a, match.player_b], analysis.result["players"], strict=True))
+            if done
+            else None
+        ),
+        "may_analyse": analysis_service.may_request(match=match, user=request.user)
+        and not match.at_table,
         "replay": {
             "players": [match.player_a.name, match.player_b.name],
             "match": match.pk,
             "game": game_no,
             "deal": deal_no,
             "next": next_deal(index, game_no, deal_no),
+            "analysis": deal_analysis,
+            "analysis_status": analysis.status if analysis else None,
             **replayed,
         },
     }
     return render(request, "web/replay.html", context)
+
+
+@require_POST
+@login_required
+def analyse(request: HttpRequest, pk: int) -> HttpResponse:
+    """Ask for a finished match's analysis (its players and staff), then back to the replay."""
+    match = _visible_match(request, pk)
+    try:
+        queued = analysis_service.analysis_request(match=match, user=request.user)[1]
+    except PlayError as error:
+        messages.error(request, str(error))
+    else:
+        if queued:
+            messages.success(request, _("The analysis is under way: this page shows it when done."))
+    target = reverse("web:replay", args=[match.pk])
+    game_no, deal_no = request.POST.get("game", ""), request.POST.get("deal", "")
+    if game_no.isdigit() and deal_no.isdigit():
+        target += f"?game={game_no}&deal={deal_no}"
+    return redirect(target)
 
 
 # --- events, leaderboards, players ----------------------------------------------------------

@@ -10,6 +10,7 @@ module          holds
 ``matches``     a match as rendered, the list (and a challenge posted), one match, and
                 accept, decline, cancel, resign
 ``replays``     a finished match's replay
+``analysis``    a finished match's analysis: asked for, read
 ``games``       the caller's view of a game (with its ``ETag``), a move, Continue
 ``seeks``       open games: the lobby, posting, joining, cancelling
 ==============  =======================================================================
@@ -25,6 +26,7 @@ the bots' streams render a match as the API does), and ``urlpatterns`` stays her
 
 from django.urls import path
 
+from games.api.analysis import MatchAnalysisView
 from games.api.base import (
     RULES_MAX_OPTIONS,
     RULES_NAME_MAX_LENGTH,
@@ -78,6 +80,7 @@ __all__ = [
     "GameViewSerializer",
     "IdFilter",
     "MatchAcceptView",
+    "MatchAnalysisView",
     "MatchCancelView",
     "MatchCreateSerializer",
     "MatchDeclineView",
@@ -112,6 +115,7 @@ urlpatterns = [
     path("matches/<int:pk>/cancel", MatchCancelView.as_view(), name="match-cancel"),
     path("matches/<int:pk>/resign", MatchResignView.as_view(), name="match-resign"),
     path("matches/<int:pk>/replay", MatchReplayView.as_view(), name="match-replay"),
+    path("matches/<int:pk>/analysis", MatchAnalysisView.as_view(), name="match-analysis"),
     path("games/<int:pk>", GameView.as_view(), name="game-detail"),
     path("games/<int:pk>/actions", GameActionView.as_view(), name="game-actions"),
     path("games/<int:pk>/continue", GameContinueView.as_view(), name="game-continue"),

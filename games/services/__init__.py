@@ -18,6 +18,7 @@ module              holds
 ``moves``           a player's move, continuing after a deal, a move by its client id
 ``bots``            a bot's reply; bot-vs-bot matches played whole and bulk-written
 ``lost_work``       the sweeps that redo bot work whose task was lost
+``analysis``        a finished match's analysis asked for, its steps, its sweep
 ==================  =======================================================================
 
 Every state change runs in one transaction that first locks the match row and publishes its
@@ -28,9 +29,10 @@ that locked the match to the steps it calls, never on the match row object.
 
 The modules import each other one way only: ``base``, ``timing`` and ``publishing`` first,
 then ``pause``, ``playing``, then ``matches`` and ``settlement``, then ``moves`` and ``bots``,
-and ``lost_work`` on those (import-linter's "games.services in layers" contract). Reads,
-the clock's time left among them (:func:`games.selectors.clock_remaining_ms`), live in
-:mod:`games.selectors`, which imports no service.
+and ``lost_work`` and ``analysis`` on those (import-linter's "games.services in layers"
+contract). Reads, the clock's time left among them
+(:func:`games.selectors.clock_remaining_ms`), live in :mod:`games.selectors`, which imports
+no service.
 
 A table match is conceded by :mod:`games.tables`, which builds on these services: the table
 module's ``table_concede`` is registered with :func:`table_concession_register` when the app

@@ -1,5 +1,5 @@
 // Step through one finished deal: frames computed by the server from the seed and the log.
-import { el, fill } from "./api.js";
+import { api, el, fill } from "./api.js";
 import { cardFace, cardList, cardText } from "./cards.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
@@ -63,11 +63,103 @@ function outcomeText(o) {
   }
 }
 
+// The analysis of this deal, once done: each decision's figures by the ply it was taken at
+// (the move that leads to frame i + 1 was played at ply i).
+const analysis = data.analysis;
+const decisionAt = new Map((analysis ? analysis.decisions : []).map((row) => [row.ply, row]));
+const MARK_SIGNS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+const markName = (mark) => ({
+  inaccuracy: pgettext("analysis mark", "Inaccuracy"),
+  mistake: pgettext("analysis mark", "Mistake"),
+  blunder: pgettext("analysis mark", "Blunder"),
+}[mark]);
+const points = (value) => value.toLocaleString(document.documentElement.lang || undefined, { maximumFractionDigits: 1 });
+
+function markBadge(row) {
+  if (!row || !row.mark) return null;
+  return el("span", { class: `mark ${row.mark}`, title: markName(row.mark) }, MARK_SIGNS[row.mark],
+    el("span", { class: "sr-only" }, ` ${markName(row.mark)}`));
+}
+
+// What the analysis says of the move that led to frame ``at``.
+function judgement(at) {
+  const row = decisionAt.get(at - 1);
+  if (!row) return null;
+  const better = describe({ action: row.best, actor: row.player });
+  if (row.mark) {
+    return el("p", { class: `judgement ${row.mark}` }, markBadge(row), " ",
+      t(gettext("%(mark)s: %(loss)s points lost on average. Better: %(better)s"), { mark: markName(row.mark), loss: points(row.loss), better }));
+  }
+  if (row.best !== row.taken && row.loss > 0) {
+    return el("p", { class: "judgement" }, t(gettext("Close: %(loss)s points behind the best (%(better)s), within the analysis's margin."), { loss: points(row.loss), better }));
+  }
+  return el("p", { class: "judgement good" }, t(gettext("The best choice found (expected %(value)s points)."), { value: points(row.value) }));
+}
+
+// The deal's expected score for player A after each decision: the value of the choice made,
+// from its player's seat, turned to A's side; the deal's result last.
+function chart() {
+  const box = $("analysis-chart");
+  if (!box || !analysis) return;
+  const NS = "http://www.w3.org/2000/svg";
+  const svg = (name, attrs, ...children) => {
+    const node = document.createElementNS(NS, name);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    node.append(...children);
+    return node;
+  };
+  const pts = analysis.decisions.map((row) => ({ x: row.ply + 1, y: row.player === 0 ? row.value : -row.value, row }));
+  const o = data.outcome;
+  const last = frames.length - 1;
+  if (o) pts.push({ x: last, y: o.winner == null ? 0 : (o.winner === 0 ? o.points : -o.points), row: null });
+  if (!pts.length) {
+    box.replaceChildren(el("p", { class: "meta" }, gettext("No decision in this deal.")));
+    return;
+  }
+  const W = 600, H = 160, pad = 8;
+  const top = Math.max(10, ...pts.map((p) => Math.abs(p.y)));
+  const X = (x) => pad + (W - 2 * pad) * (x / Math.max(1, last));
+  const Y = (y) => H / 2 - (H / 2 - pad) * (y / top);
+  const line = pts.map((p) => `${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join(" ");
+  const dots = pts.filter((p) => p.row && p.row.mark).map((p) =>
+    svg("circle", { cx: X(p.x).toFixed(1), cy: Y(p.y).toFixed(1), r: 5, class: `dot ${p.row.mark}` },
+      svg("title", {}, `${markName(p.row.mark)}: ${describe({ action: p.row.taken, actor: p.row.player })}`)));
+  const finalY = pts[pts.length - 1].y;
+  const label = t(gettext("Expected score for %(name)s through the deal, from %(first)s to %(last)s points."),
+    { name: data.players[0], first: points(pts[0].y), last: points(finalY) });
+  box.replaceChildren(svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": label },
+    svg("line", { x1: pad, x2: W - pad, y1: H / 2, y2: H / 2, class: "axis" }),
+    svg("text", { x: pad, y: 14, class: "axis-label" }, `+${points(top)}`),
+    svg("text", { x: pad, y: H - 4, class: "axis-label" }, `−${points(top)}`),
+    svg("polyline", { points: line, class: "value" }),
+    ...dots));
+}
+
+// While the analysis runs, its progress, and the page again once it is done.
+async function follow() {
+  const progress = $("analysis-progress");
+  if (!progress) return;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    let body;
+    try {
+      body = (await api(`/api/matches/${data.match}/analysis`, { redirectOn401: false })).data;
+    } catch {
+      continue; // a network hiccup: ask again
+    }
+    if (body.status === "done" || body.status === "failed") {
+      location.reload();
+      return;
+    }
+    progress.textContent = t(gettext("The analysis is under way: %(done)s of %(total)s decisions."), { done: body.decisions_done, total: body.decisions_total });
+  }
+}
+
 // The move list beside the board: one button per move, a click goes there.
 const moveList = $("move-list");
 const moveButtons = frames.slice(1).map((frame, i) =>
   el("button", { type: "button", class: "move", dataset: { at: String(i + 1) }, onclick: () => jump(i + 1) },
-    el("span", { class: "ply" }, `${i + 1}.`), " ", describe(frame)));
+    el("span", { class: "ply" }, `${i + 1}.`), " ", describe(frame), markBadge(decisionAt.get(i)) ? " " : "", markBadge(decisionAt.get(i))));
 moveList.replaceChildren(...moveButtons.map((button) => el("li", {}, button)));
 
 function showMove() {
@@ -102,7 +194,7 @@ function render() {
   const frame = frames[at];
   const pile = frame.discard_pile;
   $("replay-position").textContent = t(gettext("Move %(number)s of %(total)s"), { number: at, total: frames.length - 1 });
-  $("replay-action").textContent = describe(frame);
+  $("replay-action").replaceChildren(describe(frame), ...(analysis ? [judgement(at) || ""] : []));
   $("replay-board").replaceChildren(
     hand(1, frame),
     el("div", { class: "centre" },
@@ -144,6 +236,8 @@ function go(step) {
 function jump(to) {
   at = to;
   render();
+chart();
+follow();
 }
 
 for (const button of document.querySelectorAll("[data-step]")) {
@@ -158,3 +252,5 @@ document.addEventListener("keydown", (event) => {
   }
 });
 render();
+chart();
+follow();
