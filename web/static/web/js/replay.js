@@ -116,7 +116,7 @@ function chart() {
     box.replaceChildren(el("p", { class: "meta" }, gettext("No decision in this deal.")));
     return;
   }
-  const W = 600, H = 160, pad = 8;
+  const W = 600, H = 140, pad = 8;
   const top = Math.max(10, ...pts.map((p) => Math.abs(p.y)));
   const X = (x) => pad + (W - 2 * pad) * (x / Math.max(1, last));
   const Y = (y) => H / 2 - (H / 2 - pad) * (y / top);

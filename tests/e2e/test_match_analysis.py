@@ -1,0 +1,119 @@
+"""A finished match's analysis in a browser, on a desktop and a 390 px phone: a player asks
+for it on the replay, the page follows the work and shows each player's figures, the marked
+moves with the better choice, and the deal's expected-score chart."""
+
+from __future__ import annotations
+
+import random
+import re
+from contextlib import contextmanager
+
+import pytest
+from playwright.sync_api import expect
+
+from games import services
+from games.models import Match, MatchAnalysis
+from tests.e2e.helpers import sign_in
+from tests.factories import PlayerFactory
+from tests.play import play_out
+
+SIZES = {
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+}
+SIGNS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+
+
+@pytest.fixture(autouse=True)
+def _quick(settings):
+    settings.ANALYSIS_SAMPLES = 4
+    settings.ANALYSIS_STEP_SECONDS = 2  # several steps: the page shows the work under way
+
+
+@pytest.fixture
+def alice(transactional_db):
+    return PlayerFactory(user__username="alice", name="Alice")
+
+
+@pytest.fixture
+def bob(transactional_db):
+    return PlayerFactory(user__username="bob", name="Bob")
+
+
+@contextmanager
+def browsing(browser, live, user, size):
+    """A signed-in page at one of :data:`SIZES`; fails on a script error or a failed request."""
+    context = browser.new_context(base_url=live, **SIZES[size])
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    failed: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    try:
+        sign_in(context, live, user)
+        yield page
+        assert not failed, f"failed requests: {failed}"
+        assert not errors, f"errors in the console: {errors}"
+    finally:
+        context.close()
+
+
+def fits_the_width(page) -> None:
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page is {width} px wide"
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_player_asks_for_the_analysis_and_reads_it_in_the_replay(
+    browser, live, alice, bob, size, screenshots
+):
+    match = services.match_create(player_a=alice, player_b=bob, best_of=1, target=50)
+    match = play_out(match, {0: alice, 1: bob}, random.Random(8))
+    assert match.status == Match.Status.FINISHED
+    with browsing(browser, live, alice.user, size) as page:
+        page.goto(f"/matches/{match.pk}/replay")
+        expect(page.locator("#analysis")).to_contain_text("This match has not been analysed.")
+        page.get_by_role("button", name="Analyse").click()
+        page.wait_for_url(re.compile(rf"/matches/{match.pk}/replay\?game=0&deal=0$"))
+        expect(page.locator(".message")).to_contain_text("The analysis is under way")
+        # The page follows the work and shows the figures once it is done, without a click.
+        summary = page.locator("table.analysis-summary")
+        expect(summary).to_be_visible(timeout=120_000)
+        analysis = MatchAnalysis.objects.get(match=match)
+        assert analysis.status == MatchAnalysis.Status.DONE
+        figures = analysis.result["players"]
+        expect(summary.locator("thead th")).to_have_text(["Alice", "Bob"])
+        accuracy = summary.locator("tbody tr").first
+        expect(accuracy.locator("th")).to_have_text("Accuracy")
+        expect(accuracy.locator("td")).to_have_text([f"{p['accuracy']}%" for p in figures])
+        expect(page.get_by_role("button", name="Analyse")).to_have_count(0)
+        fits_the_width(page)
+
+        # A deal with a marked decision: the move list marks it, the move says what was better.
+        marked = next(
+            (deal, row)
+            for game in analysis.result["games"]
+            for deal in game["deals"]
+            for row in deal["decisions"]
+            if row["mark"]
+        )
+        deal, row = marked
+        page.goto(f"/matches/{match.pk}/replay?game={deal['game']}&deal={deal['deal']}")
+        move = page.locator(f'#move-list button[data-at="{row["ply"] + 1}"]')
+        expect(move.locator(f".mark.{row['mark']}")).to_contain_text(SIGNS[row["mark"]])
+        move.click()
+        judgement = page.locator(f"#replay-action .judgement.{row['mark']}")
+        expect(judgement).to_contain_text(row["mark"].capitalize())
+        expect(judgement).to_contain_text("Better:")
+        marks = sum(1 for r in deal["decisions"] if r["mark"])
+        expect(page.locator("#move-list .mark")).to_have_count(marks)
+        # The chart: one line through the deal, a dot per marked decision, a text for readers.
+        chart = page.locator("#analysis-chart svg[role=img]")
+        expect(chart).to_be_visible()
+        expect(chart.locator("polyline.value")).to_have_count(1)
+        expect(chart.locator("circle.dot")).to_have_count(marks)
+        assert "Expected score for Alice" in chart.get_attribute("aria-label")
+        fits_the_width(page)
+        page.screenshot(path=str(screenshots / f"replay-analysis-{size}.png"), full_page=True)
