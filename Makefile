@@ -285,6 +285,12 @@ bench-fuzz: $(STAMP)
 bench-bots: $(STAMP) $(BENCH_STAMP)
 	$(BIN)/python bench/bots.py $(BENCH_ARGS)
 
+# Match analysis benchmark (bench/analysis.py): decisions analysed a second on one core, beside
+# the expert and the master deciding the same views. BENCH_ARGS="--matches 4 --samples 16".
+.PHONY: bench-analysis
+bench-analysis: $(STAMP)
+	$(BIN)/python bench/analysis.py $(BENCH_ARGS)
+
 # Master bot benchmark (bench/master.py): the master against OpenSpiel's simple bot (through
 # the reference client's adapter, in bench/.venv) and the expert, games to 100 on duplicate
 # seeds, win rates with 95% intervals and the time a decision. BENCH_ARGS="--quick --jobs 2".
