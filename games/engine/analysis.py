@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action
-from .bots.expert import read_knowledge
+from .bots.expert import ExpertBot, read_knowledge
 from .bots.master import RolloutPolicy, rollout, sample_deal
 from .deal import Deal
 from .game import derive_seed
@@ -206,6 +206,7 @@ def analyse_decision(
     if taken is None:  # cannot happen for a log the engine accepted
         raise ValueError(f"{decision.taken} was not a legal action at ply {decision.ply}")
     taken_value = dict(values)[taken]
+    expert = ExpertBot().choose(view)  # the house expert's choice: agreement for fair play
     loss = error = 0.0
     mark = None
     if taken is not best_action:
@@ -229,26 +230,36 @@ def analyse_decision(
         "loss": round(loss, 2),
         "error": round(error, 2) if math.isfinite(error) else None,
         "mark": mark,
+        "expert": str(expert),
+        "agrees_best": taken is best_action,
+        "agrees_expert": _same(expert, decision.taken),
         "values": {str(a): round(v, 2) for a, v in values},
     }
 
 
 def summarise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per player (0 and 1): decisions, average loss, accuracy and the count of each mark."""
+    """Per player (0 and 1): decisions, average loss, accuracy, the count of each mark, and
+    how often the action taken was the analysis's best and the house expert's choice."""
     out = []
     for player in (0, 1):
         mine = [r for r in rows if r["player"] == player]
         n = len(mine)
         marks = {name: sum(1 for r in mine if r["mark"] == name) for name, _ in MARKS}
         unmarked = n - sum(marks.values())
+
+        def share(count: int, n: int = n) -> float | None:
+            return round(100 * count / n, 1) if n else None
+
         out.append(
             {
                 "decisions": n,
                 "average_loss": round(sum(r["loss"] for r in mine) / n, 2) if n else None,
-                "accuracy": round(100 * unmarked / n, 1) if n else None,
+                "accuracy": share(unmarked),
                 "inaccuracies": marks["inaccuracy"],
                 "mistakes": marks["mistake"],
                 "blunders": marks["blunder"],
+                "best_agreement": share(sum(1 for r in mine if r["agrees_best"])),
+                "expert_agreement": share(sum(1 for r in mine if r["agrees_expert"])),
             }
         )
     return out

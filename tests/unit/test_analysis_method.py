@@ -177,3 +177,17 @@ def test_the_analysis_reads_the_view_only_never_the_hidden_cards():
 def test_samples_must_be_positive():
     with pytest.raises(ValueError, match="samples"):
         analysis.analyse_some(played(15), seed=1, samples=0)
+
+
+def test_agreement_with_the_house_expert_is_counted_per_player():
+    """In expert v greedy, every decision of player 0 is the expert's own choice."""
+    result = analysis.analyse_log(played(16, "expert", "greedy"), seed=2, samples=1)
+    expert, greedy = result["players"]
+    assert expert["expert_agreement"] == 100.0
+    assert greedy["expert_agreement"] < 100.0
+    rows = [r for g in result["games"] for d in g["deals"] for r in d["decisions"]]
+    mine = [r for r in rows if r["player"] == 1]
+    agreed = sum(1 for r in mine if r["taken"] == r["expert"])
+    assert greedy["expert_agreement"] == round(100 * agreed / len(mine), 1)
+    best = sum(1 for r in mine if r["loss"] == 0 and r["taken"] == r["best"])
+    assert greedy["best_agreement"] == round(100 * best / len(mine), 1)
