@@ -291,6 +291,12 @@ bench-bots: $(STAMP) $(BENCH_STAMP)
 bench-analysis: $(STAMP)
 	$(BIN)/python bench/analysis.py $(BENCH_ARGS)
 
+# Fair-play validation (bench/fairplay.py): simulated honest and assisted accounts, the share
+# flagged and after how many games. BENCH_ARGS="--games 20 --honest 30 --assisted 10".
+.PHONY: bench-fairplay
+bench-fairplay: $(STAMP)
+	$(BIN)/python bench/fairplay.py $(BENCH_ARGS)
+
 # Master bot benchmark (bench/master.py): the master against OpenSpiel's simple bot (through
 # the reference client's adapter, in bench/.venv) and the expert, games to 100 on duplicate
 # seeds, win rates with 95% intervals and the time a decision. BENCH_ARGS="--quick --jobs 2".
