@@ -325,6 +325,17 @@ BOT_STREAM_STALE_SECONDS = 4 * BOT_STREAM_KEEPALIVE_SECONDS
 # and queues the next step.
 ANALYSIS_SAMPLES = env_int("ANALYSIS_SAMPLES", 16, minimum=1)
 ANALYSIS_STEP_SECONDS = env_int("ANALYSIS_STEP_SECONDS", 20, minimum=1)
+# Fair play in rating pools (ladders.services.fairplay, docs/fair-play.md): every rated match
+# between people analysed in the background; an account whose agreement with the house expert
+# is implausible for its rating band is flagged for review. The default ceilings come from
+# `make bench-fairplay` (simulated honest players of every strength).
+FAIRPLAY_ANALYSE = env_bool("FAIRPLAY_ANALYSE", True)
+FAIRPLAY_ALPHA = 1e-4
+FAIRPLAY_MIN_DECISIONS = env_int("FAIRPLAY_MIN_DECISIONS", 30, minimum=1)
+FAIRPLAY_CEILING_DRAWS = 0.984
+FAIRPLAY_CEILING_DISCARDS = 0.954
+FAIRPLAY_BAND = env_int("FAIRPLAY_BAND", 150, minimum=1)
+FAIRPLAY_BAND_ACCOUNTS = env_int("FAIRPLAY_BAND_ACCOUNTS", 20, minimum=2)
 
 # --- Auth -----------------------------------------------------------------------------------
 

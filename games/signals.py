@@ -28,3 +28,9 @@ table_match_changed = Signal()
 #: constraint) and quick. An organiser's override of a rated match sends it again with
 #: ``override=True``.
 rated_match_finished = Signal()
+
+#: Sent with ``match`` and ``analysis`` (a :class:`games.models.MatchAnalysis` just done)
+#: inside the transaction that stores the analysis's result, in a savepoint: a receiver's
+#: failure is logged and the analysis stands. Ladders listen (fair play counts the players'
+#: figures, once per match). Receivers must be idempotent and quick.
+analysis_finished = Signal()

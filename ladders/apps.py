@@ -7,7 +7,7 @@ from games.rating_hook import (
     player_rating_source_set,
     ratings_source_set,
 )
-from games.signals import match_finished, rated_match_finished
+from games.signals import analysis_finished, match_finished, rated_match_finished
 
 
 class LaddersConfig(AppConfig):
@@ -37,6 +37,8 @@ class LaddersConfig(AppConfig):
         rated_match_finished.connect(
             receivers.on_rated_match_finished, dispatch_uid="ladders.rate_event"
         )
+        # A rated match's analysis is done: fair play counts its players' figures.
+        analysis_finished.connect(receivers.on_analysis_finished, dispatch_uid="ladders.fairplay")
         # A deleted account leaves its queue.
         deletion_hook_register(receivers.on_player_deleted)
         # The match API and the table read a match's rating change from here.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -521,3 +522,79 @@ class SeasonEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} in {self.season}: division {self.division}"
+
+
+class FairPlayRecord(models.Model):
+    """An account's figures for fair play in a pool: from the analyses of its rated matches
+    against people, how often its choice was the house expert's, by phase, and its loss.
+
+    A draw decision is a take or pass of the upcard or a draw from the stock or the pile; a
+    discard decision is the choice of a discard (with or without a knock). Counted once per
+    match (:class:`FairPlayMatch`).
+    """
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="fair_play")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="fair_play")
+    matches = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    draws_agreed = models.PositiveIntegerField(default=0)
+    discards = models.PositiveIntegerField(default=0)
+    discards_agreed = models.PositiveIntegerField(default=0)
+    loss_total = models.FloatField(default=0.0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "player"], name="ladders_fairplay_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"fair play of {self.player_id} in {self.ladder_id}"
+
+
+class FairPlayMatch(models.Model):
+    """A rated match whose analysis fair play has counted (its primary key: counted once)."""
+
+    match = models.OneToOneField(
+        Match, on_delete=models.CASCADE, primary_key=True, related_name="fair_play_counted"
+    )
+    counted_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"fair play counted match {self.match_id}"
+
+
+class FairPlayFlag(models.Model):
+    """An account whose agreement with the house expert is implausible for its rating band:
+    flagged for review by staff, never punished automatically. ``evidence`` holds the figures
+    the test saw (per phase: decisions, agreements, the band's ceiling, the tail probability)
+    and the matches counted."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Open")
+        DISMISSED = "dismissed", _("Dismissed")
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="fair_play_flags")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="fair_play_flags")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    evidence = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ladder", "player"],
+                condition=Q(status="open"),
+                name="ladders_fairplay_one_open_flag",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"flag of {self.player_id} in {self.ladder_id} ({self.status})"

@@ -11,6 +11,7 @@ from accounts.models import Player
 from games.models import Match
 from ladders import services
 from ladders.models import QueueEntry
+from ladders.services import fairplay
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +53,12 @@ def on_rated_match_finished(
             match.winner_id,
             pool.slug,
         )
+
+
+def on_analysis_finished(sender: Any, match: Match, analysis: Any, **kwargs: Any) -> None:
+    """A match's analysis is done: fair play counts it if a pool rated it between people
+    (once per match; see ``services.fairplay``)."""
+    fairplay.fairplay_count(match=match, analysis=analysis)
 
 
 def on_player_deleted(player: Player) -> None:

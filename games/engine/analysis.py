@@ -222,7 +222,7 @@ def analyse_decision(
         "deal": decision.deal,
         "ply": decision.ply,
         "player": decision.player,
-        "phase": view.phase.value,
+        "phase": view.phase.name.lower(),
         "taken": str(decision.taken),
         "best": str(best_action),
         "value": round(taken_value, 2),

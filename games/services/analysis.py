@@ -6,6 +6,8 @@ seat); this module holds who may ask, the row that keeps the work, and the steps
 - :func:`analysis_request`: staff or either player of a finished match played online asks;
   the row is created with a fresh seed and the first step is queued on commit. Asking again
   answers the same row (a failed one is started again).
+- :func:`analysis_queue`: the same without a person asking (fair play analyses every rated
+  match of people in the background).
 - :func:`analysis_step`: analyses decisions for ``ANALYSIS_STEP_SECONDS`` of CPU, appends
   their rows under the row's lock, and queues the next step; the last one stores the result.
   The engine's work runs outside any transaction; a step that finds the rows moved on since it
@@ -16,6 +18,7 @@ seat); this module holds who may ask, the row that keeps the work, and the steps
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from datetime import timedelta
@@ -32,6 +35,9 @@ from games import selectors
 from games.engine import analysis as method
 from games.models import Match, MatchAnalysis
 from games.services.base import Conflict, NotAPlayer, PlayError
+from games.signals import analysis_finished
+
+logger = logging.getLogger(__name__)
 
 #: The task that runs one step (games.tasks).
 STEP_TASK = "games.analyse_match"
@@ -110,6 +116,19 @@ def analysis_request(
     return analysis, True
 
 
+def analysis_queue(*, match: Match) -> MatchAnalysis | None:
+    """Queue the analysis of a finished online match, asked by nobody (the service itself);
+    the existing analysis if there is one; None for a match that has nothing to analyse."""
+    if match.status != Match.Status.FINISHED or match.at_table:
+        return None
+    analysis, created = MatchAnalysis.objects.get_or_create(
+        match=match, defaults={"seed": secrets.randbits(62), "samples": settings.ANALYSIS_SAMPLES}
+    )
+    if created:
+        task_on_commit(STEP_TASK, analysis.pk)
+    return analysis
+
+
 def _open_for(user: AbstractBaseUser, exclude: int) -> int:
     return (
         MatchAnalysis.objects.filter(
@@ -164,11 +183,21 @@ def analysis_step(*, analysis_id: int, budget: float | None = None) -> bool:
             analysis.status = MatchAnalysis.Status.DONE
             analysis.finished_at = timezone.now()
             analysis.save()
+            _announce(analysis)
             return False
         analysis.status = MatchAnalysis.Status.RUNNING
         analysis.save()
         task_on_commit(STEP_TASK, analysis.pk)
     return True
+
+
+def _announce(analysis: MatchAnalysis) -> None:
+    """Send ``analysis_finished`` in a savepoint: a receiver's failure leaves the analysis."""
+    try:
+        with transaction.atomic():
+            analysis_finished.send(sender=MatchAnalysis, match=analysis.match, analysis=analysis)
+    except Exception:
+        logger.exception("an analysis_finished receiver failed for match %s", analysis.match_id)
 
 
 def analysis_sweep(*, now=None) -> int:

@@ -27,6 +27,7 @@ from ladders.models import Ladder, LadderMatch, QueueEntry, Rating, RatingChange
 from ladders.pools import RATED_EVENTS_POOL
 from ladders.services import seasons
 from ladders.services.base import Conflict, LadderError
+from ladders.services.fairplay import fairplay_watch
 from ladders.services.memberships import membership_ensure
 from ratings import glicko2
 from ratings.elo import MatchResult, RatingUpdate, Side, rate_match
@@ -330,6 +331,7 @@ def ladder_match_finished(*, match: Match, now: datetime | None = None) -> bool:
         ladder = link.ladder
         if match.status == Match.Status.FINISHED:
             rating_apply(pool=ladder, match=match, now=now)
+            fairplay_watch(match=match)  # people only: analysed in the background
         _bots_requeue(ladder, match, now)
     return True
 
