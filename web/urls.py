@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from web import account_views, help_views, paper_views, views
+from web import account_views, fairplay_views, help_views, paper_views, views
 
 app_name = "web"
 
@@ -41,6 +41,8 @@ urlpatterns = [
     path("matches/<int:pk>", views.match_detail, name="match"),
     path("matches/<int:pk>/replay", views.replay, name="replay"),
     path("matches/<int:pk>/analyse", views.analyse, name="analyse"),
+    path("fair-play", fairplay_views.fair_play, name="fair_play"),
+    path("fair-play/<int:pk>/dismiss", fairplay_views.fair_play_dismiss, name="fair_play_dismiss"),
     path("matches/<int:pk>/pad", views.pad, name="pad"),
     path("events", views.events, name="events"),
     path("events/<int:pk>", views.event_detail, name="event"),

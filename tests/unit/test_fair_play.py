@@ -120,9 +120,9 @@ def record(ladder, player, draws, draws_agreed, discards, discards_agreed):
 def test_the_test_flags_implausible_agreement_by_phase_and_keeps_one_open_flag(settings):
     ladder = make_ladder()
     a, b, c = humans(3)
-    # Below the defaults (98.4% draws, 95.4% discards): plausible however many decisions.
-    assert fairplay.fairplay_check(record=record(ladder, a, 400, 390, 400, 380)) is None
-    # Every discard the expert's over 400: P(Bin(400, 0.954) >= 400) is about 7e-9.
+    # Below the default ceilings (96.5% draws, 95.6% discards): plausible.
+    assert fairplay.fairplay_check(record=record(ladder, a, 400, 380, 400, 376)) is None
+    # Every discard the expert's over 400: P(Bin(400, 0.956) >= 400) is about 2e-8.
     flagged = record(ladder, b, 400, 300, 400, 400)
     flag = fairplay.fairplay_check(record=flagged)
     assert flag is not None and flag.evidence["phases"]["draws"]["agreement"] == 75.0
@@ -149,7 +149,7 @@ def test_a_band_of_strong_honest_players_raises_the_ceiling(settings):
     assert fairplay.fairplay_check(record=suspect) is None
     # Alone in its band (the others rated far away), the default ceiling applies: flagged.
     Rating.objects.filter(player__in=people[:6]).update(rating=1900)
-    assert fairplay.band_ceilings(record=suspect)["discards"] == 0.954
+    assert fairplay.band_ceilings(record=suspect)["discards"] == settings.FAIRPLAY_CEILING_DISCARDS
     assert fairplay.fairplay_check(record=suspect) is not None
 
 
@@ -165,3 +165,25 @@ def test_fair_play_counts_only_matches_a_pool_rated():
     analysis = MatchAnalysis.objects.create(match=match, seed=1, samples=1, result={"games": []})
     assert fairplay.fairplay_count(match=match, analysis=analysis) == []
     assert not FairPlayMatch.objects.exists() and not FairPlayRecord.objects.exists()
+
+
+def test_staff_review_the_flags_on_their_page_and_others_may_not(admin_client, client):
+    ladder = make_ladder(name="Spring ladder")
+    suspect, other = humans(2)
+    flag = fairplay.fairplay_check(record=record(ladder, suspect, 400, 300, 400, 400))
+    page = admin_client.get("/fair-play")
+    html = page.content.decode()
+    assert page.status_code == 200 and f'id="flag-{flag.pk}"' in html
+    assert suspect.name in html and "Spring ladder" in html and "100.0%" in html
+    assert 'href="/fair-play"' in html  # in the menu for staff who review
+    answer = admin_client.post(f"/fair-play/{flag.pk}/dismiss", {"note": "a strong player"})
+    assert answer.status_code == 302
+    flag.refresh_from_db()
+    assert flag.status == FairPlayFlag.Status.DISMISSED and flag.note == "a strong player"
+    assert flag.reviewed_by.is_superuser and flag.reviewed_at is not None
+    assert 'id="no-flags"' in admin_client.get("/fair-play").content.decode()
+    # A person who is not staff: refused, and the flag is not reopened.
+    client.force_login(other.user)
+    assert client.get("/fair-play").status_code == 403
+    assert client.post(f"/fair-play/{flag.pk}/dismiss").status_code == 403
+    assert 'href="/fair-play"' not in client.get("/lobby").content.decode()
