@@ -43,6 +43,13 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _no_background_fair_play(settings):
+    """Rated matches between people are not analysed for fair play in the background (each
+    would take a core for minutes); the fair-play tests turn it on."""
+    settings.FAIRPLAY_ANALYSE = False
+
+
 @pytest.fixture
 def password() -> str:
     return PASSWORD

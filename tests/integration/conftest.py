@@ -135,6 +135,9 @@ def subprocess_env(**overrides: str) -> dict[str, str]:
     # run may deliver to them (any worker on the queues may take a delivery), which the
     # production defaults refuse.
     env.update(WEBHOOK_ALLOW_HTTP="1", WEBHOOK_ALLOW_PRIVATE="1")
+    # The background analysis of every rated match between people takes a core for minutes
+    # a match: off, as in the test process (tests/conftest.py); its tests turn it on.
+    env.setdefault("FAIRPLAY_ANALYSE", "0")
     env.update(overrides)
     return env
 

@@ -25,6 +25,7 @@ def _small(settings):
     settings.ANALYSIS_SAMPLES = 1
     settings.ANALYSIS_STEP_SECONDS = 600
     settings.FAIRPLAY_MIN_DECISIONS = 20
+    settings.FAIRPLAY_ANALYSE = True  # off for the other tests (tests/conftest.py)
 
 
 def play_rated(ladder, a, b, choose_a, seed=1) -> Match:
