@@ -46,7 +46,7 @@ sys.path.insert(1, str(ROOT / "clients" / "python"))
 from games.engine.actions import Action  # noqa: E402
 from games.engine.arena import wilson  # noqa: E402
 from games.engine.bots import Bot, make_bot  # noqa: E402
-from games.engine.bots.master import MasterBot  # noqa: E402
+from games.engine.bots.master import MasterBot, RolloutPolicy  # noqa: E402
 from games.engine.bots.runner import play_match  # noqa: E402
 from games.engine.deal import Deal  # noqa: E402
 from games.engine.game import derive_seed  # noqa: E402
@@ -97,6 +97,8 @@ class Timed(Bot):
         self.searched_cpu: list[float] = []
         self.capped = 0
         self.rollouts = 0
+        self.overruled = 0
+        self.overrules: list[str] = []  # "expert's kind -> played kind", in order
 
     def choose(self, view: PlayerView) -> Action:
         wall, cpu = time.perf_counter(), time.process_time()
@@ -110,6 +112,9 @@ class Timed(Bot):
             self.searched_cpu.append(cpu)
             self.capped += report.capped
             self.rollouts += report.rollouts
+            self.overruled += report.overruled
+            if report.overruled and report.expert_choice is not None:
+                self.overrules.append(f"{report.expert_choice.kind.value}->{action.kind.value}")
         return action
 
 
@@ -161,6 +166,8 @@ def play_unit(unit: Unit, base_seed: int) -> dict[str, Any]:
             searched_cpu=timed.searched_cpu,
             capped=timed.capped,
             rollouts=timed.rollouts,
+            overruled=timed.overruled,
+            overrules=timed.overrules,
         )
     return out
 
@@ -198,6 +205,8 @@ def play_deal_unit(unit: Unit, base_seed: int) -> dict[str, Any]:
             searched_cpu=timed.searched_cpu,
             capped=timed.capped,
             rollouts=timed.rollouts,
+            overruled=timed.overruled,
+            overrules=timed.overrules,
         )
     return out
 
@@ -251,6 +260,7 @@ def summarise(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
             "count": len(wall),
             "searched": len(swall),
             "capped": sum(r["capped"] for r in rows),
+            "overruled": sum(r["overruled"] for r in rows),
             "rollouts_per_search": (sum(r["rollouts"] for r in rows) / len(swall) if swall else 0),
             "wall_ms": [1000 * pct(wall, 0.5), 1000 * pct(wall, 0.95)],
             "cpu_ms": [1000 * pct(cpu, 0.5), 1000 * pct(cpu, 0.95)],
@@ -258,6 +268,37 @@ def summarise(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
             "searched_cpu_ms": [1000 * pct(scpu, 0.5), 1000 * pct(scpu, 0.95)],
         }
     return summary
+
+
+def paired(rows: list[dict[str, Any]], reference: list[dict[str, Any]]) -> dict[str, Any]:
+    """The master's margin less the expert's on the same seeds and seat orders against the
+    same opponent: both play the same cards until the master first overrules the expert, so
+    the seeds where it never does add nothing but their count."""
+    theirs = {(r["index"], r["order"]): r["margin"] for r in reference}
+    by_index: dict[int, list[float]] = {}
+    by_first: dict[str, list[float]] = {}  # by the kind of the first overruling
+    differ = 0
+    for r in rows:
+        key = (r["index"], r["order"])
+        if key not in theirs:
+            continue
+        d = r["margin"] - theirs[key]
+        differ += d != 0
+        by_index.setdefault(r["index"], []).append(d)
+        if r.get("overrules"):
+            by_first.setdefault(r["overrules"][0], []).append(d)
+    means = [statistics.fmean(v) for v in by_index.values()]
+    se = statistics.stdev(means) / len(means) ** 0.5 if len(means) > 1 else 0.0
+    return {
+        "seeds": len(means),
+        "differ": differ,
+        "units": sum(len(v) for v in by_index.values()),
+        "mean": statistics.fmean(means) if means else 0.0,
+        "ci95": 1.96 * se,
+        "by_first_overruling": {
+            k: {"count": len(v), "sum": sum(v)} for k, v in sorted(by_first.items())
+        },
+    }
 
 
 def print_summary(s: dict[str, Any]) -> None:
@@ -272,7 +313,8 @@ def print_summary(s: dict[str, Any]) -> None:
     if d:
         print(
             f"{'':<28} decisions {d['count']} (searched {d['searched']}, capped {d['capped']}, "
-            f"{d['rollouts_per_search']:.0f} rollouts a search)"
+            f"{d['rollouts_per_search']:.0f} rollouts a search, the expert's choice overruled "
+            f"{d['overruled']})"
         )
         print(
             f"{'':<28} time a decision, median / p95: all {d['cpu_ms'][0]:.0f} / "
@@ -302,6 +344,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search", default=None, help="master: draws,discards,knocks searched")
     parser.add_argument("--picks", type=int, default=None, help="master: opponent picks")
     parser.add_argument(
+        "--picks-per-draw", type=float, default=None, help="master: picks more a draw"
+    )
+    parser.add_argument(
+        "--fit-cost", type=float, default=None, help="master: points a contradicted choice"
+    )
+    parser.add_argument(
+        "--opponent-rollouts",
+        choices=("knock-at-once", "own"),
+        default=None,
+        help="master: the opponent's rollout policy (its own: the seat's)",
+    )
+    parser.add_argument(
         "--format",
         choices=("game", "deal"),
         default="game",
@@ -325,6 +379,14 @@ def main(argv: list[str] | None = None) -> int:
         options["search"] = args.search
     if args.picks is not None:
         options["opponent_picks"] = args.picks
+    if args.picks_per_draw is not None:
+        options["picks_per_draw"] = args.picks_per_draw
+    if args.fit_cost is not None:
+        options["fit_cost"] = args.fit_cost
+    if args.opponent_rollouts is not None:
+        options["opponent_policy"] = RolloutPolicy(
+            knock_at_once=args.opponent_rollouts == "knock-at-once"
+        )
     if args.time_cap is not None:
         options["time_cap"] = args.time_cap
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
@@ -341,7 +403,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"master: {probe.samples} samples, {probe.max_search_candidates} discards searched, "
         f"{'weighted' if probe.weighted else 'uniform'} sampling, best of "
-        f"{probe.opponent_picks or 1} opponent hands, z {probe.z}, searched: "
+        f"{probe.opponent_picks or 1} opponent hands ({probe.picks_per_draw:g} more a draw"
+        f"{f', fit cost {probe.fit_cost:g}' if probe.fit_cost else ''}), "
+        f"opponent rollouts {'knock at once' if probe.opponent_policy.knock_at_once else 'own'}, "
+        f"z {probe.z}, margin {probe.margin}, searched: "
         f"{'draws ' if probe.search_draws else ''}{'discards ' if probe.search_discards else ''}"
         f"{'knocks' if probe.search_knocks else ''}; cap {probe.time_cap:.2f} s; "
         f"{seeds} seeds x 2 seat orders, games to {RULES.target}, jobs {args.jobs}; "
@@ -368,11 +433,26 @@ def main(argv: list[str] | None = None) -> int:
         summary = summarise(label, subset)
         summaries.append(summary)
         print_summary(summary)
+    reference = [r for r in rows if r["side"] == "expert" and r["opponent"] == "openspiel"]
+    mine = [r for r in rows if r["side"] == "master" and r["opponent"] == "openspiel"]
+    if reference and mine:
+        p = paired(mine, reference)
+        unit = "deal" if args.format == "deal" else "game"
+        print(
+            f"{'master less expert':<28} v OpenSpiel simple, same seeds: {p['mean']:+.2f} "
+            f"(+-{p['ci95']:.2f}) points a {unit}; {p['differ']} of {p['units']} {unit}s differ"
+        )
+        for kind, f in p["by_first_overruling"].items():
+            print(
+                f"{'':<28} first overruling {kind}: {f['count']} {unit}s, "
+                f"{f['sum']:+.0f} points against the expert's"
+            )
+        summaries.append({"label": "master less expert v OpenSpiel simple", **p})
     print(f"{time.time() - started:.0f} s; load {os.getloadavg()[0]:.1f}")
     if args.json:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(json.dumps({"seeds": seeds, "summaries": summaries}, indent=1))
-    return 1 if any(s["forfeits"] for s in summaries) else 0
+    return 1 if any(s.get("forfeits") for s in summaries) else 0
 
 
 if __name__ == "__main__":
