@@ -520,7 +520,7 @@ class MatchAnalysis(models.Model):
     ``rows`` holds the decisions analysed so far, in the order played, so a step lost with
     its worker is done again from where the last one stopped, and the result is the same
     (every decision's random numbers come from ``seed``). ``result`` is filled once every
-    decision is done; it is never changed afterwards.
+    decision is done (and ``rows`` emptied: they are in it); it is never changed afterwards.
     """
 
     class Status(models.TextChoices):

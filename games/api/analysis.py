@@ -39,8 +39,9 @@ def analysis_json(analysis: MatchAnalysis, match: Match) -> dict[str, Any]:
 
 class MatchAnalysisView(APIView):
     """``GET``: the analysis of a finished match (anyone who may see its replay). ``POST``:
-    ask for it (the match's players and staff); 202 when the work was queued, 200 when it
-    was already asked for (the same analysis is answered)."""
+    ask for it (the match's players, and staff with the permission to add match analyses);
+    202 when the work was queued, 200 when it was already asked for (the same analysis is
+    answered)."""
 
     permission_classes = [permissions.IsAuthenticatedOrReadOnly]
 
@@ -67,7 +68,8 @@ class MatchAnalysisView(APIView):
             return refused
         analysis = MatchAnalysis.objects.filter(match=match).first()
         if analysis is None:
-            body = error_body(_("This match has not been analysed."), "not_analysed")
+            code = "not_analysed"
+            body = error_body(_("This match has not been analysed."), code)
             body["may_request"] = service.may_request(match=match, user=request.user)
             return Response(body, status=status.HTTP_404_NOT_FOUND)
         return Response(analysis_json(analysis, match))

@@ -62,11 +62,16 @@ class TooManyAnalyses(PlayError):
 OPEN_PER_USER = 3
 
 
+#: The permission a staff member needs to ask for the analysis of a match they did not play.
+PERMISSION = "games.add_matchanalysis"
+
+
 def may_request(*, match: Match, user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Staff, and the people who played the match, may ask for its analysis."""
+    """The people who played the match, and staff holding :data:`PERMISSION`, may ask for
+    its analysis."""
     if not user.is_authenticated:
         return False
-    if user.is_staff:
+    if user.is_staff and user.has_perm(PERMISSION):
         return True
     player = player_for_user(user=user)
     return player is not None and match.index_of(player.pk) is not None
@@ -77,7 +82,8 @@ def analysis_request(
 ) -> tuple[MatchAnalysis, bool]:
     """The match's analysis, asked for by ``user``; whether this call queued work.
 
-    Refused: ``not_a_player`` (403) for anyone but staff and the match's players,
+    Refused: ``not_a_player`` (403) for anyone but the match's players and staff with the
+    permission,
     ``not_finished`` (409) while the match is not finished (an analysis reads both hands),
     ``no_decisions`` (409) for a match played with real cards (its hands were entered as
     scores: there is no decision to judge), ``too_many_analyses`` (429) when a person who is
@@ -102,7 +108,7 @@ def analysis_request(
         )
         if not created and analysis.status != MatchAnalysis.Status.FAILED:
             return analysis, False
-        if not user.is_staff and _open_for(user, analysis.pk) >= OPEN_PER_USER:
+        if not user.has_perm(PERMISSION) and _open_for(user, analysis.pk) >= OPEN_PER_USER:
             raise TooManyAnalyses(
                 _("You have %(count)d analyses under way: ask again when one is done.")
                 % {"count": OPEN_PER_USER}
@@ -180,6 +186,7 @@ def analysis_step(*, analysis_id: int, budget: float | None = None) -> bool:
         analysis.decisions_total = total
         if len(analysis.rows) >= total:
             analysis.result = method.assemble(log, analysis.rows, analysis.seed, analysis.samples)
+            analysis.rows = []  # all in the result now: not kept twice
             analysis.status = MatchAnalysis.Status.DONE
             analysis.finished_at = timezone.now()
             analysis.save()

@@ -190,6 +190,11 @@ API_RULES: dict[str, list[Rule]] = {
     "match-resign": [Rule(VS_BOT), Rule(CHALLENGE)],
     # Unfinished: no log for anyone.
     "match-replay": [Rule(VS_BOT, reads=frozenset({409})), Rule(CHALLENGE, reads=frozenset({404}))],
+    # Read like the replay (404 not_analysed once finished); asked only by the players: 403.
+    "match-analysis": [
+        Rule(VS_BOT, reads=frozenset({404, 409})),
+        Rule(CHALLENGE, reads=frozenset({404})),
+    ],
     # A spectator's view (checked for hidden cards below).
     # A table match's sheet is public; its hands and result are its players' (and organisers').
     "match-sheet": [Rule(AT_TABLE), Rule(VS_BOT, reads=frozenset({409}))],
@@ -309,6 +314,9 @@ WEB_RULES: dict[str, list[Rule]] = {
         Rule(VS_BOT, reads=frozenset({200, 302, 409})),
         Rule(CHALLENGE, reads=frozenset({404})),
     ],
+    # Asking for an analysis and closing a fair-play flag: POST only (a GET is 405).
+    "web:analyse": [Rule(VS_BOT, reads=frozenset({405}))],
+    "web:fair_play_dismiss": [Rule(ALICE, reads=frozenset({405}))],
     # A score pad is a table match's: an online match or someone else's challenge has none.
     "web:pad": [
         Rule(VS_BOT, reads=frozenset({404})),

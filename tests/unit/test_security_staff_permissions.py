@@ -41,6 +41,7 @@ VIEW_ONLY_ACTIONS: set[tuple[str, str]] = set()
 #: API writes only staff may make, each with the model permission it needs (an operation not
 #: in the schema yet is passed over: it is checked from the day it is added).
 STAFF_OPERATIONS = {
+    ("POST", "/api/matches/{id}/analysis"): "games.add_matchanalysis",
     ("POST", "/api/events"): "tournaments.add_event",
     ("POST", "/api/ladders/{id}/seasons"): "ladders.add_season",
     ("POST", "/api/ladders"): "ladders.add_ladder",

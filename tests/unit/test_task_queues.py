@@ -16,6 +16,8 @@ EXPECTED = {
     "games.sweep_clocks": INTERACTIVE,
     "games.play_match": BATCH,
     "games.sweep_bot_matches": BATCH,
+    "games.analyse_match": BATCH,
+    "games.sweep_analyses": BATCH,
     "games.sweep_seeks": BATCH,
     "ladders.matchmake": INTERACTIVE,
     "ladders.start_matches": INTERACTIVE,
