@@ -444,7 +444,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         for kind, f in p["by_first_overruling"].items():
             print(
-                f"{'':<28} first overruling {kind}: {f['count']} {unit}s, "
+                f"{'':<28} first overruling {kind}: {f['count']} {unit}"
+                f"{'' if f['count'] == 1 else 's'}, "
                 f"{f['sum']:+.0f} points against the expert's"
             )
         summaries.append({"label": "master less expert v OpenSpiel simple", **p})
