@@ -1,6 +1,7 @@
 """A finished match's analysis in a browser, on a desktop and a 390 px phone: a player asks
 for it on the replay, the page follows the work and shows each player's figures, the marked
-moves with the better choice, and the deal's expected-score chart."""
+moves with the better choice, and the deal's expected-score chart; and the fair-play flags
+staff review."""
 
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ from playwright.sync_api import expect
 
 from games import services
 from games.models import Match, MatchAnalysis
-from tests.e2e.helpers import sign_in
+from ladders.models import FairPlayFlag, FairPlayRecord
+from ladders.services import fairplay
+from tests.e2e.helpers import header_link, sign_in
 from tests.factories import PlayerFactory
+from tests.ladders import make_ladder
 from tests.play import play_out
 
 SIZES = {
@@ -117,3 +121,33 @@ def test_a_player_asks_for_the_analysis_and_reads_it_in_the_replay(
         assert "Expected score for Alice" in chart.get_attribute("aria-label")
         fits_the_width(page)
         page.screenshot(path=str(screenshots / f"replay-analysis-{size}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_staff_review_a_fair_play_flag(browser, live, alice, django_user_model, size, screenshots):
+    staff = django_user_model.objects.create_superuser("referee", "referee@example.com", "pw")
+    ladder = make_ladder(name="Winter ladder")
+    record = FairPlayRecord.objects.create(
+        ladder=ladder, player=alice, draws=300, draws_agreed=240, discards=300, discards_agreed=300
+    )
+    flag = fairplay.fairplay_check(record=record)
+    assert flag is not None
+    with browsing(browser, live, staff, size) as page:
+        page.goto("/")
+        header_link(page, "Fair play").click()
+        page.wait_for_url(re.compile(r"/fair-play$"))
+        card = page.locator(f"#flag-{flag.pk}")
+        expect(card.get_by_role("heading")).to_contain_text("Alice · Winter ladder")
+        expect(card.locator("thead th")).to_have_text(["Draws", "Discards"])
+        agreed = card.locator("tbody tr").nth(1)
+        expect(agreed.locator("th")).to_have_text("Agreed with the expert")
+        expect(agreed.locator("td")).to_have_text(["80.0%", "100.0%"])
+        fits_the_width(page)
+        page.screenshot(path=str(screenshots / f"fair-play-{size}.png"), full_page=True)
+        card.get_by_label("Review note").fill("Checked the games: a strong player.")
+        card.get_by_role("button", name="Close the flag: no action").click()
+        expect(page.locator(".message")).to_contain_text("The flag of Alice is closed.")
+        expect(page.locator("#no-flags")).to_be_visible()
+    flag.refresh_from_db()
+    assert flag.status == FairPlayFlag.Status.DISMISSED
+    assert flag.note == "Checked the games: a strong player."
