@@ -175,9 +175,12 @@ def _pair_timed(event: Event, now: datetime) -> PassResult:
     clock = time_control(event)
     created = []
     for number, (a, b) in enumerate(pairs, start=count + 1):
-        # A slow pass must not start a match after the end: the time it has taken so far
-        # counts (starting a match writes its first game and deal).
-        if now + timedelta(seconds=time.perf_counter() - started) >= event.ends_at:
+        # A slow pass must not start a match after the end: the clock is read again before
+        # each match (the time the pass took counts, and so does any wait for the event's
+        # lock before it began, which ``now`` does not see).
+        if max(now + timedelta(seconds=time.perf_counter() - started), timezone.now()) >= (
+            event.ends_at
+        ):
             break
         player_a, player_b = found[players[a]], found[players[b]]
         bots = player_a.is_bot and player_b.is_bot
