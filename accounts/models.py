@@ -136,6 +136,17 @@ class Player(models.Model):
         ),
     )
 
+    assisted_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_(
+            "When staff marked this account as playing with a program's help (fair play): "
+            "it is off the leaderboards, paired with bots only, and its rated results were "
+            "taken back."
+        ),
+    )
+
     class Meta:
         ordering = ["id"]
         constraints = [
@@ -177,6 +188,11 @@ class Player(models.Model):
     def is_deleted(self) -> bool:
         """True for the anonymised player of a person who deleted their account."""
         return self.deleted_at is not None
+
+    @property
+    def is_assisted(self) -> bool:
+        """True for an account staff marked as assisted (fair play): paired with bots only."""
+        return self.assisted_at is not None
 
     @property
     def is_guest(self) -> bool:

@@ -76,6 +76,8 @@ class Seeker:
     #: A player this seeker is never paired with, even when nobody else is in reach (who
     #: asked for a new opponent after a match: that match's opponent). None: nobody.
     avoid: int | None = None
+    #: Paired with bots only: an account marked as assisted (fair play).
+    bots_only: bool = False
 
 
 def allowed(a: Seeker, b: Seeker, policy: WindowPolicy) -> bool:
@@ -83,6 +85,8 @@ def allowed(a: Seeker, b: Seeker, policy: WindowPolicy) -> bool:
     if a.player == b.player or (a.is_bot and b.is_bot and not policy.bot_pairs):
         return False
     if a.stable is not None and a.stable == b.stable:
+        return False
+    if (a.bots_only and not b.is_bot) or (b.bots_only and not a.is_bot):
         return False
     if _avoided(a, b):
         return False
@@ -138,6 +142,10 @@ class _Table:
         self.bots = [no_bots and s.is_bot for s in queue]
         # A player of no stable gets a key of their own that no other seeker has.
         self.stables = [s.stable if s.stable is not None else -1 - i for i, s in enumerate(queue)]
+        # Who plays bots only (an account marked as assisted), and who is a person.
+        self.bots_only = [s.bots_only for s in queue]
+        self.people = [not s.is_bot for s in queue]
+        self.any_bots_only = any(self.bots_only)
 
 
 def _swap_out_rematches(
@@ -180,6 +188,7 @@ def _round(table: _Table, order: Sequence[int], *, rematches: bool) -> list[tupl
     if n == len(table.ratings):  # the first round: everyone is free
         ratings, widths, players = table.ratings, table.widths, table.players
         last, bots, stables, avoid = table.last, table.bots, table.stables, table.avoid
+        only, people = table.bots_only, table.people
     else:
         ratings = [table.ratings[k] for k in order]
         widths = [table.widths[k] for k in order]
@@ -188,6 +197,9 @@ def _round(table: _Table, order: Sequence[int], *, rematches: bool) -> list[tupl
         bots = [table.bots[k] for k in order]
         stables = [table.stables[k] for k in order]
         avoid = [table.avoid[k] for k in order]
+        only = [table.bots_only[k] for k in order]
+        people = [table.people[k] for k in order]
+    marked = table.any_bots_only
     # The widest window of the queue bounds how far up the list a partner can be.
     reach = max(widths)
     edges: list[tuple[float, float, int, int]] = []
@@ -217,6 +229,8 @@ def _round(table: _Table, order: Sequence[int], *, rematches: bool) -> list[tupl
                 continue
             if v_i == players[j] or avoid[j] == p_i:  # a new opponent was asked for
                 continue
+            if marked and ((only[i] and people[j]) or (only[j] and people[i])):
+                continue  # an account marked as assisted plays bots only
             if not rematches and (l_i == players[j] or last[j] == p_i):
                 continue
             # Closest first; for equal gaps the wider window (the longer wait) first.

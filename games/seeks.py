@@ -37,6 +37,7 @@ from games.models import Game, Seek
 from games.services.base import Conflict, NotAPlayer, PlayError, lock_players
 from games.services.matches import (
     match_create,
+    refuse_assisted,
     refuse_in_ranked_match,
     refuse_in_tournament_match,
     rules_build,
@@ -138,9 +139,13 @@ def seek_create(
     """Post an open game. Refused as a challenge with the same settings would be
     (``invalid_rules``, ``duplicate_deals_need_bots``, 409 ``in_tournament_match``), and with
     ``rated_unavailable`` (no pool rates a casual game), ``bot_challenger`` (bots post
-    nothing) and 409 ``too_many_seeks`` (at most :data:`SEEKS_PER_PLAYER` open at once)."""
+    nothing), 403 ``assisted_account`` (an account marked as assisted plays bots only) and
+    409 ``too_many_seeks`` (at most :data:`SEEKS_PER_PLAYER` open at once)."""
     if poster.is_bot:
         raise PlayError(_("bots do not post open games"), code="bot_challenger")
+    if poster.is_assisted:
+        # Whoever joins an open game is a person: an account that plays bots only posts none.
+        refuse_assisted(poster, Player(kind=Player.Kind.HUMAN), caller=poster)
     if rated:
         raise PlayError(
             _(
@@ -234,7 +239,8 @@ def seek_join(*, seek: Seek, player: Player, now: datetime | None = None) -> See
 
     409 ``own_seek`` for its poster, ``seek_taken`` once someone took it, ``seek_closed``
     once cancelled or expired, ``outside_rating_range`` for a player whose rating is outside
-    the poster's range, and the refusals of an accepted challenge (``in_ranked_match``,
+    the poster's range, 403 ``assisted_account`` when one of the two plays bots only (marked
+    as assisted), and the refusals of an accepted challenge (``in_ranked_match``,
     ``in_tournament_match``) for either player; nothing changes then.
 
     Two joins at once: the row is locked, then claimed by a conditional update from
@@ -249,6 +255,7 @@ def seek_join(*, seek: Seek, player: Player, now: datetime | None = None) -> See
                 _("this is your own open game: wait for someone to join"), code="own_seek"
             )
         _refuse_closed(seek, now)
+        refuse_assisted(seek.poster, player, caller=player)
         if seek.rating_min is not None or seek.rating_max is not None:
             rating = rating_hook.ratings_of([player.pk])[player.pk]
             low, high = seek.rating_min, seek.rating_max

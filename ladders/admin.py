@@ -11,6 +11,7 @@ from common.errors import ServiceError
 from games.forms import RULE_FIELD_NAMES, RulesFields, ShowsFieldsSelect
 from ladders import services
 from ladders.models import (
+    FairPlayRefund,
     Ladder,
     LadderMatch,
     QueueEntry,
@@ -180,6 +181,25 @@ class RatingChangeAdmin(admin.ModelAdmin):
     list_filter = ["ladder"]
     search_fields = ["player__name", "opponent__name"]
     raw_id_fields = ["match", "player", "opponent"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(FairPlayRefund)
+class FairPlayRefundAdmin(admin.ModelAdmin):
+    """The audit of fair-play refunds, read-only: they are made from the fair-play page."""
+
+    list_display = ["created_at", "player", "ladder", "matches", "opponents", "points", "marked_by"]
+    list_filter = ["ladder"]
+    search_fields = ["player__name"]
+    readonly_fields = [f.name for f in FairPlayRefund._meta.fields]
 
     def has_change_permission(self, request, obj=None):
         return False

@@ -394,6 +394,9 @@ class RatingChange(models.Model):
     expected = models.FloatField(help_text=_("The expected score, 0 to 1."))
     score = models.FloatField(help_text=_("The score the match counted as, 0 to 1."))
     k = models.FloatField()
+    # Taken back: a match against an account marked as assisted (fair play). The rating
+    # replay leaves it out; the row stays, as the history of what was once counted.
+    voided = models.BooleanField(default=False)
     # Glicko-2 pools only (empty under Elo); "before" is as the match found it (after time away).
     deviation_before = models.FloatField(null=True, blank=True)
     deviation_after = models.FloatField(null=True, blank=True)
@@ -574,6 +577,7 @@ class FairPlayFlag(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", _("Open")
         DISMISSED = "dismissed", _("Dismissed")
+        ASSISTED = "assisted", _("Marked as assisted")
 
     ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="fair_play_flags")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="fair_play_flags")
@@ -598,3 +602,34 @@ class FairPlayFlag(models.Model):
 
     def __str__(self) -> str:
         return f"flag of {self.player_id} in {self.ladder_id} ({self.status})"
+
+
+class FairPlayRefund(models.Model):
+    """The audit of one pool's refund for an account marked as assisted: its rated matches
+    taken back (their rating changes voided) and the pool's ratings replayed without them,
+    once per pool and account (the unique constraint). ``report`` holds each opponent's
+    rating before and after and what the replay found."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="fair_play_refunds")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="fair_play_refunds")
+    marked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    matches = models.PositiveIntegerField(help_text=_("Rated matches taken back."))
+    opponents = models.PositiveIntegerField(help_text=_("Opponents whose rating was restored."))
+    points = models.FloatField(help_text=_("Rating points given back to the opponents in all."))
+    ratings_written = models.PositiveIntegerField(help_text=_("Rating rows the replay rewrote."))
+    last_change = models.PositiveBigIntegerField(
+        help_text=_("The pool's newest rating change when the refund was made.")
+    )
+    report = models.JSONField()
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "player"], name="ladders_refund_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"refund for {self.player_id} in {self.ladder_id}"

@@ -509,7 +509,7 @@ class RegisterView(_EntryCommand):
     @error_codes(
         {
             "400": ["unknown_bot", "duplicate_deals_need_bots"],
-            "403": ["bots_only"],
+            "403": ["bots_only", "assisted_account"],
             "409": [
                 "already_registered",
                 "disqualified",

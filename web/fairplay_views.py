@@ -12,11 +12,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games.models import Match
-from ladders.models import FairPlayFlag
-from ladders.services import fairplay
+from ladders.models import FairPlayFlag, FairPlayRefund
+from ladders.services import assisted, fairplay
 
 #: The permission a staff member needs to see the flags and close them.
 PERMISSION = "ladders.change_fairplayflag"
+#: The permission to mark an account as assisted (its rated results taken back), besides.
+PERMISSION_MARK = "ladders.add_fairplayrefund"
 #: How many closed flags the page lists under the open ones.
 REVIEWED_LIMIT = 20
 
@@ -24,6 +26,11 @@ REVIEWED_LIMIT = 20
 def may_review(user) -> bool:
     """Staff holding the permission to change fair-play flags."""
     return bool(user.is_authenticated and user.is_staff and user.has_perm(PERMISSION))
+
+
+def may_mark(user) -> bool:
+    """Reviewers who may also mark an account as assisted."""
+    return may_review(user) and user.has_perm(PERMISSION_MARK)
 
 
 def _staff(request: HttpRequest) -> None:
@@ -51,7 +58,19 @@ def fair_play(request: HttpRequest) -> HttpResponse:
         for flag in open_flags
     ]
     reviewed = flags.exclude(status=FairPlayFlag.Status.OPEN)[:REVIEWED_LIMIT]
-    return render(request, "web/fair_play.html", {"rows": rows, "reviewed": reviewed})
+    refunds = FairPlayRefund.objects.select_related("player", "ladder", "marked_by")[
+        :REVIEWED_LIMIT
+    ]
+    return render(
+        request,
+        "web/fair_play.html",
+        {
+            "rows": rows,
+            "reviewed": reviewed,
+            "refunds": refunds,
+            "may_mark": may_mark(request.user),
+        },
+    )
 
 
 @require_POST
@@ -66,4 +85,34 @@ def fair_play_dismiss(request: HttpRequest, pk: int) -> HttpResponse:
         note = request.POST.get("note", "").strip()[:2000]
         fairplay.flag_dismiss(flag=flag, by=request.user, note=note)
         messages.success(request, _("The flag of %(name)s is closed.") % {"name": flag.player.name})
+    return redirect("web:fair_play")
+
+
+@require_POST
+@login_required(login_url="web:login")
+def fair_play_assisted(request: HttpRequest, pk: int) -> HttpResponse:
+    """Mark a flagged account as assisted after review: off the leaderboards, paired with bots
+    only, its rated results taken back in every pool (``ladders.services.assisted``)."""
+    _staff(request)
+    if not may_mark(request.user):
+        raise PermissionDenied(_("Only staff who may take rated results back may do this."))
+    flag = get_object_or_404(FairPlayFlag.objects.select_related("player"), pk=pk)
+    if flag.status != FairPlayFlag.Status.OPEN:
+        messages.error(request, _("This flag was already reviewed."))
+        return redirect("web:fair_play")
+    note = request.POST.get("note", "").strip()[:2000]
+    refunds = assisted.account_mark_assisted(player=flag.player, by=request.user, note=note)
+    messages.success(
+        request,
+        _(
+            "%(name)s is marked as assisted: %(matches)s rated matches taken back, "
+            "%(opponents)s opponents given back %(points)s rating points."
+        )
+        % {
+            "name": flag.player.name,
+            "matches": sum(r.matches for r in refunds),
+            "opponents": sum(r.opponents for r in refunds),
+            "points": f"{sum(r.points for r in refunds):.0f}",
+        },
+    )
     return redirect("web:fair_play")

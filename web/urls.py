@@ -43,6 +43,9 @@ urlpatterns = [
     path("matches/<int:pk>/analyse", views.analyse, name="analyse"),
     path("fair-play", fairplay_views.fair_play, name="fair_play"),
     path("fair-play/<int:pk>/dismiss", fairplay_views.fair_play_dismiss, name="fair_play_dismiss"),
+    path(
+        "fair-play/<int:pk>/assisted", fairplay_views.fair_play_assisted, name="fair_play_assisted"
+    ),
     path("matches/<int:pk>/pad", views.pad, name="pad"),
     path("events", views.events, name="events"),
     path("events/<int:pk>", views.event_detail, name="event"),

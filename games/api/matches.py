@@ -244,7 +244,8 @@ class MatchListView(generics.ListAPIView):
         description="Challenge a bot (the match starts at once: 409 ``in_ranked_match`` while "
         "you play a ladder match) or a person, who accepts or declines. 409 "
         "``in_tournament_match`` (with the ``match`` and the ``url`` of its page) while your "
-        "tournament match is ready or in play online.",
+        "tournament match is ready or in play online. 403 ``assisted_account`` between a "
+        "person and an account marked as assisted (fair play), which plays bots only.",
     )
     @error_codes(
         {
@@ -255,6 +256,7 @@ class MatchListView(generics.ListAPIView):
                 "bot_challenger",
                 "duplicate_deals_need_bots",
             ],
+            "403": ["assisted_account"],
             "409": [
                 "in_ranked_match",
                 "in_tournament_match",

@@ -90,7 +90,8 @@ class SeekListView(APIView):
         responses={201: SeekSerializer},
         description="Post an open game: refused as a challenge with the same settings is "
         "(``invalid_rules``, ``duplicate_deals_need_bots``, 409 ``in_tournament_match``), "
-        "400 ``rated_unavailable`` for a rated one, 409 ``too_many_seeks`` past three open.",
+        "400 ``rated_unavailable`` for a rated one, 409 ``too_many_seeks`` past three open, "
+        "403 ``assisted_account`` for an account marked as assisted (it plays bots only).",
     )
     @error_codes(
         {
@@ -101,6 +102,7 @@ class SeekListView(APIView):
                 "rated_unavailable",
                 "invalid_rating_range",
             ],
+            "403": ["assisted_account"],
             "409": ["in_tournament_match", "too_many_seeks"],
         }
     )
@@ -162,6 +164,7 @@ class _SeekCommand(APIView):
 @error_codes(
     {
         "400": ["invalid_rules", "duplicate_deals_need_bots"],
+        "403": ["assisted_account"],
         "409": [
             "own_seek",
             "seek_taken",
@@ -176,7 +179,8 @@ class SeekJoinView(_SeekCommand):
     """Join an open game: its match starts for both (answers with ``match`` and ``game``).
 
     409 ``own_seek``, ``seek_taken``, ``seek_closed`` (cancelled or expired),
-    ``outside_rating_range``, ``in_ranked_match``, ``in_tournament_match``.
+    ``outside_rating_range``, ``in_ranked_match``, ``in_tournament_match``; 403
+    ``assisted_account`` between a person and an account marked as assisted.
     """
 
     def act(self, seek, player):

@@ -181,7 +181,8 @@ def challenge_create(
     while the challenger has a ladder match in progress; any challenge with Conflict
     ``in_tournament_match`` while the challenger's tournament match is ready or in play
     online (:func:`refuse_in_tournament_match`); a guest (no account) cannot be
-    challenged: 409 ``opponent_is_guest``.
+    challenged: 409 ``opponent_is_guest``; an account marked as assisted plays bots only:
+    403 ``assisted_account`` (:func:`refuse_assisted`).
     """
     if challenger.is_bot:
         raise PlayError(_("bots do not issue challenges"), code="bot_challenger")
@@ -195,6 +196,7 @@ def challenge_create(
             code="opponent_is_guest",
             status=409,
         )
+    refuse_assisted(challenger, opponent, caller=challenger)
     with transaction.atomic():
         if opponent.is_bot:
             # A bot match starts at once: the same guard as an accepted challenge.
@@ -252,6 +254,23 @@ def refuse_in_ranked_match(*humans: Player, caller: Player) -> None:
                 match=match.pk,
                 player=human.pk,
             )
+
+
+def refuse_assisted(a: Player, b: Player, *, caller: Player) -> None:
+    """PlayError 403 ``assisted_account`` when one of the two is an account staff marked as
+    assisted (fair play) and the other is a person: such an account plays bots only. The
+    message speaks to ``caller``."""
+    for marked, other in ((a, b), (b, a)):
+        if marked.is_assisted and not other.is_any_bot:
+            message = (
+                _(
+                    "your account plays against bots only: staff found that it played with "
+                    "a program's help"
+                )
+                if marked.pk == caller.pk
+                else _("%(name)s plays against bots only") % {"name": marked.name}
+            )
+            raise PlayError(message, code="assisted_account", status=403)
 
 
 def refuse_in_tournament_match(*humans: Player, caller: Player) -> None:

@@ -98,6 +98,7 @@ def matchmaker_pass(
                     spread(*row[8:11]),
                     stable_of(row[1], row[11], row[12]),
                     row[13],
+                    row[14] is not None,  # marked as assisted: bots only
                 )
                 for row in rows
                 if not (row[6] or row[7])  # busy: a match of theirs waits or is in play
@@ -197,7 +198,8 @@ def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:
     """What a pass reads: each waiting player's entry, player, join time, rating, last
     opponent, bot flag, whether a match of theirs (any source) is waiting to start or in play,
     (for Glicko-2's wider windows) deviation, volatility and last rated match, (for their
-    stable, :func:`accounts.models.stable_of`) kind and owner, and whom they avoid."""
+    stable, :func:`accounts.models.stable_of`) kind and owner, whom they avoid, and whether
+    they were marked as assisted (paired with bots only)."""
     return (
         QueueEntry.objects.filter(ladder_id=ladder_id, available_at__lte=now)
         .annotate(
@@ -220,6 +222,7 @@ def queue_rows(*, ladder_id: int, now: datetime) -> QuerySet[QueueEntry]:
             "player__kind",
             "player__owner_id",
             "avoid_id",
+            "player__assisted_at",
         )
     )
 

@@ -136,11 +136,15 @@ def rating_exemption(
     - It was resigned before each player had made ``RATING_MIN_MOVES`` moves of their own:
       nothing was played, only handed over.
     - It is one too many between the same two people (:func:`farmed`).
+    - A player is an account staff marked as assisted (fair play): its earlier results were
+      taken back (:mod:`ladders.services.assisted`) and later ones do not count.
 
     Uncounted, the match is recorded with K 0: no rating change, no record, and the history
     still replays to the ratings.
     """
     first, second = players[match.player_a_id], players[match.player_b_id]
+    if first.is_assisted or second.is_assisted:
+        return "an account marked as assisted (fair play)"
     if first.stable_id is not None and first.stable_id == second.stable_id:
         return "one stable (a person and their own bot, or two bots of one owner)"
     if match.end_reason == Match.EndReason.RESIGNED and settings.RATING_MIN_MOVES:

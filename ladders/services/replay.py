@@ -9,7 +9,7 @@ from typing import Any
 from django.db import transaction
 
 from ladders.bulk import fetch_rows, stream_rows
-from ladders.models import Ladder, Rating, RatingChange, Season
+from ladders.models import FairPlayRefund, Ladder, Rating, RatingChange, Season
 from ladders.services.rating import Standing, match_rate
 from ratings.elo import MatchResult, Side, rate_match
 from ratings.glicko2 import GlickoUpdate
@@ -22,6 +22,11 @@ class ReplayReport:
     changes: int = 0  # rating change rows read
     matches: int = 0  # matches recomputed
     mismatches: int = 0  # rows whose stored before/after differ from the recomputation
+    # Rows that differ because a fair-play refund took earlier matches back: written after
+    # the first match taken back and before the refund, they were rated from ratings the
+    # refund has since restored.
+    revised: int = 0
+    voided: int = 0  # rating change rows left out: matches taken back (fair play)
     players: int = 0  # players with a rating at the end
     drifted: int = 0  # rating rows that differ from the replayed end state
     written: int = 0  # rating rows rewritten (write=True)
@@ -53,7 +58,9 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
     each match with the pool's current settings and rating system (Elo or Glicko-2) from the
     match result, and compares with what was stored. With ``write`` the rating rows are set to
     the replayed end state (after a settings change, or to repair a drift). The history itself
-    is never rewritten.
+    is never rewritten. Matches taken back by a fair-play refund (their changes ``voided``)
+    are left out; a change rated between the first of them and the refund is counted as
+    ``revised``, not as a mismatch.
     """
     glicko = pool.is_glicko
     config = pool.rating_config
@@ -87,12 +94,25 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
     )
     number_of = dict(Season.objects.filter(ladder=pool).values_list("pk", "number"))
     columns.append("season_id")
-    rows = RatingChange.objects.filter(ladder=pool).order_by("pk").values_list(*columns)
+    history = RatingChange.objects.filter(ladder=pool)
+    report.voided = history.filter(voided=True).count()
+    revised_from = revised_to = 0
+    if report.voided:
+        first = history.filter(voided=True).order_by("pk").values_list("pk", flat=True).first()
+        revised_from = first or 0
+        revised_to = (
+            FairPlayRefund.objects.filter(ladder=pool)
+            .order_by("-last_change")
+            .values_list("last_change", flat=True)
+            .first()
+        ) or 0
+    rows = history.filter(voided=False).order_by("pk").values_list("pk", *columns)
     fresh = pool.newcomer()
     start, deviation, volatility = fresh["rating"], fresh["deviation"], fresh["volatility"]
     initial = [start, 0, start, 0, 0, None, deviation, volatility]
     pulled = 0  # of ``pulls``, those replayed so far
     for row in stream_rows(rows, chunk_size=20_000):
+        change, row = row[0], row[1:]
         match_id, player, before, after, pa, pb, winner, won_a, won_b, margin, k = row[:11]
         report.changes += 1
         season = number_of.get(row[-1])
@@ -141,6 +161,9 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
         ua, ub, pa = done
         update = ua if player == pa else ub
         if abs(update.before - before) > tolerance or abs(update.after - after) > tolerance:
+            if revised_from < change <= revised_to:
+                report.revised += 1
+                continue
             report.mismatches += 1
             if not report.first_mismatch:
                 report.first_mismatch = (

@@ -314,9 +314,10 @@ WEB_RULES: dict[str, list[Rule]] = {
         Rule(VS_BOT, reads=frozenset({200, 302, 409})),
         Rule(CHALLENGE, reads=frozenset({404})),
     ],
-    # Asking for an analysis and closing a fair-play flag: POST only (a GET is 405).
+    # Asking for an analysis, closing a fair-play flag, marking an account: POST only (GET: 405).
     "web:analyse": [Rule(VS_BOT, reads=frozenset({405}))],
     "web:fair_play_dismiss": [Rule(ALICE, reads=frozenset({405}))],
+    "web:fair_play_assisted": [Rule(ALICE, reads=frozenset({405}))],
     # A score pad is a table match's: an online match or someone else's challenge has none.
     "web:pad": [
         Rule(VS_BOT, reads=frozenset({404})),

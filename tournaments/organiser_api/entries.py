@@ -68,7 +68,7 @@ class EntryDisqualifyView(EntryWithdrawView):
 @error_codes(
     {
         "400": ["unknown_bot", "duplicate_deals_need_bots"],
-        "403": ["bots_only"],
+        "403": ["bots_only", "assisted_account"],
         "409": [
             "not_withdrawn",
             "event_over",

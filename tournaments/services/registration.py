@@ -114,7 +114,8 @@ def _admissible(event: Event, player: Player) -> None:
     of an unknown strategy, a person in an event for bots only, anyone but a house bot in an
     event of duplicate deals, a guest in an online event (a guest has no account to play
     online with: 409 ``guests_need_tables``), a guest beside bots or a bot beside guests
-    (409 ``guests_and_bots``)."""
+    (409 ``guests_and_bots``), an account marked as assisted for fair play, which plays bots
+    only (403 ``assisted_account``)."""
     if player.is_guest and event.venue == Venue.ONLINE:
         raise Conflict(
             _(
@@ -148,6 +149,17 @@ def _admissible(event: Event, player: Player) -> None:
             _("bot %(name)r plays an unknown strategy %(strategy)r")
             % {"name": player.name, "strategy": player.bot_strategy},
             code="unknown_bot",
+        )
+    if player.is_assisted and not event.bots_only:
+        # An event pairs its entrants with each other: people among them.
+        raise TournamentError(
+            _(
+                "%(name)s plays against bots only: staff found that the account played with "
+                "a program's help"
+            )
+            % {"name": player.name},
+            code="assisted_account",
+            status=403,
         )
     if event.bots_only and not player.is_any_bot:
         raise TournamentError(

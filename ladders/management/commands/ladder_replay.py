@@ -33,6 +33,12 @@ class Command(BaseCommand):
             f"{elapsed:.2f} s: {report.players} players, {report.mismatches} history "
             f"mismatches, {report.drifted} ratings off the replay"
             + (f", {report.written} rewritten" if write else "")
+            + (
+                f"; {report.voided} changes left out (matches taken back for fair play), "
+                f"{report.revised} revised by a refund"
+                if report.voided
+                else ""
+            )
             + "."
         )
         if report.first_mismatch:
