@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from games.models import Match
@@ -102,16 +103,20 @@ def fair_play_assisted(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("web:fair_play")
     note = request.POST.get("note", "").strip()[:2000]
     refunds = assisted.account_mark_assisted(player=flag.player, by=request.user, note=note)
+    opponents = sum(r.opponents for r in refunds)
     messages.success(
         request,
-        _(
-            "%(name)s is marked as assisted: %(matches)s rated matches taken back, "
-            "%(opponents)s opponents given back %(points)s rating points."
+        ngettext(
+            "%(name)s is marked as assisted. Rated matches taken back: %(matches)s; "
+            "%(opponents)s opponent given back %(points)s rating points.",
+            "%(name)s is marked as assisted. Rated matches taken back: %(matches)s; "
+            "%(opponents)s opponents given back %(points)s rating points.",
+            opponents,
         )
         % {
             "name": flag.player.name,
             "matches": sum(r.matches for r in refunds),
-            "opponents": sum(r.opponents for r in refunds),
+            "opponents": opponents,
             "points": f"{sum(r.points for r in refunds):.0f}",
         },
     )

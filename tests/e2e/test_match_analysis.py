@@ -1,7 +1,7 @@
 """A finished match's analysis in a browser, on a desktop and a 390 px phone: a player asks
 for it on the replay, the page follows the work and shows each player's figures, the marked
 moves with the better choice, and the deal's expected-score chart; and the fair-play flags
-staff review."""
+staff review, closing one or marking the account as assisted."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from playwright.sync_api import expect
 
 from games import services
 from games.models import Match, MatchAnalysis
-from ladders.models import FairPlayFlag, FairPlayRecord
+from ladders.models import FairPlayFlag, FairPlayRecord, Rating
 from ladders.services import fairplay
 from tests.e2e.helpers import header_link, sign_in
 from tests.factories import PlayerFactory
-from tests.ladders import make_ladder
+from tests.ladders import make_ladder, play_ladder_match
 from tests.play import play_out
 
 SIZES = {
@@ -151,3 +151,38 @@ def test_staff_review_a_fair_play_flag(browser, live, alice, django_user_model, 
     flag.refresh_from_db()
     assert flag.status == FairPlayFlag.Status.DISMISSED
     assert flag.note == "Checked the games: a strong player."
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_staff_mark_a_flagged_account_as_assisted(
+    browser, live, alice, bob, django_user_model, size, screenshots
+):
+    staff = django_user_model.objects.create_superuser("referee", "referee@example.com", "pw")
+    ladder = make_ladder(name="Winter ladder")
+    for _ in range(2):
+        play_ladder_match(ladder, alice, bob)
+    lost = Rating.objects.get(ladder=ladder, player=bob).rating
+    assert lost < ladder.newcomer()["rating"]
+    record = FairPlayRecord.objects.create(
+        ladder=ladder, player=alice, draws=300, draws_agreed=300, discards=300, discards_agreed=300
+    )
+    flag = fairplay.fairplay_check(record=record)
+    with browsing(browser, live, staff, size) as page:
+        page.goto("/fair-play")
+        card = page.locator(f"#flag-{flag.pk}")
+        expect(card).to_contain_text("takes back its rated results in every pool")
+        card.get_by_label("Review note").fill("The same moves as the expert, every time.")
+        card.get_by_role("button", name="Mark as assisted").click()
+        expect(page.locator(".message")).to_contain_text(
+            "Alice is marked as assisted. Rated matches taken back: 2; 1 opponent given back"
+        )
+        expect(page.locator("#no-flags")).to_be_visible()
+        refunds = page.locator("#refunds li")
+        expect(refunds).to_have_count(1)
+        expect(refunds).to_contain_text("Alice · Winter ladder")
+        expect(refunds).to_contain_text("Matches taken back: 2; 1 opponent given back")
+        fits_the_width(page)
+        page.screenshot(path=str(screenshots / f"fair-play-assisted-{size}.png"), full_page=True)
+    flag.refresh_from_db()
+    assert flag.status == FairPlayFlag.Status.ASSISTED
+    assert Rating.objects.get(ladder=ladder, player=bob).rating == ladder.newcomer()["rating"]

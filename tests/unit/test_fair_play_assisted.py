@@ -232,8 +232,8 @@ def test_staff_mark_a_flagged_account_from_the_fair_play_page():
     answer = client.get(answer.url)
     text = answer.content.decode()
     assert answer.status_code == 200
-    assert "2 rated matches taken back" in text
-    assert "2 matches taken back, 1 opponents given back" in text
+    assert "Rated matches taken back: 2; 1 opponent given back" in text
+    assert "Matches taken back: 2; 1 opponent given back" in text
     flag.refresh_from_db()
     assert (flag.status, flag.note, flag.reviewed_by_id) == ("assisted", "same moves", judge.pk)
     assert Rating.objects.get(ladder=ladder, player=honest).matches_played == 0
