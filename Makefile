@@ -297,6 +297,12 @@ bench-analysis: $(STAMP)
 bench-fairplay: $(STAMP)
 	$(BIN)/python bench/fairplay.py $(BENCH_ARGS)
 
+# The same test end to end (bench/fairplay_service.py): twelve simulated people play rated
+# ladder games over the REST API on the local cluster, the batch worker analyses every match.
+.PHONY: bench-fairplay-service
+bench-fairplay-service: $(STAMP)
+	$(BIN)/python bench/fairplay_service.py $(BENCH_ARGS)
+
 # Master bot benchmark (bench/master.py): the master against OpenSpiel's simple bot (through
 # the reference client's adapter, in bench/.venv) and the expert, games to 100 on duplicate
 # seeds, win rates with 95% intervals and the time a decision. BENCH_ARGS="--quick --jobs 2".
