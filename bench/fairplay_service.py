@@ -270,8 +270,8 @@ def report(world: dict, people: list[Person], seconds: float) -> tuple[list[str]
     lines.append(
         f"assisted flagged: {sum(a is not None for a in assisted)} of {len(assisted)}; honest "
         f"flagged: {sum(a is not None for a in honest)} of {len(honest)}; "
-        f"{sum(p.played for p in people)} games, {sum(p.moves for p in people)} moves over the "
-        f"API in {seconds:.0f} s"
+        f"{sum(p.played for p in people) // 2} matches, {sum(p.moves for p in people)} moves "
+        f"over the API in {seconds:.0f} s"
     )
     return lines, summary
 
