@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from django.conf import settings
 from django.test import Client
 
 POINTS = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
+
+#: The two screens every page is tried on: a desktop and a 390 px phone.
+SIZES = {
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+}
 
 
 def sign_in(context, live: str, user) -> None:
@@ -133,3 +141,36 @@ def play_one_turn(page) -> None:
     codes = [cards.nth(i).get_attribute("data-card") for i in range(cards.count())]
     best = max(codes, key=card_points)
     click_and_wait(page, page.locator(f'#seat-bottom .card[data-card="{best}"]'))
+
+
+@contextmanager
+def browsing(browser, live, user, size):
+    """A page at one of :data:`SIZES`, signed in as ``user`` (None: nobody); fails on a
+    script error or a failed request."""
+    context = browser.new_context(base_url=live, **SIZES[size])
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    failed: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    # A request cut short by leaving the page (net::ERR_ABORTED) is not a failure.
+    page.on(
+        "requestfailed",
+        lambda r: None if "ERR_ABORTED" in (r.failure or "") else failed.append(f"{r.url}"),
+    )
+    try:
+        if user is not None:
+            sign_in(context, live, user)
+        yield page
+        assert not failed, f"failed requests: {failed}"
+        assert not errors, f"errors in the console: {errors}"
+    finally:
+        context.close()
+
+
+def fits_the_width(page) -> None:
+    """The page is no wider than the screen: nothing scrolls sideways."""
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page is {width} px wide"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import re
-from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import expect
@@ -16,15 +15,11 @@ from games import services
 from games.models import Match, MatchAnalysis
 from ladders.models import FairPlayFlag, FairPlayRecord, Rating
 from ladders.services import fairplay
-from tests.e2e.helpers import header_link, sign_in
+from tests.e2e.helpers import browsing, fits_the_width, header_link
 from tests.factories import PlayerFactory
 from tests.ladders import make_ladder, play_ladder_match
 from tests.play import play_out
 
-SIZES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 SIGNS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
@@ -42,31 +37,6 @@ def alice(transactional_db):
 @pytest.fixture
 def bob(transactional_db):
     return PlayerFactory(user__username="bob", name="Bob")
-
-
-@contextmanager
-def browsing(browser, live, user, size):
-    """A signed-in page at one of :data:`SIZES`; fails on a script error or a failed request."""
-    context = browser.new_context(base_url=live, **SIZES[size])
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    errors: list[str] = []
-    failed: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    try:
-        sign_in(context, live, user)
-        yield page
-        assert not failed, f"failed requests: {failed}"
-        assert not errors, f"errors in the console: {errors}"
-    finally:
-        context.close()
-
-
-def fits_the_width(page) -> None:
-    width = page.evaluate("() => document.documentElement.scrollWidth")
-    assert width <= page.viewport_size["width"], f"the page is {width} px wide"
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])

@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 import re
 import threading
-from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import expect
@@ -15,16 +14,12 @@ from playwright.sync_api import expect
 from games.models import Game, Match
 from ladders import services
 from ladders.services import rating
-from tests.e2e.helpers import sign_in
+from tests.e2e.helpers import browsing, fits_the_width
 from tests.factories import PlayerFactory
 from tests.ladders import play_ladder_match
 from tests.play import active_game, play_out
 
 MINUS = "\u2212"  # a rating change reads +20, or 20 after a minus sign
-SIZES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 
 
 @pytest.fixture
@@ -44,40 +39,11 @@ def ladder(transactional_db):
     )
 
 
-@contextmanager
-def browsing(browser, live, user, size):
-    """A signed-in page at one of :data:`SIZES`; fails on a script error or a failed request."""
-    context = browser.new_context(base_url=live, **SIZES[size])
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    errors: list[str] = []
-    failed: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    page.on(
-        "requestfailed",
-        lambda r: None if "ERR_ABORTED" in (r.failure or "") else failed.append(f"{r.url}"),
-    )
-    try:
-        sign_in(context, live, user)
-        yield page
-        assert not failed, f"failed requests: {failed}"
-        assert not errors, f"errors in the console: {errors}"
-    finally:
-        context.close()
-
-
 def ladder_game(ladder, a, b) -> tuple[Match, Game]:
     match = services.ladder_match_create(ladder=ladder, player_a=a, player_b=b)
     services.ladder_match_start(match_id=match.pk)
     match.refresh_from_db()
     return match, active_game(match)
-
-
-def fits_the_width(page) -> None:
-    width = page.evaluate("() => document.documentElement.scrollWidth")
-    assert width <= page.viewport_size["width"], f"the page is {width} px wide"
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])

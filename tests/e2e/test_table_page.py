@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import re
-from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -15,15 +14,11 @@ from playwright.sync_api import expect
 from games import services
 from games.models import Game, Match
 from ladders import services as ladder_services
-from tests.e2e.helpers import open_event, play_one_turn, ply, sign_in, wait_for_my_turn, wait_past
+from tests.e2e.helpers import browsing, open_event, play_one_turn, ply, wait_for_my_turn, wait_past
 from tests.factories import BotFactory, PlayerFactory
 from tests.play import active_game, play_out
 
 DASH = "\u2013"  # scores read 3-1 with an en dash
-SIZES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 
 
 @pytest.fixture
@@ -40,32 +35,6 @@ def alice(transactional_db):
 @pytest.fixture
 def bob(transactional_db):
     return PlayerFactory(user__username="bob", name="Bob")
-
-
-@contextmanager
-def browsing(browser, live, user, size):
-    """A signed-in page at one of :data:`SIZES`; fails on a script error or a failed request."""
-    context = browser.new_context(base_url=live, **SIZES[size])
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    errors: list[str] = []
-    failed: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    # A request cut short by leaving the page (net::ERR_ABORTED) is not a failure.
-    page.on(
-        "requestfailed",
-        lambda r: None if "ERR_ABORTED" in (r.failure or "") else failed.append(f"{r.url}"),
-    )
-    try:
-        if user is not None:
-            sign_in(context, live, user)
-        yield page
-        assert not failed, f"failed requests: {failed}"
-        assert not errors, f"errors in the console: {errors}"
-    finally:
-        context.close()
 
 
 #: Reads every element's box for each CSS selector given, in one task of the page.
