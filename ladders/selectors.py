@@ -191,8 +191,9 @@ class HeadToHead:
 
 
 def head_to_head(*, pool: Ladder, a: Player, b: Player, recent: int = 10) -> HeadToHead:
-    """A's record against B in the pool's rated matches."""
-    rows = RatingChange.objects.filter(ladder=pool, player=a, opponent=b)
+    """A's record against B in the pool's rated matches (those taken back for fair play left
+    out)."""
+    rows = RatingChange.objects.filter(ladder=pool, player=a, opponent=b, voided=False)
     totals = rows.aggregate(
         matches=Count("pk"), wins=Count("pk", filter=Q(won=True)), delta=Sum("delta")
     )
@@ -413,7 +414,9 @@ def season_standings(
     }
     record = {
         row["player_id"]: (row["played"], row["won"])
-        for row in RatingChange.objects.filter(season=season, k__gt=0, player_id__in=list(members))
+        for row in RatingChange.objects.filter(
+            season=season, k__gt=0, voided=False, player_id__in=list(members)
+        )
         .values("player_id")
         .annotate(played=Count("pk"), won=Count("pk", filter=Q(won=True)))
     }

@@ -131,6 +131,11 @@ class PlayerRatingSerializer(RatingSerializer):
 
 class RatingChangeSerializer(serializers.ModelSerializer):
     opponent = PlayerBriefSerializer(read_only=True)
+    voided = serializers.BooleanField(
+        read_only=True,
+        help_text="Taken back: a match against an account marked as assisted (fair play); the "
+        "pool's ratings were replayed without it.",
+    )
     rating_before = serializers.SerializerMethodField()
     rating_after = serializers.SerializerMethodField()
     delta = serializers.SerializerMethodField()
@@ -151,6 +156,7 @@ class RatingChangeSerializer(serializers.ModelSerializer):
             "deviation_after",
             "volatility_before",
             "volatility_after",
+            "voided",
             "created_at",
         ]
         read_only_fields = fields

@@ -210,7 +210,7 @@ def _freeze(season: Season, ladder: Ladder) -> None:
     entries = list(season.entries.all())
     record = {
         row["player_id"]: row
-        for row in RatingChange.objects.filter(season=season, k__gt=0)
+        for row in RatingChange.objects.filter(season=season, k__gt=0, voided=False)
         .values("player_id")
         .annotate(played=Count("pk"), won=Count("pk", filter=Q(won=True)))
     }

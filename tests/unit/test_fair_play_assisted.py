@@ -93,6 +93,9 @@ def test_the_refund_leaves_every_rating_as_a_replay_without_the_account_would():
     cheater.refresh_from_db()
     assert cheater.assisted_at is not None
     assert RatingChange.objects.filter(ladder=ladder, voided=True).count() == 2 * cheats
+    # Head to head counts rated matches only: those taken back are not.
+    victim = Player.objects.get(pk=next(iter(lost)))
+    assert selectors.head_to_head(pool=ladder, a=victim, b=cheater).matches == 0
 
     # Exactly once: marking again changes nothing and makes no second refund.
     again = account_mark_assisted(player=cheater, by=None)
