@@ -356,6 +356,12 @@ def main(argv: list[str] | None = None) -> int:
         help="master: the opponent's rollout policy (its own: the seat's)",
     )
     parser.add_argument(
+        "--extra-samples", type=int, default=None, help="master: more samples, close calls"
+    )
+    parser.add_argument(
+        "--extend-z", type=float, default=None, help="master: standard errors, close calls"
+    )
+    parser.add_argument(
         "--format",
         choices=("game", "deal"),
         default="game",
@@ -387,6 +393,10 @@ def main(argv: list[str] | None = None) -> int:
         options["opponent_policy"] = RolloutPolicy(
             knock_at_once=args.opponent_rollouts == "knock-at-once"
         )
+    if args.extra_samples is not None:
+        options["extra_samples"] = args.extra_samples
+    if args.extend_z is not None:
+        options["extend_z"] = args.extend_z
     if args.time_cap is not None:
         options["time_cap"] = args.time_cap
     opponents = [o.strip() for o in args.opponents.split(",") if o.strip()]
@@ -400,14 +410,21 @@ def main(argv: list[str] | None = None) -> int:
             print(f"OpenSpiel simple bot: not available ({exc}); run make bench-master")
             sides = [(m, o) for m, o in sides if o != "openspiel"]
     probe = MasterBot(0, **options)
+    close_calls = (
+        f"close calls {probe.extra_samples} more (z {probe.extend_z:g}), "
+        if probe.extra_samples
+        else ""
+    )
     print(
         f"master: {probe.samples} samples, {probe.max_search_candidates} discards searched, "
         f"{'weighted' if probe.weighted else 'uniform'} sampling, best of "
         f"{probe.opponent_picks or 1} opponent hands ({probe.picks_per_draw:g} more a draw"
         f"{f', fit cost {probe.fit_cost:g}' if probe.fit_cost else ''}), "
         f"opponent rollouts {'knock at once' if probe.opponent_policy.knock_at_once else 'own'}, "
-        f"z {probe.z}, margin {probe.margin}, searched: "
-        f"{'draws ' if probe.search_draws else ''}{'discards ' if probe.search_discards else ''}"
+        f"z {probe.z}, margin {probe.margin}, "
+        f"{close_calls}"
+        f"searched: {'draws ' if probe.search_draws else ''}"
+        f"{'discards ' if probe.search_discards else ''}"
         f"{'knocks' if probe.search_knocks else ''}; cap {probe.time_cap:.2f} s; "
         f"{seeds} seeds x 2 seat orders, games to {RULES.target}, jobs {args.jobs}; "
         f"load {os.getloadavg()[0]:.1f}"

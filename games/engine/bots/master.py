@@ -32,14 +32,19 @@ Every decision with more than one sensible answer is searched by *determinizatio
    over the samples; the expert's own choice is kept unless another candidate beats it by
    more than ``margin`` points and by more than ``z`` standard errors of the per-sample
    differences (with several candidates the best mean is biased upwards: a small ``z``
-   let noise overrule the expert, which measured worse).
+   let noise overrule the expert, which measured worse).  When the best other candidate
+   leads the expert's choice on those samples without passing the test (a close call),
+   the two are played out on ``extra_samples`` more samples (the same cards for both) and
+   tested again on all of theirs: the rollouts go to the decisions in doubt, not to
+   candidates already far behind.
 
 Candidates: both answers of a draw or an offer; for a discard, the expert's best
 ``max_candidates`` discards by its own score, plus its best knock when a knock is legal.
 Big gin and gin are taken at once; a single legal action is played without a search.
 
-Time: ``samples`` samples per decision (the same count every time, so a decision is a pure
-function of the bot's seed and the view), and a hard cap, ``time_cap`` seconds of wall
+Time: ``samples`` samples per decision, and ``extra_samples`` more for the two candidates
+of a close call (the same counts every time, so a decision is a pure function of the bot's
+seed and the view), and a hard cap, ``time_cap`` seconds of wall
 clock (``MASTER_BOT_TIME_CAP_MS`` in the environment, 1,000 ms by default), checked after
 every rollout: when it trips the search stops with the samples it has (with none, the
 expert's choice is played).  Only a decision that hits the cap depends on the machine's
@@ -447,6 +452,7 @@ class SearchReport:
     expert_choice: Action | None = None
     searched: bool = False
     overruled: bool = False  # the expert's choice was not the one played
+    extra_samples: int = 0  # more samples for the best candidate and the expert's choice
     notes: list[str] = field(default_factory=list)
 
 
@@ -469,6 +475,11 @@ class MasterBot(ExpertBot):
     #: and by more than ``z`` standard errors of the paired differences.
     margin: float = 0.5
     z: float = 2.5
+    #: A close call (the best other candidate ahead of the expert's choice by more than
+    #: ``margin`` and ``extend_z`` standard errors, but not ``z``) plays both out on
+    #: ``extra_samples`` more samples before the test (0: never).
+    extra_samples: int = 96
+    extend_z: float = 1.0
     #: Deal the opponent's unseen cards with the card-tracking odds.
     weighted: bool = True
     #: Of this many draws of the opponent's unseen cards (at most ``1 + picks_per_draw``
@@ -505,8 +516,14 @@ class MasterBot(ExpertBot):
         opponent_policy: RolloutPolicy | None = None,
         fit_cost: float | None = None,
         picks_per_draw: float | None = None,
+        extra_samples: int | None = None,
+        extend_z: float | None = None,
     ) -> None:
         super().__init__(seed)
+        if extra_samples is not None:
+            self.extra_samples = extra_samples
+        if extend_z is not None:
+            self.extend_z = extend_z
         if picks_per_draw is not None:
             self.picks_per_draw = picks_per_draw
         if fit_cost is not None:
@@ -589,14 +606,43 @@ class MasterBot(ExpertBot):
             done += 1
         report.candidates = tuple(candidates)
         report.samples = done
-        report.rollouts = rollouts
         report.searched = True
-        report.seconds = clock() - started
         if not done:
+            report.rollouts = rollouts
+            report.seconds = clock() - started
             return expert_choice
         means = tuple(t / done for t in totals)
         report.values = means
         best = max(range(len(candidates)), key=lambda i: means[i])
+        if best != base_index and not report.capped and self._close(diffs[best]):
+            # A close call between the expert's choice and the best other: both played out
+            # on more samples (the same cards for both), then tested on all of them.
+            extra = sample_deals(
+                view,
+                rng,
+                self.extra_samples,
+                weights=weights,
+                picks=picks,
+                events=events,
+                fit_cost=self.fit_cost,
+            )
+            pair = (candidates[base_index], candidates[best])
+            for base in extra:
+                values = []
+                for action in pair:
+                    deal = base.copy()
+                    deal.apply(action)
+                    values.append(rollout(deal, seat, self.policy, opponent_policy))
+                    rollouts += 1
+                    if clock() > deadline:
+                        break
+                if len(values) < len(pair):
+                    report.capped = True
+                    break
+                diffs[best].append(values[1] - values[0])
+                report.extra_samples += 1
+        report.rollouts = rollouts
+        report.seconds = clock() - started
         if best != base_index and self._beats(diffs[best]):
             report.chosen = candidates[best]
             report.overruled = True
@@ -608,6 +654,19 @@ class MasterBot(ExpertBot):
         if not self.opponent_picks:
             return 1
         return min(self.opponent_picks, 1 + round(self.picks_per_draw * opponent_draws))
+
+    def _close(self, diffs: list[float]) -> bool:
+        """Whether a candidate's gains over the expert's choice are worth more samples: more
+        than ``margin`` points on average and more than ``extend_z`` standard errors, but
+        not yet ``z``."""
+        if not self.extra_samples or len(diffs) < 2 or self._beats(diffs):
+            return False
+        n = len(diffs)
+        mean = sum(diffs) / n
+        if mean <= self.margin:
+            return False
+        variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        return mean > self.extend_z * math.sqrt(variance / n)
 
     def _beats(self, diffs: list[float]) -> bool:
         """Whether a candidate's gains over the expert's choice (per sample, on the same

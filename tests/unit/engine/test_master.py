@@ -246,7 +246,7 @@ def test_the_master_searches_the_candidates_and_keeps_the_expert_choice_among_th
     expert = make_bot("expert").choose(view)
     assert report.searched and report.samples == 4
     assert expert in report.candidates and len(report.candidates) >= 2
-    assert report.rollouts == 4 * len(report.candidates)
+    assert report.rollouts == 4 * len(report.candidates) + 2 * report.extra_samples
     assert len(report.values) == len(report.candidates)
 
 
