@@ -45,7 +45,7 @@ import sys
 import threading
 import time
 
-from harness import ROOT, drop_database, free_redis_urls, load_cluster, setup_django
+from harness import ROOT, cluster_environment, drop_database, load_cluster, setup_django
 from live import limit_connections
 
 sys.path.insert(0, str(ROOT / "clients" / "python"))
@@ -65,20 +65,11 @@ ADAPTERS = {
 
 
 def configure(port: int) -> None:
-    broker, cache = os.environ.get("BENCH_BROKER_URL"), os.environ.get("BENCH_REDIS_URL")
-    if not (broker and cache):
-        free = free_redis_urls()
-        broker, cache = broker or free[0], cache or free[1]
-    os.environ.update(
-        DATABASE_URL=os.environ.get("BENCH_DATABASE_URL", DATABASE),
-        CELERY_BROKER_URL=broker,
-        REDIS_URL=cache,
-        CLUSTER_DIR=str(RUN_DIR / "cluster"),
-        CLUSTER_PORT=str(port),
-        CLUSTER_WORKERS="2",
+    cluster_environment(
+        DATABASE,
+        RUN_DIR,
+        port,
         CLUSTER_WORKER_CONCURRENCY="1",
-        GUNICORN_LOG_LEVEL="warning",
-        LOG_LEVEL="WARNING",
         THROTTLE_USER_RATE="1000000/min",
         THROTTLE_PLAY_RATE="1000000/min",
         THROTTLE_ANON_RATE="1000000/min",

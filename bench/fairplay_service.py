@@ -45,7 +45,7 @@ import threading
 import time
 from pathlib import Path
 
-from harness import drop_database, free_redis_urls, load_cluster, setup_django
+from harness import cluster_environment, drop_database, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -69,21 +69,12 @@ POLL = 0.15
 
 
 def configure(port: int, samples: int) -> None:
-    broker, cache = os.environ.get("BENCH_BROKER_URL"), os.environ.get("BENCH_REDIS_URL")
-    if not (broker and cache):
-        free = free_redis_urls()
-        broker, cache = broker or free[0], cache or free[1]
-    os.environ.update(
-        DATABASE_URL=os.environ.get("BENCH_DATABASE_URL", DATABASE),
-        CELERY_BROKER_URL=broker,
-        REDIS_URL=cache,
-        CLUSTER_DIR=str(RUN_DIR / "cluster"),
-        CLUSTER_PORT=str(port),
-        CLUSTER_WORKERS="2",
+    cluster_environment(
+        DATABASE,
+        RUN_DIR,
+        port,
         CLUSTER_WORKER_CONCURRENCY="1",
         WEB_CONCURRENCY=os.environ.get("WEB_CONCURRENCY", "2"),
-        GUNICORN_LOG_LEVEL="warning",
-        LOG_LEVEL="WARNING",
         SOCKET_MAX_PER_ADDRESS="0",
         FAIRPLAY_ANALYSE="1",
         ANALYSIS_SAMPLES=str(samples),

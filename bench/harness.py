@@ -1,7 +1,8 @@
 """What the cluster benchmarks and drills share: the cluster, Django, free Redis databases.
 
-Imported by bench/play.py, load.py, live.py, tournaments.py, drills.py, fuzz.py and
-profile_move.py (each runs with bench/ on its path). Nothing here imports a third-party
+Imported by bench/play.py, load.py, live.py, tables.py, schedule.py, bots.py,
+fairplay_service.py, tournaments.py, drills.py, fuzz.py and profile_move.py (each runs with
+bench/ on its path). Nothing here imports a third-party
 package at module level: the benches' client processes import it before any set-up.
 """
 
@@ -56,6 +57,28 @@ def free_redis_urls(count: int = 2) -> list[str]:
     if len(free) < count:
         sys.exit(f"no {count} free Redis databases: set BENCH_BROKER_URL and BENCH_REDIS_URL")
     return free[:count]
+
+
+def cluster_environment(database: str, run_dir: Path, port: int, **settings: str) -> None:
+    """Point the local launcher (deploy/cluster.py) at a bench's own database and two free Redis
+    databases (``BENCH_DATABASE_URL``, ``BENCH_BROKER_URL`` and ``BENCH_REDIS_URL`` override
+    them), on ``port``, with two workers and quiet logs; ``settings`` are set besides (and win).
+    Call it before :func:`load_cluster`: the launcher reads the environment on import."""
+    broker, cache = os.environ.get("BENCH_BROKER_URL"), os.environ.get("BENCH_REDIS_URL")
+    if not (broker and cache):
+        free = free_redis_urls()
+        broker, cache = broker or free[0], cache or free[1]
+    environment = {
+        "DATABASE_URL": os.environ.get("BENCH_DATABASE_URL", database),
+        "CELERY_BROKER_URL": broker,
+        "REDIS_URL": cache,
+        "CLUSTER_DIR": str(run_dir / "cluster"),
+        "CLUSTER_PORT": str(port),
+        "CLUSTER_WORKERS": "2",
+        "GUNICORN_LOG_LEVEL": "warning",
+        "LOG_LEVEL": "WARNING",
+    }
+    os.environ.update({**environment, **settings})
 
 
 def load_cluster():

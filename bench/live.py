@@ -50,7 +50,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from harness import a_move, drop_database, free_redis_urls, load_cluster, setup_django
+from harness import a_move, cluster_environment, drop_database, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "bench-live"
@@ -622,21 +622,12 @@ class Child:
 
 
 def configure(port: int, web: str) -> None:
-    broker, cache = os.environ.get("BENCH_BROKER_URL"), os.environ.get("BENCH_REDIS_URL")
-    if not (broker and cache):
-        free = free_redis_urls()
-        broker, cache = broker or free[0], cache or free[1]
-    os.environ.update(
-        DATABASE_URL=os.environ.get("BENCH_DATABASE_URL", DATABASE),
-        CELERY_BROKER_URL=broker,
-        REDIS_URL=cache,
-        CLUSTER_DIR=str(RUN_DIR / "cluster"),
-        CLUSTER_PORT=str(port),
-        CLUSTER_WORKERS="2",
+    cluster_environment(
+        DATABASE,
+        RUN_DIR,
+        port,
         CLUSTER_WORKER_CONCURRENCY="1",
         WEB_CONCURRENCY=web,
-        GUNICORN_LOG_LEVEL="warning",
-        LOG_LEVEL="WARNING",
         # People polling and moving: no throttling in the way of the figures.
         THROTTLE_USER_RATE="1000000/min",
         THROTTLE_PLAY_RATE="1000000/min",

@@ -59,7 +59,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from harness import a_move, drop_database, free_redis_urls, load_cluster, setup_django
+from harness import a_move, cluster_environment, drop_database, load_cluster, setup_django
 from live import (
     Child,
     Http,
@@ -521,21 +521,13 @@ async def people_main(config: dict) -> None:
 
 
 def configure(port: int) -> None:
-    broker, cache = os.environ.get("BENCH_BROKER_URL"), os.environ.get("BENCH_REDIS_URL")
-    if not (broker and cache):
-        free = free_redis_urls()
-        broker, cache = broker or free[0], cache or free[1]
-    os.environ.update(
-        DATABASE_URL=os.environ.get("BENCH_DATABASE_URL", DATABASE),
-        CELERY_BROKER_URL=broker,
-        REDIS_URL=cache,
-        CLUSTER_DIR=str(RUN_DIR / "cluster"),
-        CLUSTER_PORT=str(port),
+    cluster_environment(
+        DATABASE,
+        RUN_DIR,
+        port,
         CLUSTER_WORKERS=os.environ.get("CLUSTER_WORKERS", "2"),
         CLUSTER_WORKER_CONCURRENCY="1",
         WEB_CONCURRENCY=os.environ.get("WEB_CONCURRENCY", "4"),
-        GUNICORN_LOG_LEVEL="warning",
-        LOG_LEVEL="WARNING",
         # Every client is on this machine's loopback: no cap on sockets per address.
         SOCKET_MAX_PER_ADDRESS="0",
     )

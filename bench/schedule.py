@@ -42,7 +42,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from harness import drop_database, free_redis_urls, load_cluster, setup_django
+from harness import cluster_environment, drop_database, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "bench-schedule"
@@ -61,19 +61,10 @@ GRACE = 60.0
 
 
 def configure(port: int) -> None:
-    broker, cache = os.environ.get("BENCH_BROKER_URL"), os.environ.get("BENCH_REDIS_URL")
-    if not (broker and cache):
-        free = free_redis_urls()
-        broker, cache = broker or free[0], cache or free[1]
-    os.environ.update(
-        DATABASE_URL=os.environ.get("BENCH_DATABASE_URL", DATABASE),
-        CELERY_BROKER_URL=broker,
-        REDIS_URL=cache,
-        CLUSTER_DIR=str(RUN_DIR / "cluster"),
-        CLUSTER_PORT=str(port),
-        CLUSTER_WORKERS="2",
-        GUNICORN_LOG_LEVEL="warning",
-        LOG_LEVEL="WARNING",
+    cluster_environment(
+        DATABASE,
+        RUN_DIR,
+        port,
     )
 
 

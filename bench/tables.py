@@ -64,7 +64,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import drop_database, free_redis_urls, load_cluster, setup_django
+from harness import cluster_environment, drop_database, load_cluster, setup_django
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_DIR = ROOT / "var" / "bench-tables"
@@ -422,21 +422,12 @@ async def drive(world: list[dict], host: str, port: int, sizes: dict, log) -> Ta
 
 
 def configure(port: int, web: str) -> None:
-    broker, cache = os.environ.get("BENCH_BROKER_URL"), os.environ.get("BENCH_REDIS_URL")
-    if not (broker and cache):
-        free = free_redis_urls()
-        broker, cache = broker or free[0], cache or free[1]
-    os.environ.update(
-        DATABASE_URL=os.environ.get("BENCH_DATABASE_URL", DATABASE),
-        CELERY_BROKER_URL=broker,
-        REDIS_URL=cache,
-        CLUSTER_DIR=str(RUN_DIR / "cluster"),
-        CLUSTER_PORT=str(port),
-        CLUSTER_WORKERS="2",
+    cluster_environment(
+        DATABASE,
+        RUN_DIR,
+        port,
         CLUSTER_WORKER_CONCURRENCY="1",
         WEB_CONCURRENCY=web,
-        GUNICORN_LOG_LEVEL="warning",
-        LOG_LEVEL="WARNING",
     )
     # gunicorn recycles a worker after max_requests: off, so a recycle mid-run (its
     # connections closed) is not what is measured. Throttling stays as deployed: each person
