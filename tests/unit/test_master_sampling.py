@@ -20,26 +20,9 @@ from games.engine.bots.master import (
     unseen,
 )
 from games.engine.cards import BIT
-from games.engine.deal import Deal
 from games.engine.melds import min_deadwood
-from games.engine.rules import RuleSet
 from games.engine.views import PlayerView, view_for
-
-RULES = RuleSet(target=100, best_of=1)
-
-
-def played(seed: int, decisions: int) -> Deal:
-    """A deal the expert played against itself for ``decisions`` actions (still live)."""
-    deal = Deal.new(seed, seed & 1, RULES)
-    bot = ExpertBot(seed)
-    for _ in range(decisions):
-        trial = deal.copy()
-        trial.apply(bot.choose(view_for(trial, trial.to_act)))
-        if trial.is_over:
-            break
-        deal = trial
-    assert not deal.is_over
-    return deal
+from tests.deals import played
 
 
 def card_mask(cards: list[int]) -> int:

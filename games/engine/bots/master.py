@@ -582,7 +582,6 @@ class MasterBot(ExpertBot):
         rollouts = 0
         events = fit_events(view) if self.fit_cost else ()
         picks = self._picks(know.opponent_draws)
-        opponent_policy = self.opponent_policy
         deals = sample_deals(
             view,
             rng,
@@ -593,14 +592,8 @@ class MasterBot(ExpertBot):
             fit_cost=self.fit_cost,
         )
         for base in deals:
-            values = []
-            for action in candidates:
-                deal = base.copy()
-                deal.apply(action)
-                values.append(rollout(deal, seat, self.policy, opponent_policy))
-                rollouts += 1
-                if clock() > deadline:
-                    break
+            values = self._outcomes(base, candidates, seat, deadline)
+            rollouts += len(values)
             if len(values) < len(candidates):
                 report.capped = True
                 break
@@ -632,14 +625,8 @@ class MasterBot(ExpertBot):
             )
             pair = (candidates[base_index], candidates[best])
             for base in extra:
-                values = []
-                for action in pair:
-                    deal = base.copy()
-                    deal.apply(action)
-                    values.append(rollout(deal, seat, self.policy, opponent_policy))
-                    rollouts += 1
-                    if clock() > deadline:
-                        break
+                values = self._outcomes(base, pair, seat, deadline)
+                rollouts += len(values)
                 if len(values) < len(pair):
                     report.capped = True
                     break
@@ -658,6 +645,20 @@ class MasterBot(ExpertBot):
         if not self.opponent_picks:
             return 1
         return min(self.opponent_picks, 1 + round(self.picks_per_draw * opponent_draws))
+
+    def _outcomes(
+        self, base: Deal, actions: Sequence[Action], seat: int, deadline: float
+    ) -> list[float]:
+        """Each action played on a copy of the sampled deal ``base`` and rolled out: the seat's
+        points, in order. Fewer than the actions when the time cap passed meanwhile."""
+        values = []
+        for action in actions:
+            deal = base.copy()
+            deal.apply(action)
+            values.append(rollout(deal, seat, self.policy, self.opponent_policy))
+            if time.perf_counter() > deadline:
+                break
+        return values
 
     def _close(self, diffs: list[float]) -> bool:
         """Whether a candidate's gains over the expert's choice are worth more samples: more
