@@ -143,9 +143,7 @@ def seek_create(
     409 ``too_many_seeks`` (at most :data:`SEEKS_PER_PLAYER` open at once)."""
     if poster.is_bot:
         raise PlayError(_("bots do not post open games"), code="bot_challenger")
-    if poster.is_assisted:
-        # Whoever joins an open game is a person: an account that plays bots only posts none.
-        refuse_assisted(poster, Player(kind=Player.Kind.HUMAN), caller=poster)
+    refuse_assisted(poster, None, caller=poster)  # whoever joins an open game is a person
     if rated:
         raise PlayError(
             _(

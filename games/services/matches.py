@@ -256,12 +256,12 @@ def refuse_in_ranked_match(*humans: Player, caller: Player) -> None:
             )
 
 
-def refuse_assisted(a: Player, b: Player, *, caller: Player) -> None:
+def refuse_assisted(a: Player, b: Player | None, *, caller: Player) -> None:
     """PlayError 403 ``assisted_account`` when one of the two is an account staff marked as
-    assisted (fair play) and the other is a person: such an account plays bots only. The
-    message speaks to ``caller``."""
+    assisted (fair play) and the other is a person (``b`` None: whoever comes, a person): such
+    an account plays bots only. The message speaks to ``caller``."""
     for marked, other in ((a, b), (b, a)):
-        if marked.is_assisted and not other.is_any_bot:
+        if marked is not None and marked.is_assisted and (other is None or not other.is_any_bot):
             message = (
                 _(
                     "your account plays against bots only: staff found that it played with "

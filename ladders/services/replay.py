@@ -106,16 +106,16 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
             .values_list("last_change", flat=True)
             .first()
         ) or 0
-    rows = history.filter(voided=False).order_by("pk").values_list("pk", *columns)
+    columns.append("pk")  # last: read only to tell a revised change from a mismatch
+    rows = history.filter(voided=False).order_by("pk").values_list(*columns)
     fresh = pool.newcomer()
     start, deviation, volatility = fresh["rating"], fresh["deviation"], fresh["volatility"]
     initial = [start, 0, start, 0, 0, None, deviation, volatility]
     pulled = 0  # of ``pulls``, those replayed so far
     for row in stream_rows(rows, chunk_size=20_000):
-        change, row = row[0], row[1:]
         match_id, player, before, after, pa, pb, winner, won_a, won_b, margin, k = row[:11]
         report.changes += 1
-        season = number_of.get(row[-1])
+        season = number_of.get(row[-2])
         while pulled < len(pulls) and season is not None and pulls[pulled][0] < season:
             _pull_all(state, pulls[pulled][1], start)
             pulled += 1
@@ -161,7 +161,7 @@ def ratings_replay(*, pool: Ladder, write: bool = False, tolerance: float = 1e-6
         ua, ub, pa = done
         update = ua if player == pa else ub
         if abs(update.before - before) > tolerance or abs(update.after - after) > tolerance:
-            if revised_from < change <= revised_to:
+            if revised_from < row[-1] <= revised_to:
                 report.revised += 1
                 continue
             report.mismatches += 1
