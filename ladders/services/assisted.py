@@ -53,7 +53,7 @@ def account_mark_assisted(
         locked = Player.objects.select_for_update().get(pk=player.pk)
         if locked.assisted_at is None:
             locked.assisted_at = now
-            Player.objects.filter(pk=player.pk).update(assisted_at=now)
+            locked.save(update_fields=["assisted_at"])
         player.assisted_at = locked.assisted_at
         FairPlayFlag.objects.filter(player=player, status=FairPlayFlag.Status.OPEN).update(
             status=FairPlayFlag.Status.ASSISTED, reviewed_by=by, reviewed_at=now, note=note
@@ -81,17 +81,14 @@ def pool_refund(
         done = FairPlayRefund.objects.filter(ladder=pool, player=player).first()
         if done is not None:
             return done
-        before = dict(Rating.objects.filter(ladder=pool).values_list("player_id", "rating"))
         theirs = RatingChange.objects.filter(ladder=pool, player=player, voided=False)
         matches = list(theirs.values_list("match_id", flat=True))
         opponents = set(theirs.values_list("opponent_id", flat=True))
+        rated = Rating.objects.filter(ladder=pool, player_id__in=opponents)
+        before = dict(rated.values_list("player_id", "rating"))
         RatingChange.objects.filter(ladder=pool, match_id__in=matches).update(voided=True)
         report = ratings_replay(pool=pool, write=True)
-        after = dict(
-            Rating.objects.filter(ladder=pool, player_id__in=opponents).values_list(
-                "player_id", "rating"
-            )
-        )
+        after = dict(rated.values_list("player_id", "rating"))
         rows = [
             {"player": p, "before": round(before.get(p, 0.0), 3), "after": round(after[p], 3)}
             for p in sorted(opponents)
