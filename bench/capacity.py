@@ -72,26 +72,38 @@ class CpuMeter:
         self.database_seconds = 0.0  # the backends' share, summed over every use
 
     @staticmethod
-    def _backends() -> dict[int, float]:
+    def _pids() -> list[int]:
         from django.db import connection
 
         with connection.cursor() as cursor:
             cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
-            pids = [row[0] for row in cursor.fetchall()]
+            return [row[0] for row in cursor.fetchall()]
+
+    @staticmethod
+    def _cpu(pids) -> dict[int, float]:
         found = {}
         for pid in pids:
             with contextlib.suppress(FileNotFoundError, ProcessLookupError):  # closed meanwhile
                 found[pid] = backend_cpu(pid)
         return found
 
+    # The meter's own work (its query of pg_stat_activity, reading /proc) is left out of what
+    # it measures: on entering, the backends are found and read before this process's clock
+    # is read; on leaving, this process's clock and the known backends are read before the
+    # query that finds backends opened meanwhile (a socket's database threads), whose whole
+    # CPU is then counted.
     def __enter__(self) -> CpuMeter:
-        self.started = (time.process_time(), self._backends())
+        backends = self._cpu(self._pids())
+        self.started = (time.process_time(), backends)
         return self
 
     def __exit__(self, *exc) -> None:
-        ended = self._backends()
-        database = sum(cpu - self.started[1].get(pid, 0.0) for pid, cpu in ended.items())
-        self.seconds = time.process_time() - self.started[0] + database
+        process = time.process_time()
+        known = self._cpu(self.started[1])
+        opened = self._cpu(pid for pid in self._pids() if pid not in self.started[1])
+        database = sum(cpu - self.started[1][pid] for pid, cpu in known.items())
+        database += sum(opened.values())
+        self.seconds = process - self.started[0] + database
         self.database_seconds += database
 
 
