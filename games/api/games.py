@@ -29,7 +29,7 @@ from games.api.base import PlayerBriefSerializer
 from games.engine.actions import Action as EngineAction
 from games.engine.errors import EngineError
 from games.models import Game, Match
-from games.requests import ActionSerializer
+from games.requests import ActionSerializer, move_data
 
 GameViewSerializer = inline_serializer(
     "GameView",
@@ -221,15 +221,20 @@ class GameActionView(APIView):
         # caller plays it. A refusal reads it, so refusals come in the order they always
         # did: no game to see (404), not your game (403), a malformed move (400).
         player = player_for_user(user=request.user)
-        serializer = ActionSerializer(data=request.data)
-        action = _parsed_action(serializer)
+        # A well-formed body is read without the serializer; any other is the serializer's.
+        data = move_data(request.data)
+        serializer = None if data is not None else ActionSerializer(data=request.data)
+        if serializer is not None and serializer.is_valid():
+            data = serializer.validated_data
+        action = None if data is None else parsed_action(data)
         if player is None or not isinstance(action, EngineAction):
             _game_row, player = _game_and_player(request, pk)
             if player is None:
                 return refusal(services.NotAPlayer(_("you are not a player of this game")))
-            serializer.is_valid(raise_exception=True)
+            if data is None:
+                serializer.is_valid(raise_exception=True)
             return refusal(action)
-        ply = serializer.validated_data["ply"]
+        ply = data["ply"]
         handed = delivery.delivered_at(pk, player.pk, ply) if player.is_external else None
         pushed: dict[int, dict] = {}
         try:
@@ -262,12 +267,8 @@ def arrived_at(request: Request) -> float | None:
     return scope.get(ARRIVED) if isinstance(scope, dict) else None
 
 
-def _parsed_action(serializer: ActionSerializer) -> EngineAction | services.IllegalMove | None:
-    """The engine's action a move's body names; the refusal if it names none; None if the body
-    does not validate."""
-    if not serializer.is_valid():
-        return None
-    data = serializer.validated_data
+def parsed_action(data: dict) -> EngineAction | services.IllegalMove:
+    """The engine's action a move's validated body names, or the refusal if it names none."""
     try:
         return EngineAction.from_parts(data["type"], data.get("card") or None, data.get("melds"))
     except EngineError as error:
