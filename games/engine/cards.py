@@ -71,13 +71,23 @@ def mask_of(cards: Iterable[int]) -> int:
     return mask
 
 
+#: For each byte of a mask (the cards ``8 * k`` to ``8 * k + 7``) and each value of that
+#: byte: the cards it holds, lowest first.
+_BYTE_CARDS: Final = tuple(
+    tuple(tuple(8 * k + b for b in range(8) if value >> b & 1) for value in range(256))
+    for k in range(7)
+)
+
+
 def cards_of(mask: int) -> list[int]:
     """Card indexes in a mask, lowest first (clubs ace .. spades king)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+    out: list[int] = []
+    for by_value in _BYTE_CARDS:
+        if not mask:
+            break
+        if mask & 255:
+            out += by_value[mask & 255]
+        mask >>= 8
     return out
 
 

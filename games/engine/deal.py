@@ -207,10 +207,26 @@ def hand_outcome(
 _NO_CARD = -1
 
 
+#: ``(i, bits)`` for each step of a shuffle of 52: swap position ``i`` with a position
+#: below ``i + 1`` drawn from ``bits`` random bits (rejecting draws past ``i``).
+_SHUFFLE_STEPS: tuple[tuple[int, int], ...] = tuple(
+    (i, (i + 1).bit_length()) for i in range(51, 0, -1)
+)
+
+
 def shuffled_deck(seed: int) -> list[int]:
-    """The 52 cards in the order the seed shuffles them (Python's Mersenne Twister)."""
+    """The 52 cards in the order the seed shuffles them (Python's Mersenne Twister).
+
+    The same order as ``random.Random(seed).shuffle`` of the 52 cards: the same draws of
+    ``getrandbits`` for the same Fisher-Yates swaps, without a method call a swap.
+    """
     deck = list(range(52))
-    random.Random(seed).shuffle(deck)
+    getrandbits = random.Random(seed).getrandbits
+    for i, bits in _SHUFFLE_STEPS:
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        deck[i], deck[j] = deck[j], deck[i]
     return deck
 
 
@@ -225,6 +241,7 @@ class Deal:
 
     __slots__ = (
         "_deck",
+        "_history",
         "_legal",
         "_log",
         "_melds_knock",
@@ -266,6 +283,9 @@ class Deal:
     _seats: int
     _legal: list[Action] | None
     _deck: tuple[int, ...] | None
+    #: The public history as :func:`games.engine.views.view_for` last built it, kept so the
+    #: next view only adds the plies since (immutable, so a copy may share it).
+    _history: Any
 
     @classmethod
     def new(cls, seed: int, dealer: int, rules: RuleSet = STANDARD) -> Deal:
@@ -312,6 +332,7 @@ class Deal:
         self._legal = None
         # A seeded deal can always re-shuffle its deck; only a hand-set one keeps it.
         self._deck = None if seed is not None else tuple(deck)
+        self._history = None
         return self
 
     @classmethod

@@ -256,7 +256,10 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return all(col.result is not None for col in self.columns)
+        columns = self.columns
+        if len(columns) == 1:  # a plain game, asked at every move
+            return columns[0].result is not None
+        return all(col.result is not None for col in columns)
 
     @property
     def scores(self) -> list[int]:

@@ -22,6 +22,7 @@ an arrangement whose deadwood is ``D`` leaves ``D - points(c)``, so per suit the
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from typing import Final
@@ -168,12 +169,16 @@ def min_deadwood(mask: int) -> int:
     return best
 
 
+@functools.lru_cache(maxsize=4096)
 def best_discard(mask: int) -> tuple[int | None, int]:
     """For an 11-card hand: the card to throw and the least deadwood of the ten kept.
 
     Returns ``(None, 0)`` when all eleven cards meld (big gin).  Among equally good
     discards the highest card is thrown.  Of ten cards it gives the best nine in the same
     way (ten cards that all meld hold a meld of four, so one can go with no deadwood).
+
+    Remembered for the hands seen last: a turn asks it of the same hand more than once
+    (the legal actions, then the player's choice).
     """
     a = mask & SUIT_MASK
     b = mask >> 13 & SUIT_MASK
@@ -325,7 +330,10 @@ def _covers(mask: int, pieces_by_low: list[list[int]], limit: int) -> list[tuple
 
 
 def _meld_pieces(mask: int) -> list[list[int]]:
-    return [[m for m in MELDS_BY_LOW_CARD[c] if m & mask == m] for c in range(52)]
+    return [
+        [m for m in MELDS_BY_LOW_CARD[c] if m & mask == m] if mask >> c & 1 else []
+        for c in range(52)
+    ]
 
 
 def min_arrangements(mask: int) -> list[Arrangement]:

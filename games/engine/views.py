@@ -121,43 +121,90 @@ def _public(seat: int, action: Action, viewer: int | None, over: bool) -> Public
     return PublicAction(seat, kind, card)
 
 
-def view_for(deal: Deal, seat: int | None) -> PlayerView:
-    """The view of ``seat`` (0 or 1), or of a spectator when ``seat`` is None."""
-    over = deal.phase is Phase.OVER
-    if seat is not None and seat not in (0, 1):
-        raise ValueError("seat must be 0, 1 or None")
-    history = []
-    pile = [deal.upcard]  # replay the discard pile to name the cards taken from it
-    for s, action in deal.log:
+def _history(deal: Deal, seat: int | None, over: bool) -> tuple[PublicAction, ...]:
+    """The deal's public history as ``seat`` sees it.
+
+    The discard pile is replayed to name the cards taken from it.  Every ply but a knock
+    looks the same to every viewer, so the deal keeps what was built (with the pile at that
+    point) and the next view only adds the plies since.  A knock ends the deal, so it is
+    always last and is never kept.
+    """
+    log = deal._log
+    cached = deal._history
+    if cached is not None and cached[0] <= len(log):
+        start, done, replayed = cached
+        history = list(done)
+        pile = list(replayed)
+    else:
+        start, history, pile = 0, [], [deal.upcard]
+    seats = deal._seats
+    keep = True
+    for ply in range(start, len(log)):
+        s = seats >> ply & 1
+        action = deal._action_at(log[ply])
         kind = action.kind
         if kind is ActionKind.TAKE_UPCARD or kind is ActionKind.DRAW_DISCARD:
             history.append(PublicAction(s, kind, pile.pop()))
             continue
         if action.card is not None:
             pile.append(action.card)
+        if kind is ActionKind.KNOCK or kind is ActionKind.GIN:
+            keep = False
         history.append(_public(s, action, seat, over))
+    if not keep:
+        return tuple(history)
+    done = tuple(history)
+    if cached is None or cached[0] != len(log):
+        deal._history = (len(log), done, bytes(pile))
+    return done
+
+
+def view_for(deal: Deal, seat: int | None) -> PlayerView:
+    """The view of ``seat`` (0 or 1), or of a spectator when ``seat`` is None."""
+    over = deal.phase is Phase.OVER
+    if seat is not None and seat not in (0, 1):
+        raise ValueError("seat must be 0, 1 or None")
+    history = _history(deal, seat, over)
     my_turn = seat is not None and not over and deal.to_act == seat
-    return PlayerView(
-        seat=seat,
-        rules=deal.rules,
-        dealer=deal.dealer,
-        phase=deal.phase,
-        to_act=None if over else deal.to_act,
-        ply=deal.ply,
-        upcard=deal.upcard,
-        knock_limit=deal.knock_limit,
-        multiplier=deal.multiplier,
-        hand=deal.hands[seat] if seat is not None else 0,
-        discards=tuple(deal.discards),
-        stock_size=len(deal.stock),
-        hand_sizes=(deal.hands[0].bit_count(), deal.hands[1].bit_count()),
-        known=(deal.known[0], deal.known[1]),
-        forbidden_discard=deal.forbidden_discard if my_turn else None,
-        legal_actions=tuple(deal.legal_actions()) if my_turn else (),
-        history=tuple(history),
-        outcome=deal.outcome,
-        revealed=(deal.hands[0], deal.hands[1]) if over else None,
+    hands = deal.hands
+    # The fields in their declared order (see _new_view).
+    return _new_view(
+        (
+            seat,
+            deal.rules,
+            deal.dealer,
+            deal.phase,
+            None if over else deal.to_act,
+            deal.ply,
+            deal.upcard,
+            deal.knock_limit,
+            deal.multiplier,
+            hands[seat] if seat is not None else 0,
+            tuple(deal.discards),
+            len(deal.stock),
+            (hands[0].bit_count(), hands[1].bit_count()),
+            (deal.known[0], deal.known[1]),
+            deal.forbidden_discard if my_turn else None,
+            tuple(deal.legal_actions()) if my_turn else (),
+            history,
+            deal.outcome,
+            (hands[0], hands[1]) if over else None,
+        )
     )
+
+
+#: Each field's slot setter, in the declared order of the fields.
+_VIEW_SETTERS = tuple(getattr(PlayerView, name).__set__ for name in PlayerView.__dataclass_fields__)
+
+
+def _new_view(values: tuple[Any, ...]) -> PlayerView:
+    """A view from its field values in order: what ``PlayerView(...)`` builds (it has no
+    ``__post_init__``), without a frozen dataclass's keyword call and checked set a field,
+    since a bot match builds one a ply."""
+    view = object.__new__(PlayerView)
+    for set_field, value in zip(_VIEW_SETTERS, values, strict=True):
+        set_field(view, value)
+    return view
 
 
 __all__ = ["PlayerView", "PublicAction", "view_for"]

@@ -22,13 +22,26 @@ def deadwood_after_taking(hand: int, card: int, forbidden: bool = True) -> int:
     With ``forbidden`` the taken card itself may not be thrown (the default rule).
     """
     eleven = hand | BIT[card]
-    best = min_deadwood(hand) if not forbidden else 1_000_000
+    thrown, least = best_discard(eleven)
+    if not forbidden or (thrown is not None and thrown != card):
+        # The least over every discard; with the taken card forbidden it is still the
+        # least when another card reaches it.
+        return least
+    best = 1_000_000
     for c, deadwood in discard_deadwoods(eleven):
-        if forbidden and c == card:
-            continue
-        if deadwood < best:
+        if c != card and deadwood < best:
             best = deadwood
     return best
+
+
+def _lowers(hand: int, card: int) -> bool:
+    """Whether taking ``card`` and throwing the best other card lowers the deadwood.
+
+    Throwing the taken card back leaves ``hand`` as it was, so the least deadwood over
+    every discard is below the hand's own exactly when a discard other than the taken
+    card gets there: the forbidden rule does not change the answer.
+    """
+    return best_discard(hand | BIT[card])[1] < min_deadwood(hand)
 
 
 def greedy_discard(hand: int, forbidden: int | None) -> int:
@@ -63,13 +76,12 @@ class GreedyBot(Bot):
         ):
             top = view.top_discard
             assert top is not None
-            forbidden = not view.rules.allow_discard_of_drawn_upcard
             if ActionKind.PASS in kinds and ActionKind.TAKE_UPCARD not in kinds:
                 # The fiftieth-card offer: take it only if it ends the hand.
-                if deadwood_after_taking(hand, top, forbidden=False) <= _limit(view):
+                if best_discard(hand | BIT[top])[1] <= _limit(view):
                     return Action.draw_discard()
                 return Action.pass_()
-            lowers = deadwood_after_taking(hand, top, forbidden) < min_deadwood(hand)
+            lowers = _lowers(hand, top)
             if ActionKind.TAKE_UPCARD in kinds:
                 return Action.take_upcard() if lowers else Action.pass_()
             return Action.draw_discard() if lowers else Action.draw_stock()
@@ -77,8 +89,8 @@ class GreedyBot(Bot):
             return Action.draw_stock()
         if ActionKind.BIG_GIN in kinds:
             return Action.big_gin()
-        ending = [a for a in legal if a.kind is ActionKind.GIN or a.kind is ActionKind.KNOCK]
-        if ending:
+        if ActionKind.GIN in kinds or ActionKind.KNOCK in kinds:
+            ending = [a for a in legal if a.kind is ActionKind.GIN or a.kind is ActionKind.KNOCK]
             # Throw the card that leaves the least deadwood (gin before any knock).
             return min(ending, key=lambda a: _ending_key(hand, a))
         if ActionKind.DISCARD in kinds:

@@ -213,6 +213,7 @@ def _deal_of(view: PlayerView, dealt: int, stock: list[int], log: tuple[bytearra
     deal._seats = log[1]
     deal._legal = None
     deal._deck = None
+    deal._history = None
     return deal
 
 

@@ -329,6 +329,16 @@ def test_deadwood_after_taking_never_throws_the_taken_card():
     assert deadwood_after_taking(hand, C("AS")) == 15
 
 
+@given(st.lists(st.integers(0, 51), min_size=11, max_size=11, unique=True), st.booleans())
+def test_deadwood_after_taking_is_the_least_over_every_allowed_discard(cards, forbidden):
+    hand, card = sum(BIT[c] for c in cards[1:]), cards[0]
+    eleven = hand | BIT[card]
+    allowed = [c for c in cards_of(eleven) if not (forbidden and c == card)]
+    assert deadwood_after_taking(hand, card, forbidden) == min(
+        min_deadwood(eleven ^ BIT[c]) for c in allowed
+    )
+
+
 # --- expert ----------------------------------------------------------------------------
 
 

@@ -3,11 +3,13 @@
 Seat 0 deals in these hand-made deals, so seat 1 (the non-dealer) acts first.
 """
 
+import random
+
 import pytest
 
 from games.engine.actions import Action
 from games.engine.cards import card_name, cards_of
-from games.engine.deal import Deal, Phase, Termination
+from games.engine.deal import Deal, Phase, Termination, shuffled_deck
 from games.engine.errors import (
     DealOverError,
     IllegalActionError,
@@ -365,3 +367,10 @@ def test_the_log_replays_to_the_same_state_and_serialises_to_json():
     seeded.apply(A("pass"))
     assert Deal.from_log_json(seeded.log_json()).hands == seeded.hands
     assert seeded.log_json()["actions"] == [[0, "pass"], [1, "pass"]]
+
+
+def test_a_seed_shuffles_the_deck_as_pythons_random_does():
+    for seed in [*range(200), 2**62 + 12345, 4084479675647724271]:
+        deck = list(range(52))
+        random.Random(seed).shuffle(deck)
+        assert shuffled_deck(seed) == deck

@@ -93,3 +93,33 @@ def test_stock_draws_never_show_their_card_in_the_history():
         deal.apply(next(a for a in deal.legal_actions() if str(a) == action))
     for seat in (0, 1, None):
         assert view_for(deal, seat).history[-1].card is None
+
+
+def test_a_view_built_ply_by_ply_matches_one_built_from_the_whole_log():
+    rng = random.Random(7)
+    for n in range(40):
+        deal = Deal.new(rng.getrandbits(40), n % 2)
+        while not deal.is_over:
+            for seat in (0, 1, None):
+                view_for(deal, seat)  # the deal keeps the history built so far
+            deal.apply(choose(deal.legal_actions(), rng, ending_bias=0.2))
+        fresh = Deal.replay(deal.seed, deal.dealer, deal.actions)
+        for seat in (0, 1, None):
+            assert view_for(deal, seat) == view_for(fresh, seat)
+
+
+def test_a_copied_deal_keeps_its_own_history_once_the_two_part():
+    rng = random.Random(11)
+    deal = Deal.new(99, 0)
+    for _ in range(8):
+        deal.apply(choose(deal.legal_actions(), rng, ending_bias=0.0))
+    view_for(deal, 0)
+    other = deal.copy()
+    while not deal.is_over:
+        deal.apply(choose(deal.legal_actions(), rng, ending_bias=0.3))
+        view_for(deal, 1)
+    while not other.is_over:
+        other.apply(choose(other.legal_actions(), rng, ending_bias=0.3))
+    for d in (deal, other):
+        fresh = Deal.replay(d.seed, d.dealer, d.actions)
+        assert view_for(d, 0).history == view_for(fresh, 0).history
