@@ -7,20 +7,28 @@ imports none of them.
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from django.utils import timezone
 from rest_framework import serializers
 
 from common.api import PageNumberPagination
+from common.compiled import CompiledQuery
 from ladders.models import Ladder, Season
 
 #: The highest page number anyone may ask for: larger ones are refused before any query.
 MAX_PAGE = 1_000_000
 
 
+#: A ladder by id: the first read of most of this API's requests (compiled once).
+_LADDER = CompiledQuery(lambda pk: Ladder.objects.filter(pk=pk).order_by(), -918_273_646)
+
+
 def ladder_or_404(pk: int) -> Ladder:
     """The ladder (or rated pool) with this id, or a 404."""
-    return get_object_or_404(Ladder, pk=pk)
+    try:
+        return _LADDER.get(pk)
+    except Ladder.DoesNotExist:
+        raise Http404 from None
 
 
 def rating_rounded(value: float | None) -> float | None:
