@@ -336,12 +336,24 @@ class Rating(models.Model):
         """The Glicko-2 deviation grown by the time since the last rated match (None: Elo)."""
         if self.deviation is None or self.volatility is None:
             return None
-        if self.last_active is None:
-            return self.deviation
-        days = (now - self.last_active).total_seconds() / 86400
-        return deviation_after_absence(
-            self.deviation, self.volatility, days, self.ladder.glicko_config
+        return deviation_as_of(
+            self.deviation, self.volatility, self.last_active, self.ladder.glicko_config, now
         )
+
+
+def deviation_as_of(
+    deviation: float,
+    volatility: float,
+    last_active: datetime | None,
+    config: GlickoConfig,
+    now: datetime,
+) -> float:
+    """A Glicko-2 deviation grown by the time from ``last_active`` (the last rated match) to
+    ``now``: :meth:`Rating.deviation_now` for a rating read as plain values."""
+    if last_active is None:
+        return deviation
+    days = (now - last_active).total_seconds() / 86400
+    return deviation_after_absence(deviation, volatility, days, config)
 
 
 class LadderMatch(models.Model):

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
 
@@ -27,6 +28,7 @@ from ladders.models import (
     RatingChange,
     Season,
     SeasonEntry,
+    deviation_as_of,
 )
 from ladders.pools import RATED_EVENTS_POOL, standing_key, window_policy
 
@@ -109,6 +111,121 @@ def leaderboard_page(
         r.ladder = ladder  # the deviation as of now needs the ladder's settings: no query a row
     rows = [(offset + i + 1, by_player[pid]) for i, pid in enumerate(ids) if pid in by_player]
     return BoardPage(rows, has_next)
+
+
+@dataclass(frozen=True)
+class BoardValues:
+    """One page of a leaderboard as plain values: ``(rank, row)`` pairs, each row the
+    columns of :data:`BOARD_COLUMNS` (the deviation as of now), and whether more follow."""
+
+    rows: list[tuple[int, tuple]]
+    has_next: bool
+
+
+#: The columns of a row of :class:`BoardValues`: the rating's (``r``) and its player's (``p``).
+BOARD_COLUMNS = (
+    ("r", Rating._meta.get_field("player")),
+    ("p", Player._meta.get_field("name")),
+    ("p", Player._meta.get_field("kind")),
+    *(
+        ("r", Rating._meta.get_field(name))
+        for name in (
+            "rating",
+            "deviation",
+            "volatility",
+            "peak",
+            "matches_played",
+            "wins",
+            "losses",
+            "provisional",
+            "last_active",
+        )
+    ),
+)
+
+#: One page of a leaderboard with its players, in one statement: the page's player ids in
+#: rank order from the ``ladders_rating_board`` index alone (as :func:`leaderboard_page`
+#: reads them), then those ratings and players. ``{filters}`` takes the optional conditions.
+_BOARD_SQL = (
+    "SELECT "
+    + ", ".join(f"{alias}.{field.column}" for alias, field in BOARD_COLUMNS)
+    + f"""
+FROM (
+    SELECT player_id, rating FROM {Rating._meta.db_table}
+    WHERE ladder_id = %s AND matches_played >= %s AND last_active >= %s{{filters}}
+    ORDER BY rating DESC, player_id
+    LIMIT %s OFFSET %s
+) AS ranked
+JOIN {Rating._meta.db_table} r ON r.ladder_id = %s AND r.player_id = ranked.player_id
+JOIN {Player._meta.db_table} p ON p.id = ranked.player_id
+ORDER BY ranked.rating DESC, ranked.player_id
+"""
+)
+
+_BOARD_CONVERTERS: dict[str, list[tuple[int, list, Any]]] = {}
+
+
+def _board_converters(connection: Any) -> list[tuple[int, list, Any]]:
+    """The converters Django's compiler would apply to each column of :data:`_BOARD_SQL`
+    (SQLite's booleans and datetimes, say), by column position, per database vendor."""
+    found = _BOARD_CONVERTERS.get(connection.vendor)
+    if found is None:
+        found = []
+        for position, (alias, field) in enumerate(BOARD_COLUMNS):
+            column = field.get_col(alias)
+            functions = connection.ops.get_db_converters(column)
+            functions += column.get_db_converters(connection)
+            if functions:
+                found.append((position, functions, column))
+        _BOARD_CONVERTERS[connection.vendor] = found
+    return found
+
+
+def leaderboard_values(
+    *,
+    ladder: Ladder,
+    page: int,
+    page_size: int,
+    filters: BoardFilters | None = None,
+    now: datetime | None = None,
+) -> BoardValues:
+    """Page ``page`` (from 1) of the ladder's leaderboard as :func:`leaderboard_page` ranks
+    it, read in one statement as plain values rather than model instances."""
+    filters = filters or BoardFilters()
+    now = now or timezone.now()
+    days = ladder.leaderboard_active_days
+    if filters.active_days is not None:
+        days = min(days, filters.active_days)
+    since = connection.ops.adapt_datetimefield_value(now - timedelta(days=days))
+    conditions = ""
+    params: list[Any] = [ladder.pk, ladder.leaderboard_min_matches, since]
+    if filters.hide_provisional:
+        conditions += " AND provisional = %s"
+        params.append(False)
+    if filters.kind is not None:
+        conditions += " AND is_bot = %s"
+        params.append(filters.kind == Player.Kind.BOT)
+    offset = (page - 1) * page_size
+    # One extra row says whether a next page exists, without counting.
+    params += [page_size + 1, offset, ladder.pk]
+    with connection.cursor() as cursor:
+        cursor.execute(_BOARD_SQL.format(filters=conditions), params)
+        found = cursor.fetchall()
+    has_next = len(found) > page_size
+    converters = _board_converters(connection)
+    config = None
+    rows = []
+    for rank, row in enumerate(found[:page_size], offset + 1):
+        if converters:
+            row = list(row)
+            for position, functions, column in converters:
+                for function in functions:
+                    row[position] = function(row[position], column, connection)
+        if row[4] is not None and row[5] is not None:
+            config = config or ladder.glicko_config
+            row = (*row[:4], deviation_as_of(row[4], row[5], row[11], config, now), *row[5:])
+        rows.append((rank, tuple(row)))
+    return BoardValues(rows, has_next)
 
 
 def leaderboard_size(

@@ -203,6 +203,42 @@ LeaderboardSerializer = inline_serializer(
 )
 
 
+#: ``last_active`` as BoardRowSerializer shows it.
+_DATETIME = serializers.DateTimeField()
+
+
+def _board_row(rank: int, row: tuple) -> dict[str, Any]:
+    """A row of :func:`selectors.leaderboard_values` as :class:`BoardRowSerializer` shows it."""
+    (player_id, name, kind, rating, deviation, volatility, peak) = row[:7]
+    return {
+        "rank": rank,
+        "player": {"id": player_id, "name": name, "kind": kind},
+        "rating": rating_rounded(rating),
+        "deviation": rating_rounded(deviation),
+        "volatility": None if volatility is None else round(volatility, 5),
+        "peak": rating_rounded(peak),
+        "matches_played": row[7],
+        "wins": row[8],
+        "losses": row[9],
+        "provisional": row[10],
+        "last_active": _DATETIME.to_representation(row[11]),
+    }
+
+
+def _page_only(params: Any) -> int | None:
+    """The page of a query that asks for nothing else, when it is a plain valid number (as
+    most do): no serializer to validate it. None otherwise, for the serializer to judge."""
+    if not params:
+        return 1
+    if len(params) != 1:
+        return None
+    raw = params.get("page")
+    if raw is None or not (0 < len(raw) < 8 and raw.isascii() and raw.isdigit()):
+        return None
+    page = int(raw)
+    return page if 1 <= page <= MAX_PAGE else None
+
+
 class LeaderboardView(APIView):
     """The ladder's players ranked by rating, with rank numbers.
 
@@ -213,17 +249,21 @@ class LeaderboardView(APIView):
     @extend_schema(parameters=[LeaderboardQuerySerializer], responses={200: LeaderboardSerializer})
     def get(self, request: Request, pk: int) -> Response:
         ladder = ladder_or_404(pk)
-        query = LeaderboardQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        params = query.validated_data
-        page = params["page"]
-        page_size = params.get("page_size") or settings.REST_FRAMEWORK["PAGE_SIZE"]
-        filters = selectors.BoardFilters(
-            hide_provisional=params["hide_provisional"],
-            active_days=params.get("active_days"),
-            kind=params.get("kind"),
-        )
-        board = selectors.leaderboard_page(
+        page = _page_only(request.query_params)
+        page_size = settings.REST_FRAMEWORK["PAGE_SIZE"]
+        filters = selectors.BoardFilters()
+        if page is None:
+            query = LeaderboardQuerySerializer(data=request.query_params)
+            query.is_valid(raise_exception=True)
+            params = query.validated_data
+            page = params["page"]
+            page_size = params.get("page_size") or page_size
+            filters = selectors.BoardFilters(
+                hide_provisional=params["hide_provisional"],
+                active_days=params.get("active_days"),
+                kind=params.get("kind"),
+            )
+        board = selectors.leaderboard_values(
             ladder=ladder, page=page, page_size=page_size, filters=filters
         )
         count = selectors.leaderboard_size(ladder=ladder, filters=filters)
@@ -244,13 +284,9 @@ class LeaderboardView(APIView):
                 status=status.HTTP_404_NOT_FOUND,
             )
         url = request.build_absolute_uri()
-        rows = []
-        for rank, rating in board.rows:
-            rating.rank = rank
-            rows.append(rating)
         return Response(
             {
-                "count": max(count, (rows[-1].rank if rows else 0)),
+                "count": max(count, (board.rows[-1][0] if board.rows else 0)),
                 "page": page,
                 "page_size": page_size,
                 "next": replace_query_param(url, "page", page + 1) if board.has_next else None,
@@ -261,7 +297,7 @@ class LeaderboardView(APIView):
                     if page == 2
                     else replace_query_param(url, "page", page - 1)
                 ),
-                "results": BoardRowSerializer(rows, many=True).data,
+                "results": [_board_row(rank, row) for rank, row in board.rows],
             }
         )
 

@@ -1,10 +1,16 @@
 """Leaderboards, a player's rating and history, head-to-head; bad page numbers."""
 
+import json
 from datetime import timedelta
+from unittest import mock
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from ladders import selectors
+from ladders.api.ratings import BoardRowSerializer
 from ladders.models import Rating
 from tests.factories import BotFactory
 from tests.ladders import humans, make_ladder, play_ladder_match, seed_ratings
@@ -137,6 +143,74 @@ def test_a_page_past_the_end_is_a_404_saying_how_many_there_are(client, ladder):
 
 def test_an_unknown_ladder_has_no_leaderboard(client):
     assert client.get("/api/ladders/987654/leaderboard").status_code == 404
+
+
+def test_a_page_is_what_the_row_serializer_shows_of_the_ratings(client):
+    elo, glicko = make_ladder(name="Elo"), make_ladder(name="Glicko", rating_system="glicko2")
+    players = [*humans(9), BotFactory(bot_strategy="expert"), BotFactory(bot_strategy="greedy")]
+    scores = [1500, 1720, 1610, 1390, 1610, 1500.04, 1987.65, 1200, 1610, 1830, 1499.96]
+    for ladder in (elo, glicko):
+        rows = seed_ratings(ladder, players, scores, matches=25)
+        seed_ratings(ladder, humans(2), [2100, 1400], matches=9)  # not eligible
+        for n, row in enumerate(rows):
+            deviation = 50 + 17.5 * n if ladder.is_glicko else None
+            Rating.objects.filter(pk=row.pk).update(
+                peak=row.rating + n * 3.33,
+                matches_played=12 + 4 * n,
+                wins=n,
+                last_active=timezone.now() - timedelta(days=n, hours=n),
+                deviation=deviation,
+                volatility=0.06 + n / 10**4 if ladder.is_glicko else None,
+                provisional=deviation > 110 if deviation else 12 + 4 * n < 30,
+            )
+    queries = [{}, {"page": 2, "page_size": 4}, {"page": 3, "page_size": 4}]
+    queries += [{"hide_provisional": "true"}, {"kind": "bot"}, {"active_days": 3}]
+    frozen = timezone.now()
+    with mock.patch("django.utils.timezone.now", return_value=frozen):
+        for ladder in (elo, glicko):
+            for params in queries:
+                filters = selectors.BoardFilters(
+                    hide_provisional="hide_provisional" in params,
+                    active_days=params.get("active_days"),
+                    kind=params.get("kind"),
+                )
+                page = selectors.leaderboard_page(
+                    ladder=ladder,
+                    page=params.get("page", 1),
+                    page_size=params.get("page_size", 20),
+                    filters=filters,
+                )
+                for rank, rating in page.rows:
+                    rating.rank = rank
+                expected = BoardRowSerializer([r for _, r in page.rows], many=True).data
+                assert expected, params
+                # As text: the same fields in the same order, false not 0, 1500.0 not 1500.
+                shown = board(client, ladder, **params)["results"]
+                assert json.dumps(shown) == json.dumps(expected), params
+
+
+#: A leaderboard page read anonymously: the ladder, then the page's ratings with their players
+#: in one statement (the count of the board is cached).
+BOARD_QUERIES = 2
+
+
+@pytest.mark.parametrize("params", [{}, {"page": 2}, {"page": 2, "page_size": 5, "kind": "human"}])
+def test_a_leaderboard_page_costs_two_queries(client, ladder, params):
+    seed_ratings(ladder, humans(30), [1400 + 7 * i for i in range(30)])
+    board(client, ladder, **params)
+    with CaptureQueriesContext(connection) as queries:
+        body = board(client, ladder, **params)
+    assert len(queries) == BOARD_QUERIES, [q["sql"] for q in queries]
+    assert body["results"]
+
+
+def test_a_rated_match_shows_on_the_next_page_read(client, ladder, alice, bob):
+    seed_ratings(ladder, [alice, bob], [1500, 1510])
+    assert [r["player"]["id"] for r in board(client, ladder)["results"]] == [bob.pk, alice.pk]
+    play_ladder_match(ladder, alice, bob)
+    after = board(client, ladder)["results"]
+    assert [r["player"]["id"] for r in after] == [alice.pk, bob.pk]
+    assert [r["matches_played"] for r in after] == [21, 21]
 
 
 # --- one player -----------------------------------------------------------------------------
