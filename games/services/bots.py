@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -31,6 +33,7 @@ from games.services.playing import (
 )
 from games.services.publishing import Changes, follow_up
 from games.services.settlement import settle
+from ladders.bulk import bulk_insert
 
 logger = logging.getLogger(__name__)
 
@@ -127,56 +130,146 @@ def _play_bots(match: Match) -> tuple[EngineMatch, Any]:
 
 
 def _write_whole_match(match: Match, engine: EngineMatch, now: datetime) -> None:
-    """Bulk-write the games, deals and actions of a match played in memory."""
+    """Bulk-write the games, deals and actions of a match played in memory.
+
+    Three bulk writes whatever the length of the match: its games, then their deals (each
+    ``COPY`` on PostgreSQL, with ids drawn from the tables' sequences beforehand), then
+    every action.
+    """
+    games = engine.games
+    game_ids = bulk_insert(
+        Game(match=match, status=Game.Status.FINISHED, finished_at=now),
+        varying=_GAME_VARYING,
+        rows=[
+            (
+                index,
+                g.seed,
+                g.first_dealer,
+                sum(len(r.actions) for r in g.deals),
+                g.scores[0],
+                g.scores[1],
+                [r.to_json() for r in g.results],
+                g.results[0].winner if g.results else None,
+                None if g.forfeit_by is None else g.forfeit_by[0],
+                "" if g.forfeit_by is None else g.forfeit_by[1][:300],
+            )
+            for index, g in enumerate(games)
+        ],
+    )
+    records = [(game_id, r) for game_id, g in zip(game_ids, games, strict=True) for r in g.deals]
+    deal_ids = bulk_insert(
+        Deal(game_id=game_ids[0], finished_at=now),
+        varying=_DEAL_VARYING,
+        rows=[
+            (
+                game_id,
+                r.number,
+                r.seed,
+                r.dealer,
+                r.swap,
+                Deal.Status.FINISHED if r.outcome else Deal.Status.ABANDONED,
+                outcome_json(r),
+                r.outcome.termination.value if r.outcome else "",
+                r.winner_player,
+                r.outcome.points if r.outcome else 0,
+            )
+            for game_id, r in records
+        ],
+    )
     players = match.players
-    for index, g in enumerate(engine.games):
-        game = Game.objects.create(
-            match=match,
-            number=index,
-            seed=g.seed,
-            first_dealer=g.first_dealer,
-            status=Game.Status.FINISHED,
-            ply=sum(len(r.actions) for r in g.deals),
-            score_a=g.scores[0],
-            score_b=g.scores[1],
-            results=[r.to_json() for r in g.results],
-            winner_index=g.results[0].winner if g.results else None,
-            forfeit_by=None if g.forfeit_by is None else g.forfeit_by[0],
-            forfeit_reason="" if g.forfeit_by is None else g.forfeit_by[1][:300],
-            finished_at=now,
-        )
-        deals = Deal.objects.bulk_create(
-            [
-                Deal(
-                    game=game,
-                    number=r.number,
-                    seed=r.seed,
-                    dealer=r.dealer,
-                    swap=r.swap,
-                    status=Deal.Status.FINISHED if r.outcome else Deal.Status.ABANDONED,
-                    outcome=outcome_json(r),
-                    termination=r.outcome.termination.value if r.outcome else "",
-                    winner_index=r.winner_player,
-                    points=r.outcome.points if r.outcome else 0,
-                    finished_at=now,
-                )
-                for r in g.deals
-            ]
-        )
+    if connection.vendor != "postgresql":
         rows = []
-        for deal, record in zip(deals, g.deals, strict=True):
+        for deal_id, (_, record) in zip(deal_ids, records, strict=True):
             for ply, (action, s) in enumerate(zip(record.actions, record.seats, strict=True)):
                 melds = None
                 if action.melds is not None:
                     melds = [[card_name(c) for c in cards_of(m)] for m in action.melds]
                 card = "" if action.card is None else card_name(action.card)
                 kind = action.kind.value
-                rows.append((deal.pk, ply, s, players[s ^ record.swap], kind, card, melds))
+                rows.append((deal_id, ply, s, players[s ^ record.swap], kind, card, melds))
         write_actions(rows, now)
+        return
+    # One COPY of text built here: the rows differ only in their deal, ply and seat, and
+    # an action's columns are the same text wherever it is played.
+    tail = f"\tf\t{now.isoformat()}\n"
+    columns: dict[int, str] = {}
+    lines = []
+    for deal_id, (_, record) in zip(deal_ids, records, strict=True):
+        seats = (f"0\t{players[record.swap]}\t", f"1\t{players[1 ^ record.swap]}\t")
+        for ply, (action, s) in enumerate(zip(record.actions, record.seats, strict=True)):
+            if action.melds is not None:
+                text = _action_columns(action) + tail
+            elif (text := columns.get(action.code)) is None:
+                text = columns[action.code] = _action_columns(action) + tail
+            lines.append(f"{deal_id}\t{ply}\t{seats[s]}{text}")
+    with _copy_of_actions() as copy:
+        copy.write("".join(lines))
 
+
+#: The fields of a game and of a deal that differ from row to row, in the rows' order.
+_GAME_VARYING = (
+    "number",
+    "seed",
+    "first_dealer",
+    "ply",
+    "score_a",
+    "score_b",
+    "results",
+    "winner_index",
+    "forfeit_by",
+    "forfeit_reason",
+)
+_DEAL_VARYING = (
+    "game_id",
+    "number",
+    "seed",
+    "dealer",
+    "swap",
+    "status",
+    "outcome",
+    "termination",
+    "winner_index",
+    "points",
+)
 
 #: The columns :func:`write_actions` fills, in its rows' order (then ``auto``, ``created_at``).
 _ACTION_COLUMNS = ("deal_id", "ply", "seat", "player_id", "kind", "card", "melds")
+
+
+def _copy_text(value: str) -> str:
+    """``value`` as a column of ``COPY``'s text format (backslash escapes)."""
+    if "\\" in value or "\t" in value or "\n" in value or "\r" in value:
+        value = (
+            value.replace("\\", "\\\\")
+            .replace("\t", "\\t")
+            .replace("\n", "\\n")
+            .replace("\r", "\\r")
+        )
+    return value
+
+
+def _action_columns(action: EngineAction) -> str:
+    """The kind, card and melds columns of an action, in ``COPY``'s text format."""
+    card = "" if action.card is None else card_name(action.card)
+    melds = "\\N"
+    if action.melds is not None:
+        melds = _copy_text(json.dumps([[card_name(c) for c in cards_of(m)] for m in action.melds]))
+    return f"{action.kind.value}\t{card}\t{melds}"
+
+
+@contextmanager
+def _copy_of_actions() -> Iterator[Any]:
+    """A ``COPY`` into the actions table of :data:`_ACTION_COLUMNS`, ``auto``, ``created_at``."""
+    table = connection.ops.quote_name(Action._meta.db_table)
+    columns = ", ".join([*_ACTION_COLUMNS, "auto", "created_at"])
+    # The raw psycopg cursor: wrap its errors as Django's, as the ORM's would be (a task
+    # retries on OperationalError; a duplicate ply is an IntegrityError).
+    with (
+        connection.wrap_database_errors,
+        connection.cursor() as cursor,
+        cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy,
+    ):
+        yield copy
 
 
 def write_actions(rows: list[tuple[Any, ...]], now: datetime) -> None:
@@ -195,14 +288,6 @@ def write_actions(rows: list[tuple[Any, ...]], now: datetime) -> None:
             batch_size=2000,
         )
         return
-    table = connection.ops.quote_name(Action._meta.db_table)
-    columns = ", ".join([*_ACTION_COLUMNS, "auto", "created_at"])
-    # The raw psycopg cursor: wrap its errors as Django's, as the ORM's would be (a task
-    # retries on OperationalError; a duplicate ply is an IntegrityError).
-    with (
-        connection.wrap_database_errors,
-        connection.cursor() as cursor,
-        cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy,
-    ):
+    with _copy_of_actions() as copy:
         for *head, melds in rows:
             copy.write_row((*head, None if melds is None else json.dumps(melds), False, now))
