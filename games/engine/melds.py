@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from .cards import BIT, CARD_POINTS, RANK_POINTS, SUIT_MASK, card_name, cards_of, points_of
 
@@ -301,7 +301,9 @@ def arrange(mask: int) -> Arrangement:
     return Arrangement(tuple(melds), mask & ~melded, best)
 
 
-def _covers(mask: int, pieces_by_low: list[list[int]], limit: int) -> list[tuple[list[int], int]]:
+def _covers(
+    mask: int, pieces_by_low: dict[int, list[int]], limit: int
+) -> list[tuple[list[int], int]]:
     """Every way to place disjoint pieces on ``mask`` leaving at most ``limit`` points.
 
     Depth-first over the lowest card left: it is either left over or the lowest card of
@@ -329,11 +331,25 @@ def _covers(mask: int, pieces_by_low: list[list[int]], limit: int) -> list[tuple
     return out
 
 
-def _meld_pieces(mask: int) -> list[list[int]]:
-    return [
-        [m for m in MELDS_BY_LOW_CARD[c] if m & mask == m] if mask >> c & 1 else []
-        for c in range(52)
-    ]
+#: Per lowest card: the sets it starts, then the runs it starts from the shortest up (so
+#: together the melds of :data:`MELDS_BY_LOW_CARD`, in its order).
+_SETS_FROM: Final = tuple(tuple(filter(_is_same_rank, melds)) for melds in MELDS_BY_LOW_CARD)
+_RUNS_FROM: Final = tuple(
+    tuple(m for m in melds if not _is_same_rank(m)) for melds in MELDS_BY_LOW_CARD
+)
+
+
+def _meld_pieces(mask: int) -> dict[int, list[int]]:
+    """Per card of ``mask``: the melds inside it whose lowest card it is, in the table's order."""
+    pieces: dict[int, list[int]] = {}
+    for c in cards_of(mask):
+        found = [m for m in _SETS_FROM[c] if m & mask == m]
+        for run in _RUNS_FROM[c]:
+            if run & mask != run:
+                break  # a longer run holds this one
+            found.append(run)
+        pieces[c] = found
+    return pieces
 
 
 def min_arrangements(mask: int) -> list[Arrangement]:
@@ -424,21 +440,49 @@ def defend(defender: int, knocker_melds: tuple[int, ...]) -> Defence:
         if not is_meld(piece):
             pieces[(piece & -piece).bit_length() - 1].append(piece)
     # No arrangement is worse than the defender's own best without lay-offs.
-    limit = min_deadwood(defender)
-    best: tuple[int, int, list[int], int] | None = None
-    for chosen, leftover in _covers(defender, pieces, limit):
-        points = points_of(leftover)
-        laid = sum(p.bit_count() for p in chosen if not is_meld(p))
-        if best is None or (points, laid) < best[:2]:
-            best = (points, laid, chosen, leftover)
-    assert best is not None  # the defender's own best is always within the limit
-    points, _, chosen, leftover = best
+    chosen, leftover, points = _best_cover(defender, pieces, min_deadwood(defender))
     melds = tuple(p for p in chosen if is_meld(p))
     laid_off: list[LayOff] = []
     for p in chosen:
         if not is_meld(p):
             laid_off.extend(LayOff(card, layoffs[p]) for card in _chain_order(p, layoffs[p]))
     return Defence(melds, tuple(laid_off), leftover, points)
+
+
+def _best_cover(
+    mask: int, pieces_by_low: dict[int, list[int]], limit: int
+) -> tuple[list[int], int, int]:
+    """The placement of disjoint pieces on ``mask`` with the least leftover points, then
+    the fewest cards laid off (pieces that are not melds): the first such in the order
+    :func:`_covers` lists them, with the leftover mask and its points.
+
+    A branch stops as soon as it cannot beat the best found so far (its leftover points
+    and cards laid off only grow), so the answer is the one a search of every placement
+    within ``limit`` keeps, found without listing them all.
+    """
+    best: list[Any] = [limit, 1 << 30, [], 0]  # points, laid, pieces, leftover
+    chosen: list[int] = []
+    laid_cards = {
+        p: 0 if p in _MELD_SET else p.bit_count() for ps in pieces_by_low.values() for p in ps
+    }
+
+    def walk(rest: int, leftover: int, spent: int, laid: int) -> None:
+        if spent > best[0] or (spent == best[0] and laid >= best[1]):
+            return
+        if not rest:
+            best[:] = [spent, laid, list(chosen), leftover]
+            return
+        low = rest & -rest
+        card = low.bit_length() - 1
+        for piece in pieces_by_low[card]:
+            if piece & rest == piece:
+                chosen.append(piece)
+                walk(rest ^ piece, leftover, spent, laid + laid_cards[piece])
+                chosen.pop()
+        walk(rest ^ low, leftover | low, spent + CARD_POINTS[card], laid)
+
+    walk(mask, 0, 0, 0)
+    return best[2], best[3], best[0]
 
 
 def knocker_arrangement(knocker: int, defender: int) -> tuple[Arrangement, Defence]:
