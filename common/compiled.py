@@ -8,6 +8,12 @@ runs that SQL with the caller's values. The rows become model instances the way 
 iterator makes them (the same converters, ``from_db``, the related objects of
 ``select_related`` and the annotations), so the objects are the ones the queryset would give.
 
+On PostgreSQL, when the connection prepares statements (the ``prepare_threshold`` option, see
+``DB_PREPARED_STATEMENTS`` in the settings), these statements run with server-side binding
+and are prepared once per connection: PostgreSQL then plans a read of a game with its match
+and players once, not on every move (planning it cost several times running it). Django's
+own queries keep client-side binding and are never prepared.
+
 Only for querysets whose SQL does not depend on the values (no ``None`` that turns ``=`` into
 ``IS NULL``, no list whose length changes the ``IN``): each placeholder must come back as one
 parameter of the compiled SQL, which is checked when it is compiled.
@@ -20,12 +26,29 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from django.db import DatabaseError, connections
+from django.db.backends.postgresql.base import ServerBindingCursor
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators
 
 M = TypeVar("M", bound=Model)
 
 _INT64 = (-(2**63), 2**63 - 1)
+
+
+def _cursor(connection: Any):
+    """A cursor for one of this module's statements: Django's cursor wrapper (so the
+    statement is logged, wrapped and counted as any query is) around a server-side binding
+    psycopg cursor on PostgreSQL when the connection prepares statements, else Django's
+    own cursor."""
+    if connection.vendor != "postgresql" or (
+        connection.settings_dict.get("OPTIONS", {}).get("prepare_threshold") is None
+    ):
+        return connection.cursor()
+    # What connection.cursor() does (Django's _cursor), with the other kind of cursor.
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        return connection._prepare_cursor(ServerBindingCursor(connection.connection))
 
 
 class _Plan:
@@ -107,7 +130,7 @@ class CompiledQuery(Generic[M]):
             return []  # no row has such an id (as Django answers a lookup out of range)
         plan = self._plan(using)
         connection = connections[using]
-        with connection.cursor() as cursor:
+        with _cursor(connection) as cursor:
             cursor.execute(plan.sql, [values[i] for i in plan.slots])
             rows = cursor.fetchall()
         if plan.converters:
@@ -164,7 +187,7 @@ def update_row(obj: Model, field_names: Sequence[str] | None = None) -> None:
     sql, fields = built
     values = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
     values.append(meta.pk.get_db_prep_value(obj.pk, connection))
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, values)
         if cursor.rowcount != 1:
             raise DatabaseError(f"{meta.object_name} {obj.pk}: no row to update")
@@ -192,5 +215,5 @@ def insert_row(obj: Model) -> None:
         built = _INSERTS[key] = (sql, fields)
     sql, fields = built
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
-    with connection.cursor() as cursor:
+    with _cursor(connection) as cursor:
         cursor.execute(sql, values)

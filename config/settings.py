@@ -203,6 +203,13 @@ else:
     _database.setdefault("OPTIONS", {})["connect_timeout"] = env_int(
         "DB_CONNECT_TIMEOUT", 10, minimum=2
     )
+    # The hot path's statements (common/compiled.py: a move's reads and writes, the token's
+    # sign-in) are prepared on each connection the first time they run: planning the joined
+    # reads cost PostgreSQL several times their execution. Every other query keeps Django's
+    # client-side binding and is never prepared. Off (0) behind a pooler that cannot keep
+    # prepared statements (PgBouncer in transaction mode before 1.21).
+    if env_bool("DB_PREPARED_STATEMENTS", True):
+        _database["OPTIONS"].setdefault("prepare_threshold", 0)
     # A pool per process (psycopg's), for the ASGI web processes (deploy/gunicorn.conf.py
     # sets it): there every request and every socket's database call runs on a thread of its
     # own, and persistent connections, one per thread, would run PostgreSQL out of them.
