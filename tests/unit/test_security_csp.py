@@ -198,3 +198,35 @@ def test_the_docs_are_public_by_default_only_with_debug(env, public, tmp_path):
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == public
+
+
+@pytest.mark.parametrize("secure", [False, True])
+def test_the_header_built_once_is_the_one_django_csp_builds(secure, settings):
+    """Answers that share a host and scheme reuse one header: each is the header django-csp
+    builds for it (with this site's sockets); another host gets its own."""
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from common.csp import CSPMiddleware
+
+    settings.ALLOWED_HOSTS = ["one.example", "two.example"]
+    middleware = CSPMiddleware(lambda request: HttpResponse("ok"))
+    factory = RequestFactory()
+
+    def answered(host, *, full=False):
+        request = factory.get("/api/games/1", HTTP_HOST=host, secure=secure)
+        response = HttpResponse("ok")
+        if full:  # django-csp's own path, which builds the header every time
+            response._csp_update = {}
+            return super(CSPMiddleware, middleware).process_response(request, response)
+        return middleware.process_response(request, response)
+
+    for host in ("one.example", "one.example", "two.example", "one.example"):
+        built = answered(host).headers["Content-Security-Policy"]
+        assert built == answered(host, full=True).headers["Content-Security-Policy"]
+        scheme = "wss" if secure else "ws"
+        assert f"{scheme}://{host}" in built and "example" in built
+    one = answered("one.example").headers["Content-Security-Policy"]
+    assert "two.example" not in one
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": ["'none'"]}}
+    assert "default-src 'none'" in answered("one.example").headers["Content-Security-Policy"]
