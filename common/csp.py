@@ -68,9 +68,10 @@ class CSPMiddleware(BaseCSPMiddleware):
             host = request.get_host()
         except DisallowedHost:
             return super().process_response(request, response)
-        policy = getattr(settings, "CONTENT_SECURITY_POLICY", None) or {}
-        report_only = getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None) or {}
+        policy = getattr(settings, "CONTENT_SECURITY_POLICY", None)
+        report_only = getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
         key = (host, request.is_secure(), id(policy), id(report_only))
+        policy, report_only = policy or {}, report_only or {}
         built = self._built.get(key)
         if built is None:
             parts = self.get_policy_parts(request, response)

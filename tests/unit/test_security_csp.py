@@ -221,6 +221,7 @@ def test_the_header_built_once_is_the_one_django_csp_builds(secure, settings):
             return super(CSPMiddleware, middleware).process_response(request, response)
         return middleware.process_response(request, response)
 
+    built_before = middleware._built.copy()
     for host in ("one.example", "one.example", "two.example", "one.example"):
         built = answered(host).headers["Content-Security-Policy"]
         assert built == answered(host, full=True).headers["Content-Security-Policy"]
@@ -228,5 +229,6 @@ def test_the_header_built_once_is_the_one_django_csp_builds(secure, settings):
         assert f"{scheme}://{host}" in built and "example" in built
     one = answered("one.example").headers["Content-Security-Policy"]
     assert "two.example" not in one
+    assert len(middleware._built) == len(built_before) + 2  # one header for each host
     settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": ["'none'"]}}
     assert "default-src 'none'" in answered("one.example").headers["Content-Security-Policy"]
