@@ -44,6 +44,7 @@ import importlib
 import json
 import os
 import random
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -488,10 +489,10 @@ def median_rows(rounds: list[list[dict]]) -> list[dict]:
 
 def worktree(rev: str) -> Path:
     import subprocess
+    import tempfile
 
-    path = Path(f"/tmp/bench-capacity-{rev.replace('/', '-')}")
-    subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=ROOT,
-                   capture_output=True)  # fmt: skip
+    # A directory of this run's own: two runs at once do not remove each other's tree.
+    path = Path(tempfile.mkdtemp(prefix=f"bench-capacity-{rev.replace('/', '-')}-")) / "tree"
     subprocess.run(["git", "worktree", "add", "--detach", str(path), rev], cwd=ROOT,
                    check=True, capture_output=True)  # fmt: skip
     return path
@@ -551,19 +552,22 @@ def main(argv: list[str]) -> int:
         return 0
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    # Scratch databases of this run's own (two runs at once do not drop each other's).
+    database = f"{DATABASE}_{os.getpid()}"
     other = worktree(args.against) if args.against else None
     ours_rounds, theirs_rounds = [], []
     try:
         for _ in range(args.repeat):
-            ours_rounds.append(child(str(ROOT), DATABASE, args.quick))
+            ours_rounds.append(child(str(ROOT), database, args.quick))
             if other is not None:
-                theirs_rounds.append(child(str(other), DATABASE + "_against", args.quick))
+                theirs_rounds.append(child(str(other), database + "_against", args.quick))
     finally:
         if other is not None:
             import subprocess
 
             subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT,
                            capture_output=True)  # fmt: skip
+            shutil.rmtree(other.parent, ignore_errors=True)
     rows = median_rows(ours_rounds)
     print_rows(rows)
     print(
