@@ -206,6 +206,13 @@ def hand_outcome(
 
 _NO_CARD = -1
 
+#: For each byte of a hand (the cards ``8 * k`` to ``8 * k + 7``) and each value of that
+#: byte: the discards of the cards it holds, lowest first.
+_BYTE_DISCARDS = tuple(
+    tuple(tuple(DISCARDS[c] for c in cards_of(value << 8 * k) if c < 52) for value in range(256))
+    for k in range(7)
+)
+
 
 #: ``(i, bits)`` for each step of a shuffle of 52: swap position ``i`` with a position
 #: below ``i + 1`` drawn from ``bits`` random bits (rejecting draws past ``i``).
@@ -465,7 +472,17 @@ class Deal:
         if phase is Phase.DISCARD:
             hand = self.hands[self.to_act]
             taken = self.taken
-            out = [DISCARDS[c] for c in cards_of(hand) if c != taken]
+            out: list[Action] = []
+            rest = hand
+            for by_value in _BYTE_DISCARDS:
+                if not rest:
+                    break
+                if rest & 255:
+                    out += by_value[rest & 255]
+                rest >>= 8
+            if taken != _NO_CARD and hand >> taken & 1:
+                forbidden = DISCARDS[taken]
+                out = [a for a in out if a is not forbidden]
             out.extend(self._ending_actions(hand, taken))
             return out
         if phase is Phase.DRAW:

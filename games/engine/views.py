@@ -130,33 +130,34 @@ def _history(deal: Deal, seat: int | None, over: bool) -> tuple[PublicAction, ..
     always last and is never kept.
     """
     log = deal._log
+    end = len(log)
     cached = deal._history
-    if cached is not None and cached[0] <= len(log):
+    if cached is not None and cached[0] <= end:
         start, done, replayed = cached
-        history = list(done)
+        if start == end:
+            return done
         pile = list(replayed)
     else:
-        start, history, pile = 0, [], [deal.upcard]
+        start, done, pile = 0, (), [deal.upcard]
     seats = deal._seats
+    added = []
     keep = True
-    for ply in range(start, len(log)):
+    for ply in range(start, end):
         s = seats >> ply & 1
         action = deal._action_at(log[ply])
         kind = action.kind
         if kind is ActionKind.TAKE_UPCARD or kind is ActionKind.DRAW_DISCARD:
-            history.append(PublicAction(s, kind, pile.pop()))
+            added.append(PublicAction(s, kind, pile.pop()))
             continue
         if action.card is not None:
             pile.append(action.card)
         if kind is ActionKind.KNOCK or kind is ActionKind.GIN:
             keep = False
-        history.append(_public(s, action, seat, over))
-    if not keep:
-        return tuple(history)
-    done = tuple(history)
-    if cached is None or cached[0] != len(log):
-        deal._history = (len(log), done, bytes(pile))
-    return done
+        added.append(_public(s, action, seat, over))
+    history = done + tuple(added)
+    if keep:
+        deal._history = (end, history, bytes(pile))
+    return history
 
 
 def view_for(deal: Deal, seat: int | None) -> PlayerView:

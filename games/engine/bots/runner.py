@@ -48,23 +48,29 @@ def play_match(
     clock = time.perf_counter
     while not match.is_over:
         game = match.game
-        player = game.to_act_player
-        assert player is not None
-        bot = bots[player]
-        view = view_for(game.deal, game.seat_of_player(player))
-        started = clock()
-        action: object = None
-        try:
-            action = bot.choose(view)
-            if on_decision is not None:
-                on_decision(player, clock() - started)
-            if not isinstance(action, Action):
-                raise TypeError(f"returned {action!r}, not an Action")
-            match.apply(action, player)
-        except Exception as error:  # a broken bot must not break the match
-            reason = _failure_reason(bot, action, error)
-            match.forfeit_match(player, reason)
-            return BotFailure(player, bot.name, reason)
+        deal = game.deal
+        swap = game.deal_swap
+        # The plies of one deal; once it ends the match has moved on to the next deal.
+        while not deal.is_over:
+            seat = deal.to_act
+            player = seat ^ swap
+            bot = bots[player]
+            view = view_for(deal, seat)
+            action: object = None
+            try:
+                if on_decision is None:
+                    action = bot.choose(view)
+                else:
+                    started = clock()
+                    action = bot.choose(view)
+                    on_decision(player, clock() - started)
+                if not isinstance(action, Action):
+                    raise TypeError(f"returned {action!r}, not an Action")
+                match.apply(action, player)
+            except Exception as error:  # a broken bot must not break the match
+                reason = _failure_reason(bot, action, error)
+                match.forfeit_match(player, reason)
+                return BotFailure(player, bot.name, reason)
     return None
 
 
