@@ -296,14 +296,13 @@ class Game:
         """Apply an action for the player to act; returns the deal's record if it ended."""
         if self.is_over:
             raise DealOverError("the game is over")
-        seat = None if player is None else player ^ self.deal_swap
-        if seat is not None and seat != self.deal.to_act:
-            raise NotYourTurnError(f"it is player {self.deal.to_act ^ self.deal_swap}'s turn")
-        self.deal.apply(action, seat)
-        if not self.deal.is_over:
-            return None
         d = self.deal
-        assert d.outcome is not None
+        seat = None if player is None else player ^ self.deal_swap
+        if seat is not None and seat != d.to_act:
+            raise NotYourTurnError(f"it is player {d.to_act ^ self.deal_swap}'s turn")
+        d.apply(action, seat)
+        if d.outcome is None:
+            return None
         return self._close_deal(
             DealRecord(
                 self.deal_number,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import Action, ActionKind
+from .actions import BY_CODE, DRAW_DISCARD, GINS, KNOCKS, TAKE_UPCARD, Action, ActionKind
 from .cards import card_name, cards_of
 from .deal import Deal, Outcome, Phase
 from .melds import arrange
@@ -121,6 +121,24 @@ def _public(seat: int, action: Action, viewer: int | None, over: bool) -> Public
     return PublicAction(seat, kind, card)
 
 
+_TAKE_UPCARD = TAKE_UPCARD.code
+_DRAW_DISCARD = DRAW_DISCARD.code
+#: Log codes from here on are knocks and gins (then a knock declaring melds).
+_FIRST_KNOCK = min(KNOCKS[0].code, GINS[0].code)
+#: The history's entries, shared: per seat, each log code below the knocks as every viewer
+#: sees it, and per seat and taking code, the card taken from the pile.
+_PUBLIC_BY_CODE = tuple(
+    tuple(_public(s, BY_CODE[code], None, True) for code in range(_FIRST_KNOCK)) for s in (0, 1)
+)
+_TAKEN_PUBLIC = tuple(
+    {
+        code: tuple(PublicAction(s, BY_CODE[code].kind, card) for card in range(52))
+        for code in (_TAKE_UPCARD, _DRAW_DISCARD)
+    }
+    for s in (0, 1)
+)
+
+
 def _history(deal: Deal, seat: int | None, over: bool) -> tuple[PublicAction, ...]:
     """The deal's public history as ``seat`` sees it.
 
@@ -144,16 +162,17 @@ def _history(deal: Deal, seat: int | None, over: bool) -> tuple[PublicAction, ..
     keep = True
     for ply in range(start, end):
         s = seats >> ply & 1
-        action = deal._action_at(log[ply])
-        kind = action.kind
-        if kind is ActionKind.TAKE_UPCARD or kind is ActionKind.DRAW_DISCARD:
-            added.append(PublicAction(s, kind, pile.pop()))
-            continue
-        if action.card is not None:
-            pile.append(action.card)
-        if kind is ActionKind.KNOCK or kind is ActionKind.GIN:
+        code = log[ply]
+        if code in (_TAKE_UPCARD, _DRAW_DISCARD):
+            added.append(_TAKEN_PUBLIC[s][code][pile.pop()])
+        elif code < _FIRST_KNOCK:
+            public = _PUBLIC_BY_CODE[s][code]
+            if public.card is not None:
+                pile.append(public.card)
+            added.append(public)
+        else:
             keep = False
-        added.append(_public(s, action, seat, over))
+            added.append(_public(s, deal._action_at(code), seat, over))
     history = done + tuple(added)
     if keep:
         deal._history = (end, history, bytes(pile))
