@@ -203,12 +203,9 @@ LeaderboardSerializer = inline_serializer(
 )
 
 
-#: ``last_active`` as BoardRowSerializer shows it.
-_DATETIME = serializers.DateTimeField()
-
-
-def _board_row(rank: int, row: tuple) -> dict[str, Any]:
-    """A row of :func:`selectors.leaderboard_values` as :class:`BoardRowSerializer` shows it."""
+def _board_row(rank: int, row: tuple, when: serializers.DateTimeField) -> dict[str, Any]:
+    """A row of :func:`selectors.leaderboard_values` as :class:`BoardRowSerializer` shows it
+    (``when`` shows ``last_active``)."""
     (player_id, name, kind, rating, deviation, volatility, peak) = row[:7]
     return {
         "rank": rank,
@@ -221,7 +218,7 @@ def _board_row(rank: int, row: tuple) -> dict[str, Any]:
         "wins": row[8],
         "losses": row[9],
         "provisional": row[10],
-        "last_active": _DATETIME.to_representation(row[11]),
+        "last_active": when.to_representation(row[11]),
     }
 
 
@@ -284,6 +281,8 @@ class LeaderboardView(APIView):
                 status=status.HTTP_404_NOT_FOUND,
             )
         url = request.build_absolute_uri()
+        # The time zone looked up once a page, not once a row (as a serializer field does).
+        when = serializers.DateTimeField(default_timezone=timezone.get_current_timezone())
         return Response(
             {
                 "count": max(count, (board.rows[-1][0] if board.rows else 0)),
@@ -297,7 +296,7 @@ class LeaderboardView(APIView):
                     if page == 2
                     else replace_query_param(url, "page", page - 1)
                 ),
-                "results": [_board_row(rank, row) for rank, row in board.rows],
+                "results": [_board_row(rank, row, when) for rank, row in board.rows],
             }
         )
 
