@@ -18,6 +18,7 @@ from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
 
 from accounts.models import Player
+from common.compiled import _cursor as statement_cursor
 from games.matchmaking import WindowPolicy
 from games.models import IN_PROGRESS, Match
 from ladders.models import (
@@ -208,7 +209,8 @@ def leaderboard_values(
     offset = (page - 1) * page_size
     # One extra row says whether a next page exists, without counting.
     params += [page_size + 1, offset, ladder.pk]
-    with connection.cursor() as cursor:
+    # Prepared once per connection where the hot path's statements are (common.compiled).
+    with statement_cursor(connection) as cursor:
         cursor.execute(_BOARD_SQL.format(filters=conditions), params)
         found = cursor.fetchall()
     has_next = len(found) > page_size
