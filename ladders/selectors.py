@@ -1,9 +1,11 @@
 """Reads of ladders: leaderboards, a player's rating and history, head-to-head, queue status.
 
-The leaderboard reads a page in two short queries: the page's player ids in rank order, from
-the ``ladders_rating_board`` index alone (its trailing keys carry every column eligibility
-and the filters test, so no table row is visited to skip the pages before), then those rows.
-Page 500 costs an index walk of ten thousand small entries, never a scan of the table.
+The leaderboard reads a page's player ids in rank order from the ``ladders_rating_board``
+index alone (its trailing keys carry every column eligibility and the filters test, so no
+table row is visited to skip the pages before), then those rows. Page 500 costs an index walk
+of ten thousand small entries, never a scan of the table. The API reads both in one prepared
+statement as plain values (:func:`leaderboard_values`); the web pages read them as models
+(:func:`leaderboard_page`).
 """
 
 from __future__ import annotations
