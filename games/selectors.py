@@ -9,7 +9,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import Player
-from games import clocks
+from games import clocks, kept_engines
 from games.engine.cards import card_name, cards_of
 from games.engine.match import Match as EngineMatch
 from games.engine.views import view_for
@@ -79,7 +79,10 @@ def game_view(
     shared = {} if shared is None else shared
     if "last_deal" not in shared:
         if "engine" not in shared:
-            shared["engine"] = EngineMatch.from_snapshot(match.state) if match.state else None
+            # The engine the last change kept, if it is this state's (else decoded).
+            shared["engine"] = (
+                kept_engines.for_reading(match.pk, match.state) if match.state else None
+            )
         shared["last_deal"] = _last_deal(game, shared["engine"])
         shared["next_game"] = _next_game(game)
     engine = shared["engine"]

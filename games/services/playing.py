@@ -24,6 +24,7 @@ from games.engine.errors import EngineError, IllegalActionError
 from games.engine.game import DealRecord
 from games.engine.match import Match as EngineMatch
 from games.engine.match import MatchTermination
+from games.kept_engines import keep_on_commit
 from games.models import Action, Deal, Game, Match
 from games.services.base import IllegalMove, active_game, engine_of, engine_text
 from games.services.pause import pause_begin
@@ -205,6 +206,8 @@ def state_save(
         match_finish(match=match, engine=engine, now=now)  # saves the whole row
     else:
         update_row(match, PLAY_FIELDS)
+        # The views that follow this change render from this engine (games.kept_engines).
+        keep_on_commit(match.pk, engine)
     changes.saved(match, engine)
 
 
