@@ -9,6 +9,8 @@ must beat.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from ..actions import Action, ActionKind
 from ..cards import BIT, CARD_POINTS
 from ..melds import best_discard, discard_deadwoods, min_deadwood
@@ -69,7 +71,7 @@ class GreedyBot(Bot):
 
     def choose(self, view: PlayerView) -> Action:
         legal = view.legal_actions
-        kinds = {a.kind for a in legal}
+        kinds = set(map(_KIND, legal))
         hand = view.hand
         if ActionKind.TAKE_UPCARD in kinds or (
             ActionKind.DRAW_DISCARD in kinds and view.top_discard is not None
@@ -96,6 +98,9 @@ class GreedyBot(Bot):
         if ActionKind.DISCARD in kinds:
             return Action.discard(greedy_discard(hand, view.forbidden_discard))
         return legal[0]  # only "pass" is left (the fiftieth-card decision)
+
+
+_KIND = attrgetter("kind")
 
 
 def _limit(view: PlayerView) -> int:
