@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 from django.db import DatabaseError, connections
-from django.db.backends.postgresql.base import ServerBindingCursor
+from django.db.backends.postgresql.base import CursorDebugWrapper, ServerBindingCursor
 from django.db.models import Model, QuerySet
 from django.db.models.query import get_related_populators
 
@@ -48,7 +49,24 @@ def _cursor(connection: Any):
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     with connection.wrap_database_errors:
-        return connection._prepare_cursor(ServerBindingCursor(connection.connection))
+        raw = ServerBindingCursor(connection.connection)
+        connection.validate_thread_sharing()
+        if connection.queries_logged:
+            return _PreparedDebugCursor(raw, connection)
+        return connection.make_cursor(raw)
+
+
+class _PreparedDebugCursor(CursorDebugWrapper):
+    """Django's logging cursor, logging a prepared statement's SQL (with its placeholders):
+    psycopg does not keep the text of a statement it ran by name."""
+
+    @contextmanager
+    def debug_sql(self, sql=None, params=None, use_last_executed_query=False, many=False):
+        logged = len(self.db.queries_log)
+        with super().debug_sql(sql, params, use_last_executed_query, many):
+            yield
+        if len(self.db.queries_log) > logged and self.db.queries_log[-1]["sql"] is None:
+            self.db.queries_log[-1]["sql"] = sql
 
 
 class _Plan:
@@ -164,14 +182,8 @@ class CompiledQuery(Generic[M]):
 _UPDATES: dict[tuple, tuple[str, list]] = {}
 
 
-def update_row(obj: Model, field_names: Sequence[str] | None = None) -> None:
-    """Write ``obj``'s columns to its row, as ``obj.save(update_fields=...)`` does for a row
-    that exists (every column but the key when ``field_names`` is None), with the UPDATE's
-    SQL built once per model, columns and database vendor. No signals are sent (nothing in
-    the project listens to the saves of the models it is used for). DatabaseError if no row
-    was updated."""
-    using = obj._state.db or "default"
-    connection = connections[using]
+def _update(obj: Model, field_names: Sequence[str] | None, connection: Any) -> tuple[str, list]:
+    """The UPDATE of ``obj``'s row (built once per model, columns and vendor), its values."""
     meta = obj._meta
     key = (meta.label, None if field_names is None else tuple(field_names), connection.vendor)
     built = _UPDATES.get(key)
@@ -187,22 +199,28 @@ def update_row(obj: Model, field_names: Sequence[str] | None = None) -> None:
     sql, fields = built
     values = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
     values.append(meta.pk.get_db_prep_value(obj.pk, connection))
+    return sql, values
+
+
+def update_row(obj: Model, field_names: Sequence[str] | None = None) -> None:
+    """Write ``obj``'s columns to its row, as ``obj.save(update_fields=...)`` does for a row
+    that exists (every column but the key when ``field_names`` is None), with the UPDATE's
+    SQL built once per model, columns and database vendor. No signals are sent (nothing in
+    the project listens to the saves of the models it is used for). DatabaseError if no row
+    was updated."""
+    connection = connections[obj._state.db or "default"]
+    sql, values = _update(obj, field_names, connection)
     with _cursor(connection) as cursor:
         cursor.execute(sql, values)
         if cursor.rowcount != 1:
-            raise DatabaseError(f"{meta.object_name} {obj.pk}: no row to update")
+            raise DatabaseError(f"{obj._meta.object_name} {obj.pk}: no row to update")
 
 
 _INSERTS: dict[tuple, tuple[str, list]] = {}
 
 
-def insert_row(obj: Model) -> None:
-    """Insert ``obj``'s row as ``obj.save()`` inserts a new one, with the INSERT's SQL built
-    once per model and database vendor: every column but an automatic key, each value as
-    save() prepares it. The key is not read back (``obj.pk`` stays None), and no signal is
-    sent. A constraint broken is Django's IntegrityError, as with save()."""
-    using = obj._state.db or "default"
-    connection = connections[using]
+def _insert(obj: Model, connection: Any) -> tuple[str, list]:
+    """The INSERT of ``obj``'s row (built once per model and vendor), its values."""
     meta = obj._meta
     key = (meta.label, connection.vendor)
     built = _INSERTS.get(key)
@@ -214,6 +232,53 @@ def insert_row(obj: Model) -> None:
         sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({marks})"
         built = _INSERTS[key] = (sql, fields)
     sql, fields = built
-    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    return sql, [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+
+
+def insert_row(obj: Model) -> None:
+    """Insert ``obj``'s row as ``obj.save()`` inserts a new one, with the INSERT's SQL built
+    once per model and database vendor: every column but an automatic key, each value as
+    save() prepares it. The key is not read back (``obj.pk`` stays None), and no signal is
+    sent. A constraint broken is Django's IntegrityError, as with save()."""
+    connection = connections[obj._state.db or "default"]
+    sql, values = _insert(obj, connection)
     with _cursor(connection) as cursor:
         cursor.execute(sql, values)
+
+
+_WRITES: dict[tuple, str] = {}
+
+
+def write_rows(
+    inserts: Sequence[Model], updates: Sequence[tuple[Model, Sequence[str] | None]]
+) -> None:
+    """:func:`insert_row` of each of ``inserts``, then :func:`update_row` of each of
+    ``updates`` (an object and its columns), all in one statement on PostgreSQL: each
+    insert and update a data-modifying ``WITH`` of it (one round trip and one plan for the
+    lot instead of one each). Elsewhere they run one after another. The same rows, the
+    same errors: IntegrityError for a constraint broken, DatabaseError if an update found
+    no row. The rows must be of different tables or distinct (one snapshot for all)."""
+    objects = [*inserts, *(obj for obj, _fields in updates)]
+    if not objects:
+        return
+    connection = connections[objects[0]._state.db or "default"]
+    if connection.vendor != "postgresql" or len(objects) == 1:
+        for obj in inserts:
+            insert_row(obj)
+        for obj, fields in updates:
+            update_row(obj, fields)
+        return
+    parts = [_insert(obj, connection) for obj in inserts]
+    parts += [_update(obj, fields, connection) for obj, fields in updates]
+    key = tuple(sql for sql, _values in parts)
+    sql = _WRITES.get(key)
+    if sql is None:
+        steps = [f"w{n} AS ({part} RETURNING 1)" for n, part in enumerate(key)]
+        counts = ", ".join(f"(SELECT count(*) FROM w{n})" for n in range(len(key)))
+        sql = _WRITES[key] = f"WITH {', '.join(steps)} SELECT {counts}"
+    with _cursor(connection) as cursor:
+        cursor.execute(sql, [value for _sql, values in parts for value in values])
+        counts = cursor.fetchone()
+    for obj, written in zip(objects, counts, strict=True):
+        if written != 1:
+            raise DatabaseError(f"{obj._meta.object_name} {obj.pk}: no row to update")

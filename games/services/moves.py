@@ -91,6 +91,7 @@ def _action_submit(
             _check_turn(match, game, index, ply)
             engine = engine_of(match)
             lag_ms += _server_delay_ms(game, now, delivered_at, arrived_at)
+            log: list[Action] = []  # written with the game and match rows
             apply_move(
                 match,
                 game,
@@ -102,9 +103,10 @@ def _action_submit(
                 auto=False,
                 lag_ms=lag_ms,
                 client_id=client_id,
+                log=log,
             )
             game.set_autoplays(index, 0)
-            state_save(match, game, engine, now, changes)
+            state_save(match, game, engine, now, changes, log)
             follow_up(match, changes)
     if settled:
         _check_turn(match, game, index, ply)

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.db import transaction
 
-from common.compiled import insert_row, update_row
+from common.compiled import insert_row, write_rows
 from games.engine.actions import Action as EngineAction
 from games.engine.cards import card_name, cards_of
 from games.engine.errors import EngineError, IllegalActionError
@@ -84,8 +84,13 @@ def apply_move(
     auto: bool,
     lag_ms: int = 0,
     client_id: str = "",
+    log: list[Action] | None = None,
 ) -> None:
-    """Apply one move to the engine and append it to the log; no save of match/game yet."""
+    """Apply one move to the engine and append it to the log; no save of match/game yet.
+
+    ``log``, if given, receives the log's row instead of it being written now: the caller
+    hands it to :func:`state_save`, which writes it with the game and match rows.
+    """
     g = engine.game
     seat = g.seat_of_player(index)
     deal_ply = g.deal.ply
@@ -99,23 +104,25 @@ def apply_move(
         raise IllegalMove(engine_text(error), code=error.rule) from None
     deal_id = _deal_id(game, deal_number)
     # The log's row, written with an INSERT built once (common.compiled); its id is not read.
-    insert_row(
-        Action(
-            deal_id=deal_id,
-            ply=deal_ply,
-            seat=seat,
-            player_id=match.players[index],
-            kind=action.kind.value,
-            card="" if action.card is None else card_name(action.card),
-            melds=None
-            if action.melds is None
-            else [[card_name(c) for c in cards_of(m)] for m in action.melds],
-            auto=auto,
-            lag_ms=credit,
-            client_id=client_id[:64],
-            created_at=now,
-        )
+    row = Action(
+        deal_id=deal_id,
+        ply=deal_ply,
+        seat=seat,
+        player_id=match.players[index],
+        kind=action.kind.value,
+        card="" if action.card is None else card_name(action.card),
+        melds=None
+        if action.melds is None
+        else [[card_name(c) for c in cards_of(m)] for m in action.melds],
+        auto=auto,
+        lag_ms=credit,
+        client_id=client_id[:64],
+        created_at=now,
     )
+    if log is None:
+        insert_row(row)
+    else:
+        log.append(row)
     game.ply += 1
     match.ply += 1
     if record is not None:
@@ -192,20 +199,27 @@ PLAY_FIELDS = ("state", "ply", "games_won_a", "games_won_b", "margin_a")
 
 
 def state_save(
-    match: Match, game: Game, engine: EngineMatch, now: datetime, changes: Changes
+    match: Match,
+    game: Game,
+    engine: EngineMatch,
+    now: datetime,
+    changes: Changes,
+    log: list[Action] | None = None,
 ) -> None:
-    """Persist the match row (snapshot, ply, result) and the game row after moves."""
+    """Persist the match row (snapshot, ply, result) and the game row after moves, with the
+    log's rows :func:`apply_move` left in ``log`` (on PostgreSQL in one statement)."""
     g = engine.game
     if game.status == Game.Status.ACTIVE:
         game.score_a, game.score_b = g.scores
         game.turn_deadline = deadline(match, game, game.to_act)
     changes.touch(game)
-    update_row(game)  # the game's row as game.save() writes it (common.compiled)
     match.state = engine.snapshot()
+    # The rows as save() writes them, with statements built once (common.compiled).
     if engine.is_over:
+        write_rows(log or (), [(game, None)])
         match_finish(match=match, engine=engine, now=now)  # saves the whole row
     else:
-        update_row(match, PLAY_FIELDS)
+        write_rows(log or (), [(game, None), (match, PLAY_FIELDS)])
         # The views that follow this change render from this engine (games.kept_engines).
         keep_on_commit(match.pk, engine)
     changes.saved(match, engine)
