@@ -102,3 +102,40 @@ def test_a_view_costs_two_queries(timed_duel, django_assert_num_queries):
         mover = clients[game.to_act]
         seen = view(mover, game)
         assert move(mover, game, seen["ply"], pick(seen["legal_actions"], rng, seen["hand"]))
+
+
+#: A move on the table socket, the socket's database call (games.consumers._move): the token
+#: checked again, the savepoint (2), the match locked, the game read under the lock, the
+#: action written, the game and match saved. (On PostgreSQL the three writes are one
+#: statement: tests/integration/test_play_prepared.py.)
+SOCKET_MOVE_QUERIES = 8
+
+
+def test_a_socket_move_costs_a_bounded_number_of_queries(
+    timed_duel, alice, bob, django_assert_max_num_queries
+):
+    from games.consumers import _move
+    from tests.live import token_for
+
+    match, clients = timed_duel
+    players = {0: alice, 1: bob}
+    scopes = {i: {"user": p.user, "token": token_for(p).encode()} for i, p in players.items()}
+    rng = random.Random(6)
+    moved = 0
+    for number in range(12):
+        game = active_game(match)
+        seen = view(clients[0], game)
+        if seen["pause"]:
+            for client in clients.values():
+                assert client.post(f"/api/games/{game.pk}/continue").status_code == 200
+            continue
+        index = game.to_act
+        seen = view(clients[index], game)
+        action = pick(seen["legal_actions"], rng, seen["hand"])
+        bound = SOCKET_MOVE_QUERIES + (2 if action["type"] in ENDINGS else 0)
+        message = {"type": "move", "id": f"m{number}", "ply": seen["ply"], "action": action}
+        with django_assert_max_num_queries(bound):
+            answer = _move(game.pk, players[index], message, 0, scopes[index])
+        assert answer["type"] == "ack", answer
+        moved += 1
+    assert moved >= 8
