@@ -173,7 +173,7 @@ KEEPALIVE = 5.0
 
 
 def owner(number: int):
-    """A person to own bots (a person owns at most ``BOTS_PER_OWNER_MAX``)."""
+    """A person to own a bot."""
     from django.contrib.auth import get_user_model
 
     from accounts.models import Player
@@ -188,11 +188,12 @@ _bots_made = 0
 
 
 def external_bot(name: str) -> tuple[object, str]:
-    """A new external bot and its token."""
+    """A new external bot and its token, with an owner of its own: two bots of one owner
+    never meet in rated play (a ladder's matchmaker keeps them apart)."""
     global _bots_made
     from accounts import services
 
-    bot = services.bot_register(owner=owner(_bots_made // services.BOTS_PER_OWNER_MAX), name=name)
+    bot = services.bot_register(owner=owner(_bots_made), name=name)
     _bots_made += 1
     return bot, services.bot_token_issue(bot=bot)[1]
 
