@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -33,7 +34,6 @@ from games.services.playing import (
 )
 from games.services.publishing import Changes, follow_up
 from games.services.settlement import settle
-from ladders.bulk import bulk_insert
 
 logger = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ def _write_whole_match(match: Match, engine: EngineMatch, now: datetime) -> None
     every action.
     """
     games = engine.games
-    game_ids = bulk_insert(
+    game_ids = _bulk_insert(
         Game(match=match, status=Game.Status.FINISHED, finished_at=now),
         varying=_GAME_VARYING,
         rows=[
@@ -157,7 +157,7 @@ def _write_whole_match(match: Match, engine: EngineMatch, now: datetime) -> None
         ],
     )
     records = [(game_id, r) for game_id, g in zip(game_ids, games, strict=True) for r in g.deals]
-    deal_ids = bulk_insert(
+    deal_ids = _bulk_insert(
         Deal(game_id=game_ids[0], finished_at=now),
         varying=_DEAL_VARYING,
         rows=[
@@ -204,6 +204,52 @@ def _write_whole_match(match: Match, engine: EngineMatch, now: datetime) -> None
             lines.append(f"{deal_id}\t{ply}\t{seats[s]}{text}")
     with _copy_of_actions() as copy:
         copy.write("".join(lines))
+
+
+def _bulk_insert(
+    template: Model, *, varying: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> list[Any]:
+    """Insert one row per item of ``rows``: the template's values, except the ``varying``
+    fields (attnames), which take the item's values in that order. Returns the new ids.
+
+    On PostgreSQL one ``COPY``, the ids drawn from the table's sequence first; elsewhere
+    ``bulk_create``.
+    """
+    model = type(template)
+    meta = model._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.pk]
+    if connection.vendor != "postgresql":
+        base = {f.attname: getattr(template, f.attname) for f in fields}
+        objs = [model(**{**base, **dict(zip(varying, values, strict=True))}) for values in rows]
+        model._default_manager.bulk_create(objs)
+        return [obj.pk for obj in objs]
+    # Each column: the value every row shares, prepared once (the varying ones filled in).
+    shared = [
+        None if f.attname in varying else f.get_db_prep_save(f.pre_save(template, True), connection)
+        for f in fields
+    ]
+    slots = [next(i for i, f in enumerate(fields) if f.attname == name) for name in varying]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(c) for c in [meta.pk.column, *(f.column for f in fields)])
+    with connection.wrap_database_errors, connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [meta.db_table, meta.pk.column, len(rows)],
+        )
+        ids = [new_id for (new_id,) in cursor.fetchall()]
+        with cursor.cursor.copy(f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN") as copy:
+            for new_id, values in zip(ids, rows, strict=True):
+                row = list(shared)
+                for index, value in zip(slots, values, strict=True):
+                    field = fields[index]
+                    # Numbers and text go as they are; JSON and the like are prepared.
+                    row[index] = (
+                        value
+                        if value is None or isinstance(value, int | str)
+                        else field.get_db_prep_save(value, connection)
+                    )
+                copy.write_row([new_id, *row])
+    return ids
 
 
 #: The fields of a game and of a deal that differ from row to row, in the rows' order.
