@@ -16,8 +16,10 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import connection
+from django.db.backends.postgresql.base import ServerBindingCursor
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
+from psycopg import pq
 
 from accounts.models import Player
 from common.compiled import _cursor as statement_cursor
@@ -211,8 +213,11 @@ def leaderboard_values(
     offset = (page - 1) * page_size
     # One extra row says whether a next page exists, without counting.
     params += [page_size + 1, offset, ladder.pk]
-    # Prepared once per connection where the hot path's statements are (common.compiled).
+    # Prepared once per connection where the hot path's statements are (common.compiled),
+    # and then read in binary: no text to parse back into numbers and times.
     with statement_cursor(connection) as cursor:
+        if isinstance(cursor.cursor, ServerBindingCursor):
+            cursor.cursor.format = pq.Format.BINARY
         cursor.execute(_BOARD_SQL.format(filters=conditions), params)
         found = cursor.fetchall()
     has_next = len(found) > page_size
