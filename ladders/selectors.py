@@ -186,6 +186,24 @@ def _board_converters(connection: Any) -> list[tuple[int, list, Any]]:
     return found
 
 
+#: What of its ladder a leaderboard page reads: the eligibility rules, and the Glicko-2
+#: settings that grow a deviation with time away (``Ladder.glicko_config``).
+BOARD_LADDER_FIELDS = (
+    "leaderboard_min_matches",
+    "leaderboard_active_days",
+    "rating_system",
+    "initial_rating",
+    "glicko_deviation",
+    "glicko_volatility",
+    "glicko_tau",
+    "glicko_period_days",
+    "provisional_deviation",
+    "scoring",
+    "human_bot_factor",
+    "rating_floor",
+)
+
+
 def leaderboard_values(
     *,
     ladder: Ladder,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.translation import ngettext
@@ -19,6 +20,7 @@ from rest_framework.views import APIView
 
 from accounts.models import Player
 from common.api import PageNumberPagination, error_body
+from common.compiled import CompiledQuery
 from games.api import PlayerBriefSerializer
 from ladders import selectors
 from ladders.api.base import (
@@ -203,6 +205,13 @@ LeaderboardSerializer = inline_serializer(
 )
 
 
+#: A ladder with only what its leaderboard reads (compiled once).
+_BOARD_LADDER = CompiledQuery(
+    lambda pk: Ladder.objects.filter(pk=pk).order_by().only(*selectors.BOARD_LADDER_FIELDS),
+    -918_273_647,
+)
+
+
 def _board_row(rank: int, row: tuple, when: serializers.DateTimeField) -> dict[str, Any]:
     """A row of :func:`selectors.leaderboard_values` as :class:`BoardRowSerializer` shows it
     (``when`` shows ``last_active``)."""
@@ -245,7 +254,10 @@ class LeaderboardView(APIView):
 
     @extend_schema(parameters=[LeaderboardQuerySerializer], responses={200: LeaderboardSerializer})
     def get(self, request: Request, pk: int) -> Response:
-        ladder = ladder_or_404(pk)
+        try:
+            ladder = _BOARD_LADDER.get(pk)
+        except Ladder.DoesNotExist:
+            raise Http404 from None
         page = _page_only(request.query_params)
         page_size = settings.REST_FRAMEWORK["PAGE_SIZE"]
         filters = selectors.BoardFilters()

@@ -194,14 +194,19 @@ def test_a_page_is_what_the_row_serializer_shows_of_the_ratings(client):
 BOARD_QUERIES = 2
 
 
+@pytest.mark.parametrize("system", ["elo", "glicko2"])
 @pytest.mark.parametrize("params", [{}, {"page": 2}, {"page": 2, "page_size": 5, "kind": "human"}])
-def test_a_leaderboard_page_costs_two_queries(client, ladder, params):
-    seed_ratings(ladder, humans(30), [1400 + 7 * i for i in range(30)])
+def test_a_leaderboard_page_costs_two_queries(client, params, system):
+    ladder = make_ladder(rating_system=system)
+    rows = seed_ratings(ladder, humans(30), [1400 + 7 * i for i in range(30)])
+    if ladder.is_glicko:
+        Rating.objects.filter(pk__in=[r.pk for r in rows]).update(deviation=80, volatility=0.06)
     board(client, ladder, **params)
     with CaptureQueriesContext(connection) as queries:
         body = board(client, ladder, **params)
     assert len(queries) == BOARD_QUERIES, [q["sql"] for q in queries]
     assert body["results"]
+    assert all((r["deviation"] is None) != ladder.is_glicko for r in body["results"])
 
 
 def test_a_rated_match_shows_on_the_next_page_read(client, ladder, alice, bob):
