@@ -219,8 +219,8 @@ _VIEW_SETTERS = tuple(getattr(PlayerView, name).__set__ for name in PlayerView._
 
 def _new_view(values: tuple[Any, ...]) -> PlayerView:
     """A view from its field values in order: what ``PlayerView(...)`` builds (it has no
-    ``__post_init__``), without a frozen dataclass's keyword call and checked set a field,
-    since a bot match builds one a ply."""
+    ``__post_init__``), without the keyword call and the frozen dataclass's guarded setting
+    of each field, since a bot match builds one view a ply."""
     view = object.__new__(PlayerView)
     for set_field, value in zip(_VIEW_SETTERS, values, strict=True):
         set_field(view, value)
