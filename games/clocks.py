@@ -58,8 +58,11 @@ class TimeControl:
 
 
 def elapsed_ms(since: datetime, now: datetime) -> int:
-    """Whole milliseconds from ``since`` to ``now`` (negative if ``now`` is earlier)."""
-    return int((now - since).total_seconds() * 1000)
+    """Whole milliseconds from ``since`` to ``now`` (negative if ``now`` is earlier), counted
+    exactly: in whole microseconds, not through a float (4.039 s * 1000 is 4038.999...)."""
+    delta = now - since
+    micro = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+    return micro // 1000 if micro >= 0 else -(-micro // 1000)
 
 
 def remaining_ms(

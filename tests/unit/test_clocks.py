@@ -11,6 +11,7 @@ from games.clocks import (
     TimeControl,
     charge,
     deadline,
+    elapsed_ms,
     remaining_ms,
     timed_out,
     turn_remaining_ms,
@@ -85,3 +86,11 @@ def test_a_time_control_round_trips_through_its_dict():
     control = TimeControl(180, 2, turn_limit_seconds=30, pause_seconds=0)
 
     assert TimeControl.from_dict(control.as_dict()) == control
+
+
+@given(ms=st.integers(-(10**9), 10**9), micro=st.integers(0, 999))
+def test_elapsed_time_is_counted_in_whole_milliseconds_exactly(ms, micro):
+    # Through a float, 4,039 ms came out as 4,038 (4.039 * 1000 is 4038.999...).
+    sign = 1 if ms >= 0 else -1
+    assert elapsed_ms(T0, at(ms) + sign * timedelta(microseconds=micro)) == ms
+    assert elapsed_ms(T0, at(4039)) == 4039
