@@ -138,7 +138,7 @@ def game_view(
     if paused:
         data["pause"] = {
             "deadline": game.pause_deadline,
-            "remaining_ms": max(0, int((game.pause_deadline - now).total_seconds() * 1000)),
+            "remaining_ms": max(0, clocks.elapsed_ms(now, game.pause_deadline)),
             "continued": [bool(game.continued & 1), bool(game.continued & 2)],
         }
     if match.is_timed:
@@ -316,7 +316,7 @@ def clocks_from_log(*, game: Game) -> list[int] | None:
                     left[index], charged_at=charged, at=action.created_at
                 )
             else:
-                elapsed = int((action.created_at - charged).total_seconds() * 1000)
+                elapsed = clocks.elapsed_ms(charged, action.created_at)
                 left[index] = max(0, left[index] - max(0, elapsed) + action.lag_ms)
             charged = action.created_at
             if action.kind in TURN_ENDING:
