@@ -43,6 +43,10 @@ def dumps(data: Any) -> str:
     return json.dumps(data, cls=JSONEncoder, separators=(",", ":"), ensure_ascii=False)
 
 
+#: How often a push handed to the sockets' event loop checks that the loop still runs.
+HOME_CHECK_SECONDS = 0.25
+
+
 class InMemoryChannelLayer(_ChannelsInMemoryLayer):
     """Channels' in-memory layer, callable from any thread and counting what it drops.
 
@@ -61,9 +65,21 @@ class InMemoryChannelLayer(_ChannelsInMemoryLayer):
     async def _at_home(self, coroutine):
         home = self._home
         here = asyncio.get_running_loop()
-        if home is None or home is here or home.is_closed():
+        if home is None or home is here or home.is_closed() or not home.is_running():
             return await coroutine
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, home))
+        handed = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, home))
+        # A loop that stops before it runs what it was handed never answers: its sockets are
+        # gone with it, and the publisher must not wait for it (every later push would).
+        while True:
+            done, _pending = await asyncio.wait({handed}, timeout=HOME_CHECK_SECONDS)
+            if done:
+                return handed.result()
+            if home.is_closed() or not home.is_running():
+                handed.cancel()
+                coroutine.close()  # never started: the cancelled hand-over will not start it
+                stats["dropped"] += 1
+                logger.warning("the sockets' event loop stopped: a push was dropped")
+                return None
 
     async def send(self, channel, message):
         return await self._at_home(super().send(channel, message))
