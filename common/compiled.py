@@ -36,11 +36,11 @@ M = TypeVar("M", bound=Model)
 _INT64 = (-(2**63), 2**63 - 1)
 
 
-def _cursor(connection: Any):
-    """A cursor for one of this module's statements: Django's cursor wrapper (so the
-    statement is logged, wrapped and counted as any query is) around a server-side binding
-    psycopg cursor on PostgreSQL when the connection prepares statements, else Django's
-    own cursor."""
+def statement_cursor(connection: Any):
+    """A cursor for a statement of the hot path, whose SQL is the same on every call:
+    Django's cursor wrapper (so the statement is logged, wrapped and counted as any query
+    is) around a server-side binding psycopg cursor on PostgreSQL when the connection
+    prepares statements (it is then prepared once per connection), else Django's own."""
     if connection.vendor != "postgresql" or (
         connection.settings_dict.get("OPTIONS", {}).get("prepare_threshold") is None
     ):
@@ -148,7 +148,7 @@ class CompiledQuery(Generic[M]):
             return []  # no row has such an id (as Django answers a lookup out of range)
         plan = self._plan(using)
         connection = connections[using]
-        with _cursor(connection) as cursor:
+        with statement_cursor(connection) as cursor:
             cursor.execute(plan.sql, [values[i] for i in plan.slots])
             rows = cursor.fetchall()
         if plan.converters:
@@ -210,7 +210,7 @@ def update_row(obj: Model, field_names: Sequence[str] | None = None) -> None:
     was updated."""
     connection = connections[obj._state.db or "default"]
     sql, values = _update(obj, field_names, connection)
-    with _cursor(connection) as cursor:
+    with statement_cursor(connection) as cursor:
         cursor.execute(sql, values)
         if cursor.rowcount != 1:
             raise DatabaseError(f"{obj._meta.object_name} {obj.pk}: no row to update")
@@ -242,7 +242,7 @@ def insert_row(obj: Model) -> None:
     sent. A constraint broken is Django's IntegrityError, as with save()."""
     connection = connections[obj._state.db or "default"]
     sql, values = _insert(obj, connection)
-    with _cursor(connection) as cursor:
+    with statement_cursor(connection) as cursor:
         cursor.execute(sql, values)
 
 
@@ -276,7 +276,7 @@ def write_rows(
         steps = [f"w{n} AS ({part} RETURNING 1)" for n, part in enumerate(key)]
         counts = ", ".join(f"(SELECT count(*) FROM w{n})" for n in range(len(key)))
         sql = _WRITES[key] = f"WITH {', '.join(steps)} SELECT {counts}"
-    with _cursor(connection) as cursor:
+    with statement_cursor(connection) as cursor:
         cursor.execute(sql, [value for _sql, values in parts for value in values])
         counts = cursor.fetchone()
     for obj, written in zip(objects, counts, strict=True):

@@ -22,7 +22,7 @@ from django.utils import timezone
 from psycopg import pq
 
 from accounts.models import Player
-from common.compiled import _cursor as statement_cursor
+from common.compiled import statement_cursor
 from games.matchmaking import WindowPolicy
 from games.models import IN_PROGRESS, Match
 from ladders.models import (
