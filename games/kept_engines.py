@@ -47,12 +47,6 @@ def keep_on_commit(match_id: int, engine: EngineMatch) -> None:
     transaction.on_commit(lambda: keep(match_id, engine))
 
 
-def forget(match_id: int) -> None:
-    """Drop the engine kept for a match (it ended: no view needs it any more)."""
-    with _lock:
-        _kept.pop(match_id, None)
-
-
 def for_reading(match_id: int, state: dict) -> EngineMatch:
     """The engine of a match whose row holds ``state``, to read only: the one kept for it if
     its snapshot is that state, else decoded from ``state``."""
