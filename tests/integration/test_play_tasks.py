@@ -103,6 +103,22 @@ def a_move(view: dict) -> dict:
     return {"ply": view["ply"], **legal[0]}
 
 
+def wait_for_alices_turn(match: Match) -> Game:
+    """The match's game once Alice (player A) is to act in a deal, its turn clock running.
+
+    The bot may move first, and may even end the first deal (a knock on its first turn):
+    then the game waits in the pause between deals, with no turn deadline to run out, until
+    the pause's countdown starts the next deal.
+    """
+
+    def alices_turn() -> Game | None:
+        game = Game.objects.get(match=match, status=Game.Status.ACTIVE)
+        running = game.to_act == 0 and game.pause_deadline is None
+        return game if running and game.turn_deadline is not None else None
+
+    return wait_for(alices_turn, timeout=CAP_SECONDS)
+
+
 def test_a_bot_challenged_through_the_api_replies_to_each_move(celery_worker, alice, alice_client):
     bot = BotFactory(name="Gus", bot_strategy="greedy")
     response = alice_client.post("/api/matches", {"opponent": bot.pk}, format="json")
@@ -171,9 +187,7 @@ def test_beat_sweeps_an_expired_human_clock_within_seconds(celery_worker, celery
         best_of=1,
         time_control=services.TimeControl(base_seconds=600),  # too long for a countdown task
     )
-    game = match.games.get()
-    if game.to_act == 1:
-        wait_for(lambda: Game.objects.get(pk=game.pk).to_act == 0, timeout=CAP_SECONDS)
+    game = wait_for_alices_turn(match)
     Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now())
 
     # Nobody reads the game and no countdown is pending: only beat's sweep can settle it.
@@ -217,9 +231,7 @@ def test_a_match_lost_on_time_replays_from_its_log_to_the_state_kept_beside_it(
         best_of=1,
         time_control=services.TimeControl(base_seconds=600),
     )
-    game = match.games.get()
-    if game.to_act == 1:
-        wait_for(lambda: Game.objects.get(pk=game.pk).to_act == 0, timeout=CAP_SECONDS)
+    game = wait_for_alices_turn(match)
     Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now())
     assert sweep_clocks.delay().get(timeout=10) == 1
     match.refresh_from_db()
