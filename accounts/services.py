@@ -28,7 +28,7 @@ from accounts.language import mail_language
 from accounts.models import Player
 from accounts.selectors import player_name_taken, player_names
 from common.errors import ServiceError
-from common.sockets import sockets_sign_out
+from common.sockets import credential_id, sockets_credential_end, sockets_sign_out
 
 logger = logging.getLogger(__name__)
 
@@ -357,8 +357,7 @@ def sign_out_everywhere(*, user: AbstractBaseUser, keep_session: str | None = No
     Returns how many web sessions were ended. The session store (the database, as
     ``SESSION_ENGINE`` is Django's default) has no index by user, so every unexpired
     session is decoded to find the user's. Once this commits, every socket of the user is
-    closed (4401), and every socket checks its session or token again before each message
-    anyway.
+    closed (4401).
     """
     AuthToken.objects.filter(user=user).delete()
     Session = import_module(settings.SESSION_ENGINE).SessionStore.get_model_class()
@@ -370,6 +369,20 @@ def sign_out_everywhere(*, user: AbstractBaseUser, keep_session: str | None = No
     Session.objects.filter(pk__in=ended).delete()
     sockets_sign_out(user.pk)
     return len(ended)
+
+
+def token_deleted(sender, instance: AuthToken, **kwargs) -> None:
+    """Receiver of a token's deletion (signed out, revoked, expired, its account gone): the
+    sockets opened with it close (4401) once the deletion commits."""
+    sockets_credential_end(instance.user_id, credential_id(instance.digest))
+
+
+def session_signed_out(sender, request, user, **kwargs) -> None:
+    """Receiver of ``user_logged_out``: the sockets opened with the session signed out close
+    (4401) once it commits (a request signed in by a token has no session to end)."""
+    key = getattr(getattr(request, "session", None), "session_key", None)
+    if user is not None and key:
+        sockets_credential_end(user.pk, credential_id(key))
 
 
 def token_issue(*, user: AbstractBaseUser) -> tuple[AuthToken, str]:

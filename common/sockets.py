@@ -5,8 +5,11 @@ program sends ``Authorization: Token <token>`` on the handshake, the same sign-i
 REST API takes (checked by the class the setting ``SOCKET_AUTHENTICATION`` names: the REST
 API's). A bad token closes the socket with 4401. A socket without either is anonymous and may
 only watch what an anonymous client may read. A signed-in socket ends with its sign-in:
-signing out everywhere closes the user's sockets at once (:func:`sockets_sign_out`), and each
-message checks the token or session again first.
+signing out everywhere closes the user's sockets at once (:func:`sockets_sign_out`), signing
+one token or session out closes the sockets opened with it (:func:`sockets_credential_end`),
+and a socket checks its token or session again before a message once
+``SOCKET_SIGNIN_RECHECK_SECONDS`` have passed since the last check, or its token's expiry
+has (:func:`still_signed_in`): a revocation whose push was lost is noticed that late.
 
 A browser always sends ``Origin`` on a WebSocket handshake, and the session cookie rides on
 it, so a handshake from a page of another origin than the site's own (scheme, host and
@@ -30,6 +33,7 @@ services raise, is written in it.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import threading
 import time
@@ -52,7 +56,7 @@ from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import AnonymousUser
 from django.http.request import split_domain_port, validate_host
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 from rest_framework.exceptions import AuthenticationFailed
@@ -200,19 +204,40 @@ def _token_authentication():
     return import_string(settings.SOCKET_AUTHENTICATION)
 
 
-def _token_user(token: bytes):
-    """The user a token signs in, as the REST API's token authentication says (sync)."""
-    user, _token = _token_authentication()().authenticate_credentials(token)
-    return user
+def _token_user(token: bytes) -> tuple[Any, Any]:
+    """The user a token signs in and the stored token, as the REST API's token
+    authentication says (sync; AuthenticationFailed if it signs nobody in)."""
+    return _token_authentication()().authenticate_credentials(token)
+
+
+def credential_id(secret: str) -> str:
+    """A short name for one sign-in credential, which the socket opened with it and whatever
+    ends it both compute: for a token its stored digest, for a session its key. A revocation
+    names the sockets it closes by this, so no secret travels on the channel layer."""
+    return hashlib.sha256(secret.encode()).hexdigest()[:32]
+
+
+def _trust(scope, expiry) -> None:
+    """Note on the socket's scope that its sign-in was checked now: it holds until
+    ``SOCKET_SIGNIN_RECHECK_SECONDS`` pass or ``expiry`` (the token's, or None) does."""
+    scope["signin_trusted_until"] = time.monotonic() + settings.SOCKET_SIGNIN_RECHECK_SECONDS
+    scope["signin_expiry"] = expiry
+
+
+def signin_trusted(scope) -> bool:
+    """Whether the socket's last check of its sign-in still stands (no database work)."""
+    if scope.get("signin_trusted_until", 0.0) <= time.monotonic():
+        return False
+    expiry = scope.get("signin_expiry")
+    return expiry is None or expiry > timezone.now()
 
 
 @database_sync_to_async
-def _user_for_token(token: bytes):
+def _user_for_token(token: bytes) -> tuple[Any, Any] | None:
     try:
-        user = _token_user(token)
+        return _token_user(token)
     except AuthenticationFailed:
         return None
-    return user
 
 
 class TokenAuthMiddleware(BaseMiddleware):
@@ -222,12 +247,16 @@ class TokenAuthMiddleware(BaseMiddleware):
         header = dict(scope.get("headers", [])).get(b"authorization")
         if header is not None:
             scheme, _space, token = header.partition(b" ")
-            user = None
+            signed_in = None
             if scheme.lower() == b"token" and token.strip():
-                user = await _user_for_token(token.strip())
+                signed_in = await _user_for_token(token.strip())
+            user, stored = signed_in or (None, None)
             scope = dict(
                 scope, user=user or AnonymousUser(), auth_failed=user is None, token=token.strip()
             )
+            if stored is not None:
+                scope["credential"] = credential_id(stored.digest)
+                _trust(scope, stored.expiry)
         return await super().__call__(scope, receive, send)
 
 
@@ -272,29 +301,50 @@ def sockets_sign_out(user_id: int) -> None:
     publish_on_commit(signin_group(user_id), {"type": "sockets.signed_out"})
 
 
+def sockets_credential_end(user_id: int, credential: str) -> None:
+    """Close the user's sockets opened with one credential (4401), once the surrounding
+    transaction commits: a token signed out or deleted, a session signed out.
+    ``credential`` is :func:`credential_id` of the token's digest or the session's key."""
+    publish_on_commit(
+        signin_group(user_id), {"type": "sockets.credential_ended", "credential": credential}
+    )
+
+
 def still_signed_in(scope) -> bool:
     """Whether the credential the socket opened with still holds (call from sync code).
 
-    A socket outlives the sign-in it was opened with: before each move the token (revoked?
-    expired?) or the session (signed out? expired?) is checked again, so signing out or a
-    revoked token also stops a socket that is already open.
+    A socket outlives the sign-in it was opened with. Its revocations are pushed to it
+    (:func:`sockets_sign_out`, :func:`sockets_credential_end`); besides, once
+    ``SOCKET_SIGNIN_RECHECK_SECONDS`` have passed since the last check, or the token's
+    expiry has, the token (revoked? expired?) or the session (signed out? expired?) is
+    checked again here, so a revocation whose push was lost stops the socket too.
     """
     user = scope.get("user")
     if user is None or not user.is_authenticated:
         return False
+    if signin_trusted(scope):
+        return True
     token = scope.get("token")
     if token is not None:
         try:
-            again = _token_user(token)
+            again, stored = _token_user(token)
         except AuthenticationFailed:
             return False
-        return again.pk == user.pk
+        if again.pk != user.pk:
+            return False
+        scope["credential"] = credential_id(stored.digest)
+        _trust(scope, stored.expiry)
+        return True
     session = scope.get("session")
     key = getattr(session, "session_key", None)
     if not key:
         return False
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
-    return store.get(SESSION_KEY) == str(user.pk)
+    if store.get(SESSION_KEY) != str(user.pk):
+        return False
+    scope["credential"] = credential_id(key)
+    _trust(scope, None)
+    return True
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -445,6 +495,11 @@ class JsonSocket(AsyncWebsocketConsumer):
             return socket_language(self.scope, with_account=False)
 
     async def websocket_connect(self, message):
+        if self.user.is_authenticated and "credential" not in self.scope:
+            key = getattr(self.scope.get("session"), "session_key", None)
+            if key:  # signed in by its session just now (Channels' auth middleware)
+                self.scope["credential"] = credential_id(key)
+                _trust(self.scope, None)
         self._allowance = float(2 * settings.SOCKET_RATE_PER_SECOND)
         self._allowance_at = time.monotonic()
         self._cap_keys = []
@@ -522,13 +577,20 @@ class JsonSocket(AsyncWebsocketConsumer):
 
     async def sockets_signed_out(self, event: dict) -> None:
         """The user's sign-ins have ended (:func:`sockets_sign_out`): close with 4401."""
+        self.scope["signin_trusted_until"] = 0.0  # nothing more is taken on its word
         await self.send_error("not_authenticated", _("your sign-in has ended: sign in again"))
         await self.close(code=CLOSE_UNAUTHENTICATED)
+
+    async def sockets_credential_ended(self, event: dict) -> None:
+        """One credential of the user has ended (:func:`sockets_credential_end`): close with
+        4401 if this socket was opened with it."""
+        if event.get("credential") == self.scope.get("credential"):
+            await self.sockets_signed_out(event)
 
     async def _still_signed_in(self) -> bool:
         """Whether a signed-in socket's credential still holds (an anonymous one has none to
         lose); if not, say so and close with 4401."""
-        if not self.user.is_authenticated:
+        if not self.user.is_authenticated or signin_trusted(self.scope):
             return True
         try:
             valid = await socket_db(still_signed_in)(self.scope)
@@ -578,6 +640,8 @@ class JsonSocket(AsyncWebsocketConsumer):
         return None
 
     async def receive(self, text_data=None, bytes_data=None):
+        if getattr(self, "_closing", False):
+            return  # closed from this end: what the client sent meanwhile is not acted on
         size = len(text_data.encode()) if text_data is not None else len(bytes_data or b"")
         wait = self._throttled()
         if wait is not None:

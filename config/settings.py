@@ -319,6 +319,10 @@ SOCKET_MAX_PER_USER = env_int("SOCKET_MAX_PER_USER", 16, minimum=0)
 # Threads of a web process that do its sockets' database work (moves, views on connect).
 # 0: Channels' default, one thread.
 SOCKET_DB_THREADS = env_int("SOCKET_DB_THREADS", 4, minimum=0)
+# How long a socket trusts the last check of its sign-in. Revocations are pushed to the
+# sockets they end (common.sockets); this bounds how late one whose push was lost (the channel
+# layer down) is noticed. 0: every message checks the token or session again.
+SOCKET_SIGNIN_RECHECK_SECONDS = env_int("SOCKET_SIGNIN_RECHECK_SECONDS", 60, minimum=0)
 # The class that checks a socket's "Authorization: Token <token>" (common/sockets.py): the
 # REST API's token authentication, so a socket and a request sign in with the same tokens.
 SOCKET_AUTHENTICATION = "accounts.auth.TokenAuthentication"

@@ -104,22 +104,26 @@ def test_a_view_costs_two_queries(timed_duel, django_assert_num_queries):
         assert move(mover, game, seen["ply"], pick(seen["legal_actions"], rng, seen["hand"]))
 
 
-#: A move on the table socket, the socket's database call (games.consumers._move): the token
-#: checked again, the savepoint (2), the match locked, the game read under the lock, the
-#: action written, the game and match saved. (On PostgreSQL the three writes are one
-#: statement: tests/integration/test_play_prepared.py.)
-SOCKET_MOVE_QUERIES = 8
+#: A move on the table socket, the socket's database call (games.consumers._move): the
+#: savepoint (2), the match locked, the game read under the lock, the action written, the
+#: game and match saved. Its token is not read again: it was checked as the socket opened,
+#: and its revocation is pushed to the socket (common.sockets.still_signed_in). (On
+#: PostgreSQL the three writes are one statement: tests/integration/test_play_prepared.py.)
+SOCKET_MOVE_QUERIES = 7
 
 
 def test_a_socket_move_costs_a_bounded_number_of_queries(
     timed_duel, alice, bob, django_assert_max_num_queries
 ):
+    from common.sockets import still_signed_in
     from games.consumers import _move
     from tests.live import token_for
 
     match, clients = timed_duel
     players = {0: alice, 1: bob}
     scopes = {i: {"user": p.user, "token": token_for(p).encode()} for i, p in players.items()}
+    for scope in scopes.values():
+        assert still_signed_in(scope)  # as the socket's handshake checks its token
     rng = random.Random(6)
     moved = 0
     for number in range(12):

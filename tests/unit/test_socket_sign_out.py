@@ -1,15 +1,20 @@
 """Open sockets end with the sign-in: signing out everywhere, a new password (changed or
-reset) and a deleted account close the user's sockets (4401) at once, and every message on
-a signed-in socket checks first that its token or session still holds."""
+reset) and a deleted account close the user's sockets (4401) at once; signing one token or
+session out closes the sockets opened with it; and a socket whose revocation was not pushed
+to it checks its token or session again once ``SOCKET_SIGNIN_RECHECK_SECONDS`` have passed."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth.tokens import default_token_generator
+from django.contrib.sessions.models import Session
 from django.test import Client
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from games import services
@@ -162,15 +167,66 @@ def test_another_users_sockets_stay_open(alice, bob, game):
 
 
 @pytest.mark.parametrize("path", ["table", "me"])
-def test_every_message_checks_the_token_first(alice, game, path):
-    """A token revoked on its own (``/api/auth/logout``) closes no socket by itself: the
-    next message does."""
+def test_signing_one_token_out_closes_its_sockets_at_once_and_no_others(alice, game, path):
+    """A token revoked on its own (``/api/auth/logout``) closes the sockets opened with it,
+    without their asking; a socket of the same user opened with another token stays open."""
     client, token = api_client("alice")
+    _, other_token = api_client("alice")
+
+    async def scenario():
+        table, me = await sockets_of(token, game)
+        other_table, other_me = await sockets_of(other_token, game)
+        socket, other = (table, other_table) if path == "table" else (me, other_me)
+        assert (await db(client.post)("/api/auth/logout")).status_code == 204
+        await closed_now(socket)
+        await other.send({"type": "sync"})
+        assert (await other.receive())["type"] in {"view", "summary"}
+        for still_open in (other_table, other_me):
+            await still_open.close()
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("path", ["table", "me"])
+def test_a_token_gone_without_its_push_is_refused_at_the_next_check(alice, game, path, settings):
+    """The push of a revocation can be lost (the channel layer down): a socket checks its
+    token again once ``SOCKET_SIGNIN_RECHECK_SECONDS`` have passed, and is refused then."""
+    settings.SOCKET_SIGNIN_RECHECK_SECONDS = 0  # every message checks, as after the interval
+    _client, token = api_client("alice")
+
+    def delete_without_signals() -> int:
+        tokens = AuthToken.objects.filter(user=alice.user)
+        return tokens._raw_delete(tokens.db)  # no post_delete: nothing is pushed
 
     async def scenario():
         table, me = await sockets_of(token, game)
         socket = table if path == "table" else me
-        assert (await db(client.post)("/api/auth/logout")).status_code == 204
+        assert await db(delete_without_signals)() == 1
+        await socket.send({"type": "sync"})
+        refused = await socket.receive()
+        assert refused["type"] == "error" and refused["code"] == "not_authenticated"
+        assert (await socket.receive("closed"))["code"] == 4401
+
+    run(scenario)
+
+
+def test_a_socket_trusts_its_sign_in_until_the_recheck_interval(alice, game, settings):
+    """Between checks a message costs no database work for the sign-in: a token deleted
+    without its push still answers until the interval has passed, then is refused."""
+    settings.SOCKET_SIGNIN_RECHECK_SECONDS = 1
+    _client, token = api_client("alice")
+
+    def delete_without_signals() -> int:
+        tokens = AuthToken.objects.filter(user=alice.user)
+        return tokens._raw_delete(tokens.db)
+
+    async def scenario():
+        socket = await Socket.open(f"/ws/games/{game.pk}", token=token)
+        await socket.receive("view")
+        assert await db(delete_without_signals)() == 1
+        await socket.send({"type": "sync"})
+        assert (await socket.receive())["type"] == "view"
+        await asyncio.sleep(1.1)
         await socket.send({"type": "sync"})
         refused = await socket.receive()
         assert refused["type"] == "error" and refused["code"] == "not_authenticated"
@@ -180,6 +236,7 @@ def test_every_message_checks_the_token_first(alice, game, path):
 
 
 def test_a_session_socket_ends_with_its_session(alice, game):
+    """Signing a session out closes the sockets opened with it at once."""
     browser = Client()
     browser.force_login(alice.user)
     cookie = f"sessionid={browser.cookies['sessionid'].value}".encode()
@@ -191,6 +248,26 @@ def test_a_session_socket_ends_with_its_session(alice, game):
         await socket.send({"type": "sync"})
         assert (await socket.receive())["type"] == "view"
         await db(browser.logout)()
+        await closed_now(socket)
+
+    run(scenario)
+
+
+def test_a_session_gone_without_its_push_is_refused_at_the_next_check(alice, game, settings):
+    settings.SOCKET_SIGNIN_RECHECK_SECONDS = 0
+    browser = Client()
+    browser.force_login(alice.user)
+    key = browser.cookies["sessionid"].value
+    cookie = f"sessionid={key}".encode()
+
+    def delete_without_signals() -> int:
+        sessions = Session.objects.filter(pk=key)
+        return sessions._raw_delete(sessions.db)
+
+    async def scenario():
+        socket = await Socket.open(f"/ws/games/{game.pk}", headers=[(b"cookie", cookie)])
+        await socket.receive("view")
+        assert await db(delete_without_signals)() == 1
         await socket.send({"type": "sync"})
         refused = await socket.receive()
         assert refused["type"] == "error" and refused["code"] == "not_authenticated"
