@@ -21,7 +21,9 @@ beat), in three parts:
    for bots only (one game to 100, 30 s a game, no increment), rejoin its queue after each
    match, for ``--ladder-seconds``. Printed: matches finished a minute; stream gaps (a
    ``game_state`` whose ``seq`` is not one more than the last, i.e. a lost push the server
-   repaired, and silences of more than two keep-alive periods); reconnections; forfeits, and
+   repaired, and the server's silences of more than two keep-alive periods: the time the
+   runner spends on a line, such as the queue POST it makes, is left out); reconnections;
+   forfeits, and
    among the timeouts those that were not real (the loser's client had spent less than the
    budget on move in that game).
 3. **The peers' adapters on the ladder.** OpenSpiel's simple bot and RLCard's novice agent,
@@ -118,7 +120,6 @@ def watched_classes():
                     self.longest_silence = max(self.longest_silence, now - last)
                     if now - last > 2 * KEEPALIVE:
                         self.silences += 1
-                last = now
                 if line is not None and line.get("type") == "game_full":
                     seq = line["view"]["seq"]
                 elif line is not None and line.get("type") == "game_state":
@@ -127,6 +128,10 @@ def watched_classes():
                             self.gaps += 1
                     seq = line["seq"]
                 yield line
+                # The server's silence is timed from here: the time the runner spends on
+                # a line (a POST it makes before reading on) is the client's, not the
+                # stream's.
+                last = time.monotonic()
 
     class TimedRunner(Runner):
         """Times each move: from the view read off the stream to the move's answer."""

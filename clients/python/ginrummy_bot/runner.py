@@ -42,6 +42,7 @@ class Runner:
         self.playing: dict[int, threading.Thread] = {}
         self.finished: list[dict[str, Any]] = []  # game_finish lines, as they came
         self._lock = threading.Lock()
+        self._queue_lock = threading.Lock()
 
     # --- the event stream -----------------------------------------------------------------
 
@@ -58,7 +59,7 @@ class Runner:
         for event in events:
             if first:  # connected: a match the queue pairs now reaches this stream
                 first = False
-                self.join_queue()
+                self.join_queue_soon()
             if self.stopped.is_set():
                 return
             if event is not None:
@@ -83,9 +84,31 @@ class Runner:
                 event.get("games_won"),
             )
             self.finished.append(event)
-            self.join_queue()
+            self.join_queue_soon()
         elif kind == "challenge_canceled":
             logger.info("challenge %s %s", event["match"], event.get("status"))
+
+    def join_queue_soon(self) -> None:
+        """Join :attr:`ladder`'s queue on a thread of its own, trying again after a dropped
+        connection: the event stream goes on being read meanwhile (a slow answer must not
+        hold its lines back, nor a timed-out one drop it)."""
+        if self.ladder is None:
+            return
+        threading.Thread(target=self._join_queue_retrying, name="queue", daemon=True).start()
+
+    def _join_queue_retrying(self) -> None:
+        with self._queue_lock:  # one join at a time
+            wait, longest = self.backoff
+            while not self.stopped.is_set():
+                try:
+                    self.join_queue()
+                    return
+                except (requests.RequestException, OSError) as error:
+                    logger.warning("joining ladder %s dropped (%s); again in %.0f s",
+                                   self.ladder, error, wait)  # fmt: skip
+                if self.stopped.wait(wait):
+                    return
+                wait = min(longest, wait * 2)
 
     def join_queue(self) -> bool:
         """Join :attr:`ladder`'s queue, if any; False when refused (waiting, playing)."""
