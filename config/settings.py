@@ -698,6 +698,11 @@ CELERY_TASK_MAX_REDELIVERIES = env_int("CELERY_TASK_MAX_REDELIVERIES", 5, minimu
 # once a second; see common/embedded.py. Distributed, beat runs the same schedule
 # (config.celery sets beat_schedule from it).
 EMBEDDED_CLOCK_SWEEP = env_bool("EMBEDDED_CLOCK_SWEEP", True)
+# A change queues a countdown task to its game's deadline (games.settle_clock, a shortcut)
+# only when the deadline is at most this many seconds away: the clocks' sweep (every second)
+# settles every deadline anyway, and a farther one nearly always moves first (the player
+# moves), so its countdown would cost a task for nothing. 0: no countdowns.
+CLOCK_COUNTDOWN_SECONDS = env_int("CLOCK_COUNTDOWN_SECONDS", 10, minimum=0)
 
 # --- Webhooks -------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from common.enqueue import shortcut_on_commit, task_on_commit
@@ -88,7 +89,10 @@ def follow_up(match: Match, changes: Changes) -> None:
     if to_act.is_bot and not game.paused:
         task_on_commit("games.bot_move", match.pk, match.ply)
     elif deadline is not None:
-        # Only a shortcut: the sweeper settles it anyway (common.enqueue leaves it to the
+        # Only a shortcut: the sweeper settles it anyway, within a second, so it is sent for
+        # a near deadline only (CLOCK_COUNTDOWN_SECONDS; common.enqueue also leaves it to the
         # sweeper where that is cheaper, or where the countdown would outlast the broker).
         delay = (deadline - timezone.now()).total_seconds()
-        shortcut_on_commit("games.settle_clock", (match.pk,), countdown=max(0.0, delay) + 0.05)
+        if delay <= settings.CLOCK_COUNTDOWN_SECONDS:
+            countdown = max(0.0, delay) + 0.05
+            shortcut_on_commit("games.settle_clock", (match.pk,), countdown=countdown)

@@ -345,3 +345,29 @@ def test_a_match_decided_by_a_timeout_says_so(alice, bob):
     from games.selectors import match_log
 
     assert EngineMatch.replay(match_log(match=match)).snapshot() == match.state
+
+
+@pytest.mark.parametrize(("base", "sent"), [(600, False), (5, True)])
+def test_a_countdown_is_sent_for_a_near_deadline_only(
+    alice, bob, settings, monkeypatch, django_capture_on_commit_callbacks, base, sent
+):
+    """A move sends its game's countdown (a shortcut to the deadline) only when the deadline
+    is at most ``CLOCK_COUNTDOWN_SECONDS`` away; the sweep settles a farther one."""
+    from games.services import publishing
+
+    settings.CLOCK_COUNTDOWN_SECONDS = 10
+    settings.CELERY_EMBEDDED = False  # workers take the countdowns
+    sent_countdowns = []
+    monkeypatch.setattr(
+        publishing,
+        "shortcut_on_commit",
+        lambda name, args=(), countdown=None: sent_countdowns.append((name, args, countdown)),
+    )
+    match = timed_duel(alice, bob, base=base, increment=0)
+    act(match, "pass", active_game(match).turn_began_at + T)  # the first turn's upcard
+
+    # The match's start sends one for the first turn, the move one for the next.
+    countdowns = [c for c in sent_countdowns if c[0] == "games.settle_clock"]
+    assert len(countdowns) == (2 if sent else 0)
+    for _name, args, countdown in countdowns:
+        assert args == (match.pk,) and 0 < countdown <= base + 1.1
