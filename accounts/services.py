@@ -385,6 +385,14 @@ def session_signed_out(sender, request, user, **kwargs) -> None:
         sockets_credential_end(user.pk, credential_id(key))
 
 
+def session_deleted(sender, instance, **kwargs) -> None:
+    """Receiver of a web session's deletion (signed out everywhere, expired and cleared, or
+    removed by hand): the sockets opened with it close (4401) once the deletion commits."""
+    user_id = instance.get_decoded().get(SESSION_KEY)  # {} for data the store cannot read
+    if user_id is not None and str(user_id).isdigit():
+        sockets_credential_end(int(user_id), credential_id(instance.session_key))
+
+
 def token_issue(*, user: AbstractBaseUser) -> tuple[AuthToken, str]:
     """A new sign-in token for the user: the stored record and the secret (shown only once).
 

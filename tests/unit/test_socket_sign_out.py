@@ -253,6 +253,23 @@ def test_a_session_socket_ends_with_its_session(alice, game):
     run(scenario)
 
 
+def test_a_session_deleted_on_the_server_closes_its_sockets_at_once(alice, game):
+    """A session that ends on the server without a sign-out (expired and cleared, removed
+    by hand) closes the sockets opened with it too."""
+    browser = Client()
+    browser.force_login(alice.user)
+    key = browser.cookies["sessionid"].value
+    cookie = f"sessionid={key}".encode()
+
+    async def scenario():
+        socket = await Socket.open(f"/ws/games/{game.pk}", headers=[(b"cookie", cookie)])
+        await socket.receive("view")
+        await db(lambda: Session.objects.filter(pk=key).delete())()
+        await closed_now(socket)
+
+    run(scenario)
+
+
 def test_a_session_gone_without_its_push_is_refused_at_the_next_check(alice, game, settings):
     settings.SOCKET_SIGNIN_RECHECK_SECONDS = 0
     browser = Client()
