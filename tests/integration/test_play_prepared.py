@@ -93,3 +93,43 @@ def test_one_write_of_several_rows_writes_all_or_nothing(alice, bob):
     with pytest.raises(IntegrityError), transaction.atomic():
         write_rows([row], [(game, None)])  # the ply is logged already
     assert active_game(match).ply == 0
+
+
+#: Statements of a move on the table socket on PostgreSQL (games.consumers._move): BEGIN, the
+#: match locked, the game read under the lock, the one write, COMMIT. The socket's token was
+#: checked as it opened; its revocation is pushed to it (common.sockets.still_signed_in).
+SOCKET_MOVE_STATEMENTS = 5
+
+
+def test_a_socket_moves_statements_on_postgresql(alice, bob):
+    from common.sockets import still_signed_in
+    from games.consumers import _move
+
+    match = services.match_create(player_a=alice, player_b=bob, seed=7, best_of=1, target=100)
+    players = {0: alice, 1: bob}
+    scopes = {
+        index: {"user": player.user, "token": token_for(player.user.username).encode()}
+        for index, player in players.items()
+    }
+    for scope in scopes.values():
+        assert still_signed_in(scope)  # as the socket's handshake checks its token
+    clients = {}
+    for index, player in players.items():
+        clients[index] = APIClient()
+        clients[index].credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user.username)}")
+    rng = random.Random(7)
+    counted = []
+    for number in range(20):
+        game = active_game(match)
+        index = game.to_act
+        seen = view(clients[index], game)
+        action = pick(seen["legal_actions"], rng, seen["hand"])
+        message = {"type": "move", "id": f"m{number}", "ply": seen["ply"], "action": action}
+        with CaptureQueriesContext(connection) as queries:
+            answer = _move(game.pk, players[index], message, 0, scopes[index])
+        assert answer["type"] == "ack", answer
+        if action["type"] not in ("knock", "gin", "big_gin"):
+            counted.append([q["sql"][:60] for q in queries.captured_queries])
+    assert counted and {len(c) for c in counted} == {SOCKET_MOVE_STATEMENTS}, counted[0]
+    match.refresh_from_db()
+    assert EngineMatch.replay(selectors.match_log(match=match)).snapshot() == match.state
