@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from urllib.parse import unquote, urlparse
 
@@ -116,9 +117,23 @@ class Socket:
             await self.communicator.send_to(text_data=json.dumps(message))
 
     async def receive(self, kind: str | None = None, *, timeout: float = WAIT) -> dict:
-        """The next message (of ``kind``, if given), passing over background ones."""
+        """The next message (of ``kind``, if given), passing over background ones.
+
+        ``timeout`` bounds the whole wait, not each message: the sockets' own pings come
+        every few seconds, and a wait renewed by each of them would never end."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
         while True:
-            raw = await self.communicator.receive_output(timeout=timeout)
+            left = deadline - loop.time()
+            try:
+                if left <= 0:
+                    raise TimeoutError
+                raw = await self.communicator.receive_output(timeout=left)
+            except TimeoutError:
+                seen = ", ".join(_brief(m) for m in self.seen[-8:]) or "nothing"
+                raise TimeoutError(
+                    f"no {kind or 'message'} within {timeout} s; last received: {seen}"
+                ) from None
             if raw["type"] == "websocket.close":
                 return {"type": "closed", "code": raw.get("code")}
             message = json.loads(raw["text"])
@@ -138,6 +153,12 @@ class Socket:
 
     async def close(self) -> None:
         await self.communicator.disconnect()
+
+
+def _brief(message: dict) -> str:
+    """A message in a few words, for a test's failure: its type and sequence number."""
+    seq = message.get("seq", message.get("id", ""))
+    return f"{message.get('type')}{'#' if seq != '' else ''}{seq}"
 
 
 def published() -> None:

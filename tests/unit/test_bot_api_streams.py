@@ -63,10 +63,16 @@ class Stream:
         raw, _, self.buffer = self.buffer.partition(b"\n")
         return json.loads(raw) if raw.strip() else None
 
-    async def event(self, timeout: float = 5):
-        """The next line that is not a keep-alive."""
+    async def event(self, timeout: float = 15):
+        """The next line that is not a keep-alive, within ``timeout`` in all (keep-alives
+        come more often than that: a wait renewed by each would never end)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
         while True:
-            line = await self.line(timeout)
+            left = deadline - loop.time()
+            if left <= 0:
+                raise TimeoutError(f"no event within {timeout} s, only keep-alives")
+            line = await self.line(left)
             if line is not None:
                 return line
 
