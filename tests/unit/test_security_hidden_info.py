@@ -44,7 +44,9 @@ _names = count()
 
 
 def play_moves(match: Match, players: dict, moves: int, rng) -> None:
-    """Play up to ``moves`` quick legal moves of the humans (bots answer in-process)."""
+    """Play up to ``moves`` quick legal moves of the humans (bots answer in-process); fewer
+    if a deal ends in a pause (a knock as early as the second move of a deal: the player to
+    act then has no move until both continue)."""
     for _ in range(moves):
         match.refresh_from_db()
         if match.status != Match.Status.ACTIVE:
@@ -53,6 +55,8 @@ def play_moves(match: Match, players: dict, moves: int, rng) -> None:
         actor = players.get(game.to_act)
         if actor is None:
             return  # a bot's turn that did not come (not in embedded mode)
+        if game.paused:
+            return
         view = selectors.game_view(game=game, viewer=actor)
         action = EngineAction.from_json(pick(view["legal_actions"], rng, view["hand"]))
         services.action_submit(game_id=game.pk, player=actor, ply=game.ply, action=action)
