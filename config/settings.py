@@ -244,7 +244,7 @@ if REDIS_URL:
     # Shared by every web process, so throttling counts across gunicorn workers.
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "common.cache.RedisCache",  # Django's, its clients kept
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "ginrummy",
         }
