@@ -73,6 +73,12 @@ class InMemoryChannelLayer(_ChannelsInMemoryLayer):
         while True:
             done, _pending = await asyncio.wait({handed}, timeout=HOME_CHECK_SECONDS)
             if done:
+                if handed.cancelled():
+                    # The loop cancelled it as it shut down (its tasks are cancelled then):
+                    # its sockets are going, and the cancellation is not the publisher's.
+                    stats["dropped"] += 1
+                    logger.warning("the sockets' event loop shut down: a push was dropped")
+                    return None
                 return handed.result()
             if home.is_closed() or not home.is_running():
                 handed.cancel()
@@ -117,7 +123,10 @@ class _Publisher:
             self._queue = asyncio.Queue()
             self._loop = loop
             ready.set()
-            loop.run_until_complete(self._drain())
+            try:
+                loop.run_until_complete(self._drain())
+            finally:
+                loop.close()  # a publisher that ended is started again by the next put
 
         threading.Thread(target=run, name="live-publisher", daemon=True).start()
         ready.wait()
@@ -133,7 +142,9 @@ class _Publisher:
                 if layer is not None:
                     await layer.group_send(group, message)
                     stats["published"] += 1
-            except Exception:  # Redis down: the sockets resync; never stop the publisher
+            except (Exception, asyncio.CancelledError):
+                # Redis down, or a send cancelled where it was handed: the sockets resync;
+                # never stop the publisher (no push of this process would go out again).
                 stats["publish_failed"] += 1
                 logger.warning("push to %s failed", group, exc_info=True)
             finally:
