@@ -1,7 +1,9 @@
-"""The bulk write of a bot match's actions (COPY on PostgreSQL) round-trips every column."""
+"""The bulk write of a bot match's actions (COPY on PostgreSQL) round-trips every column,
+and the action log's keys hold without constraints of the database."""
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError
 from django.utils import timezone
 
 from games import services
@@ -45,3 +47,24 @@ def test_copy_keeps_one_action_per_ply():
     with pytest.raises(IntegrityError), transaction.atomic():
         write_actions([row, row], timezone.now())
     assert not Action.objects.exists()
+
+
+def test_the_action_log_keys_hold_without_database_constraints():
+    """The action table's keys are not foreign-key constraints of PostgreSQL (a check per row
+    written): Django's ``on_delete`` keeps them. A deleted match takes its actions with it,
+    and a player who has moved cannot be deleted."""
+    a, b = BotFactory(bot_strategy="greedy"), BotFactory(bot_strategy="greedy")
+    match = services.match_create(player_a=a, player_b=b, best_of=1, start=False)
+    assert services.match_play_bots(match_id=match.pk)
+    actions = Action.objects.filter(deal__game__match=match)
+    assert actions.count() == Match.objects.get(pk=match.pk).ply > 0
+    assert set(actions.values_list("player_id", flat=True)) == {a.pk, b.pk}
+    with pytest.raises(ProtectedError) as refused, transaction.atomic():
+        a.delete()
+    assert any(isinstance(row, Action) for row in refused.value.protected_objects)
+    assert actions.count() > 0
+    Match.objects.filter(pk=match.pk).delete()
+    assert not Game.objects.filter(match_id=match.pk).exists()
+    assert not Deal.objects.filter(game__match_id=match.pk).exists()
+    # Every action of the match went with its deal: none is left pointing at nothing.
+    assert not Action.objects.exclude(deal_id__in=Deal.objects.values("pk")).exists()
