@@ -31,10 +31,11 @@ _kept: OrderedDict[int, tuple[Any, EngineMatch]] = OrderedDict()
 _lock = threading.Lock()
 
 
-def keep(match_id: int, engine: EngineMatch) -> None:
-    """Keep ``engine`` as match ``match_id``'s, with the snapshot it gives now. The caller
-    hands it over: nothing may change it afterwards."""
-    entry = (engine.snapshot(), engine)
+def keep(match_id: int, engine: EngineMatch, snapshot: dict | None = None) -> None:
+    """Keep ``engine`` as match ``match_id``'s, with the snapshot it gives now (``snapshot``
+    if the caller has it already). The caller hands both over: nothing may change them
+    afterwards."""
+    entry = (engine.snapshot() if snapshot is None else snapshot, engine)
     with _lock:
         _kept[match_id] = entry
         _kept.move_to_end(match_id)
@@ -42,9 +43,9 @@ def keep(match_id: int, engine: EngineMatch) -> None:
             _kept.popitem(last=False)
 
 
-def keep_on_commit(match_id: int, engine: EngineMatch) -> None:
+def keep_on_commit(match_id: int, engine: EngineMatch, snapshot: dict | None = None) -> None:
     """:func:`keep` once the surrounding transaction commits (nothing if it rolls back)."""
-    transaction.on_commit(lambda: keep(match_id, engine))
+    transaction.on_commit(lambda: keep(match_id, engine, snapshot))
 
 
 def for_reading(match_id: int, state: dict) -> EngineMatch:

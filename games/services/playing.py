@@ -221,7 +221,7 @@ def state_save(
     else:
         write_rows(log or (), [(game, None), (match, PLAY_FIELDS)])
         # The views that follow this change render from this engine (games.kept_engines).
-        keep_on_commit(match.pk, engine)
+        keep_on_commit(match.pk, engine, match.state)
     changes.saved(match, engine)
 
 
