@@ -49,7 +49,7 @@ from accounts.live import player_group
 from accounts.models import BotStream, Player
 from bots.events import active_games, event_lines, game_start_line, pending_lines, show_up
 from common.api import OUTAGE_ERRORS, error_body, unavailable_response
-from common.live import dumps
+from common.json_codec import dumps_bytes
 from common.sockets import group_join, group_leave, socket_db
 from games import delivery
 from games import live as game_live
@@ -73,7 +73,7 @@ def _refuse(status: int, detail: str, code: str) -> JsonResponse:
 
 
 def _line(data: dict) -> bytes:
-    return (dumps(data) + "\n").encode()
+    return dumps_bytes(data) + b"\n"
 
 
 # --- who is asking ----------------------------------------------------------------------------

@@ -23,6 +23,7 @@ module              holds
 ``health``          ``/api/health``: the database and the broker, answered within 0.6 s
 ``csp``             the Content-Security-Policy middleware
 ``compiled``        the hot path's querysets, UPDATEs and INSERTs compiled to SQL once a process
+``json_codec``      the hot path's JSON (pushes, answers, the JSON columns of play) by orjson
 ==================  ===========================================================================
 
 The apps import it; it imports no app and nothing of ``config`` (the wiring), and reads

@@ -19,7 +19,6 @@ layer made safe to call from any thread (its queues belong to the server's event
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 import time
@@ -30,7 +29,8 @@ from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer as _ChannelsInMemoryLayer
 from channels.layers import get_channel_layer
 from django.db import transaction
-from rest_framework.utils.encoders import JSONEncoder
+
+from common import json_codec
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ stats: Counter[str] = Counter()
 
 def dumps(data: Any) -> str:
     """JSON as the REST API renders it (datetimes in ISO 8601, compact)."""
-    return json.dumps(data, cls=JSONEncoder, separators=(",", ":"), ensure_ascii=False)
+    return json_codec.dumps(data)
 
 
 #: How often a push handed to the sockets' event loop checks that the loop still runs.

@@ -516,7 +516,8 @@ REST_FRAMEWORK = {
     # Anonymous users read public data only.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_RENDERER_CLASSES": [
-        "rest_framework.renderers.JSONRenderer",
+        # DRF's JSON renderer, written by orjson (common/json_codec.py).
+        "common.json_codec.JSONRenderer",
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
     # JSON bodies only: one format to validate and document (the pages send JSON too).

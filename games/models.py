@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from accounts.models import Player
+from common.json_codec import JSONField
 from games import clocks
 
 
@@ -83,7 +84,7 @@ class Match(models.Model):
         Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.CHALLENGE)
-    rules = models.JSONField(help_text=_("Every option of the engine's RuleSet."))
+    rules = JSONField(help_text=_("Every option of the engine's RuleSet."))
     best_of = models.PositiveSmallIntegerField(default=5)
     target = models.PositiveIntegerField(default=250)
     # Time control: no base time means untimed.
@@ -116,7 +117,7 @@ class Match(models.Model):
     end_reason = models.CharField(max_length=12, choices=EndReason.choices, blank=True)
     end_detail = models.CharField(max_length=300, blank=True)
     # The engine's snapshot of the match in play (a cache of the log) and its move count.
-    state = models.JSONField(null=True, blank=True, editable=False)
+    state = JSONField(null=True, blank=True, editable=False)
     ply = models.PositiveIntegerField(default=0, help_text=_("Moves made in the whole match."))
     start_deadline = models.DateTimeField(
         null=True, blank=True, help_text=_("Tournament matches: players must show up by then.")
@@ -253,7 +254,7 @@ class Game(models.Model):
     to_act = models.PositiveSmallIntegerField(null=True, blank=True)
     score_a = models.IntegerField(default=0, help_text=_("Hand points so far (first game)."))
     score_b = models.IntegerField(default=0)
-    results = models.JSONField(default=list, help_text=_("Finished games' scores, in order."))
+    results = JSONField(default=list, help_text=_("Finished games' scores, in order."))
     winner_index = models.PositiveSmallIntegerField(null=True, blank=True)
     forfeit_by = models.PositiveSmallIntegerField(null=True, blank=True)
     forfeit_reason = models.CharField(max_length=300, blank=True)
@@ -348,7 +349,7 @@ class Deal(models.Model):
         default=0, help_text=_("Seat s is played by player s ^ swap (duplicate deals).")
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
-    outcome = models.JSONField(null=True, blank=True)
+    outcome = JSONField(null=True, blank=True)
     termination = models.CharField(max_length=10, blank=True)
     winner_index = models.PositiveSmallIntegerField(null=True, blank=True)
     points = models.PositiveIntegerField(default=0)
@@ -398,7 +399,7 @@ class Action(models.Model):
     )
     kind = models.CharField(max_length=16)
     card = models.CharField(max_length=2, blank=True)
-    melds = models.JSONField(null=True, blank=True)
+    melds = JSONField(null=True, blank=True)
     auto = models.BooleanField(default=False, help_text=_("Made by the clock's autoplay."))
     # Database defaults too: the bulk writer (COPY) names only the columns it fills.
     lag_ms = models.PositiveIntegerField(

@@ -68,3 +68,22 @@ def test_the_action_log_keys_hold_without_database_constraints():
     assert not Deal.objects.filter(game__match_id=match.pk).exists()
     # Every action of the match went with its deal: none is left pointing at nothing.
     assert not Action.objects.exclude(deal_id__in=Deal.objects.values("pk")).exists()
+
+
+def test_the_engine_state_reads_back_from_jsonb_as_stored():
+    """The JSON columns of play are written and read with orjson: on PostgreSQL's jsonb
+    every value comes back as it went in, those orjson refuses (an integer beyond 64 bits)
+    through the standard library, and the column still answers lookups into it."""
+    a, b = BotFactory(bot_strategy="greedy"), BotFactory(bot_strategy="greedy")
+    state = {"seed": 2**62 + 5, "deal": {"actions": ["draw_stock", "discard TS"]}, "x": [1.5]}
+    huge = {"n": 2**70, "t": "\u00e9\u2028", "1": None}
+    match = services.match_create(player_a=a, player_b=b, start=False)
+    Match.objects.filter(pk=match.pk).update(state=state)
+    match.state = huge
+    match.save(update_fields=["state"])
+    assert Match.objects.get(pk=match.pk).state == huge
+    match.state = state
+    match.save(update_fields=["state"])
+    assert Match.objects.get(pk=match.pk).state == state
+    assert Match.objects.filter(state__seed=2**62 + 5).get().pk == match.pk
+    assert Match.objects.filter(state__deal__actions__1="discard TS").exists()
