@@ -144,10 +144,11 @@ def play_one_turn(page) -> None:
 
 
 @contextmanager
-def browsing(browser, live, user, size):
-    """A page at one of :data:`SIZES`, signed in as ``user`` (None: nobody); fails on a
-    script error or a failed request."""
-    context = browser.new_context(base_url=live, **SIZES[size])
+def browsing(browser, live, user=None, size="desktop", **options):
+    """A page at one of :data:`SIZES`, signed in as ``user`` (None: nobody), with the
+    browser context's other ``options`` (a colour scheme, say); fails on a script error or
+    a failed request."""
+    context = browser.new_context(base_url=live, **SIZES[size], **options)
     context.set_default_timeout(15_000)
     page = context.new_page()
     errors: list[str] = []

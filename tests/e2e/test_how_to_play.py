@@ -22,13 +22,8 @@ from games.engine import (
 )
 from games.engine.game import Game
 from ladders import services as ladder_services
-from tests.e2e.helpers import header_link, sign_in
+from tests.e2e.helpers import SIZES, header_link, sign_in
 from tests.factories import BotFactory, PlayerFactory
-
-SIZES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 
 
 @pytest.fixture(params=list(SIZES))

@@ -15,14 +15,9 @@ from accounts.services import bot_register
 from games import services
 from games.models import Action, Game, Match
 from ladders import services as ladder_services
-from tests.e2e.helpers import play_one_turn, sign_in, wait_for_my_turn
+from tests.e2e.helpers import SIZES, play_one_turn, sign_in, wait_for_my_turn
 from tests.factories import BotFactory, PlayerFactory
 from tournaments import services as tournament_services
-
-SIZES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 
 
 @pytest.fixture(params=list(SIZES))

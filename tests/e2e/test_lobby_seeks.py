@@ -13,13 +13,8 @@ from playwright.sync_api import expect
 
 from games import seeks
 from games.models import Match, Seek
-from tests.e2e.helpers import sign_in
+from tests.e2e.helpers import SIZES, sign_in
 from tests.factories import PlayerFactory
-
-SIZES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 
 
 @pytest.fixture(params=list(SIZES))

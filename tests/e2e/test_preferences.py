@@ -7,7 +7,6 @@ the current move."""
 from __future__ import annotations
 
 import random
-from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import expect
@@ -17,14 +16,17 @@ from games import services
 from games.engine.actions import Action
 from games.models import Game
 from games.selectors import game_view
-from tests.e2e.helpers import click_and_wait, play_one_turn, ply, sign_in, wait_for_my_turn
+from tests.e2e.helpers import (
+    browsing,
+    click_and_wait,
+    play_one_turn,
+    ply,
+    sign_in,
+    wait_for_my_turn,
+)
 from tests.factories import BotFactory, PlayerFactory
 from tests.play import active_game, play_out
 
-SIZES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 LIGHT_BG = "rgb(244, 241, 234)"  # --bg of the light theme
 DARK_BG = "rgb(19, 22, 20)"  # --bg of the dark theme
 
@@ -54,23 +56,6 @@ def bob(transactional_db):
 @pytest.fixture
 def greta(transactional_db):
     return BotFactory(name="Greta (greedy)", bot_strategy="greedy")
-
-
-@contextmanager
-def browsing(browser, live, user=None, size="desktop", **options):
-    """A page at one of :data:`SIZES` (signed in as ``user``); fails on a script error."""
-    context = browser.new_context(base_url=live, **SIZES[size], **options)
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    try:
-        if user is not None:
-            sign_in(context, live, user)
-        yield page
-        assert not errors, f"script errors: {errors}"
-    finally:
-        context.close()
 
 
 def background(page) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from contextlib import contextmanager
 
 import pytest
 from django.utils import timezone
@@ -18,40 +17,13 @@ from games import services
 from games.models import Deal, Game, Match
 from ladders import services as ladder_services
 from ladders.models import Rating
-from tests.e2e.helpers import open_event, sign_in
+from tests.e2e.helpers import browsing, open_event
 from tests.factories import BotFactory, PlayerFactory
 from tournaments import services as tournament_services
-
-SIZES = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 
 
 def shot(screenshots, name: str, size: str) -> str:
     return str(screenshots / (f"{name}.png" if size == "desktop" else f"{name}-phone.png"))
-
-
-@contextmanager
-def browsing(browser, live, user, size):
-    """A page at one of :data:`SIZES` (signed in as ``user`` unless None); fails on a
-    script error, an error in the console or a failed request."""
-    context = browser.new_context(base_url=live, **SIZES[size])
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.on(
-        "response", lambda r: problems.append(f"{r.status} {r.url}") if r.status >= 400 else None
-    )
-    try:
-        if user is not None:
-            sign_in(context, live, user)
-        yield page
-        assert not problems, f"errors on the page: {problems}"
-    finally:
-        context.close()
 
 
 def inside_width(page, locator) -> None:
