@@ -13,6 +13,8 @@ already keeps one cache object per thread.
 
 from __future__ import annotations
 
+import threading
+
 from django.core.cache.backends.redis import RedisCache as _DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient as _DjangoRedisCacheClient
 
@@ -23,14 +25,22 @@ class RedisCacheClient(_DjangoRedisCacheClient):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[int, object] = {}
+        self._lock = threading.Lock()
 
     def get_client(self, key=None, *, write=False):
-        """The client of the pool Django picks for this call (the write server, or a read
-        replica), made on first use and kept."""
-        pool = self._get_connection_pool(write)
-        client = self._clients.get(id(pool))  # the pool is kept in self._pools: ids stay
+        """The client of the server Django picks for this call (the write server, or a read
+        replica), made with its pool on first use and kept.
+
+        Made under a lock: Django makes a server's pool on first use without one, so threads
+        starting together could each make a pool (and a client) of the same server."""
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
         if client is None:
-            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+            with self._lock:
+                client = self._clients.get(index)
+                if client is None:
+                    pool = self._get_connection_pool(write)
+                    client = self._clients[index] = self._client(connection_pool=pool)
         return client
 
 

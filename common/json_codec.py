@@ -80,11 +80,13 @@ class JSONRenderer(renderers.JSONRenderer):
         return text
 
 
-def _db_dumps(value: Any) -> bytes:
+def _db_dumps(value: Any) -> str:
+    # Text, as json.dumps gives: code that writes the column itself (a COPY) takes the
+    # wrapper's dumps as Django's.
     try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except orjson.JSONEncodeError:
-        return json.dumps(value).encode()
+        return json.dumps(value)
 
 
 class JSONField(models.JSONField):

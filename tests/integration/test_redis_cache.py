@@ -4,6 +4,7 @@ redis-py client of each connection pool kept instead of made again for every cal
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 
 import pytest
@@ -53,11 +54,22 @@ def test_a_cache_keeps_one_client_and_answers_as_djangos(prefix):
     assert client.connection_pool is ours._cache._pools[0]
 
 
-def test_threads_sharing_the_client_each_get_their_own_answers(prefix):
+def test_threads_sharing_the_client_each_get_their_own_answers(prefix, monkeypatch):
     cache = cache_on_redis(prefix)
     failures: list[str] = []
+    # Making a pool takes a while: threads starting together all ask for the first one.
+    make_pool = cache._cache._pool_class.from_url
+
+    def slow_pool(*args, **kwargs):
+        time.sleep(0.05)
+        return make_pool(*args, **kwargs)
+
+    monkeypatch.setattr(cache._cache._pool_class, "from_url", slow_pool)
+
+    clients: set[int] = set()
 
     def work(n: int) -> None:
+        clients.add(id(cache._cache.get_client(write=True)))
         for i in range(200):
             key = f"k{n}-{i}"
             cache.set(key, (n, i), timeout=60)
@@ -70,4 +82,6 @@ def test_threads_sharing_the_client_each_get_their_own_answers(prefix):
     for thread in threads:
         thread.join()
     assert failures == []
-    assert len(cache._cache._clients) == 1
+    # One pool and one client for the one server, however many threads asked at once.
+    assert len(clients) == 1
+    assert cache._cache.get_client(write=True).connection_pool is cache._cache._pools[0]
