@@ -37,7 +37,7 @@ Every decision with more than one sensible answer is searched by *determinizatio
    test (a close call: any lead, by default), the two are played out on ``extra_samples``
    more samples (the same cards for both) and tested again on all of theirs: the rollouts
    go to the decisions in doubt, not to candidates already far behind, and with them a
-   lower ``z`` (1.5) gained points.
+   lower ``z`` (1.75) gained points.
 
 Candidates: both answers of a draw or an offer; for a discard, the expert's best
 ``max_candidates`` discards by its own score, plus its best knock when a knock is legal.
@@ -470,19 +470,15 @@ class MasterBot(ExpertBot):
     description = "samples the hidden cards and plays each choice out: the strongest house bot"
 
     #: Samples of the hidden cards per decision (every candidate is played out on each).
-    #: 96 and a ``z`` of 1.5 measured +2.8 points a deal over the expert against OpenSpiel's
-    #: simple bot on 200 fresh deal seeds, where 48 and 1.75 measured +2.3 and 144 (with
-    #: 144 more for a close call) +1.4 to +2.0: within the noise (+-1.9) of each other.
-    samples: int = 96
+    samples: int = 48
     #: Discards searched (the expert's best by its own score).
     max_search_candidates: int = 4
     #: Keep the expert's choice unless another beats it by more than ``margin`` points
     #: and by more than ``z`` standard errors of the paired differences.  With a close
     #: call's extra samples a lower ``z`` measured better (2.5, 2.0, 1.75 and 1.5: +1.8,
-    #: +3.3, +4.0 and +4.4 points a deal over the expert against OpenSpiel's simple bot,
-    #: on 48 samples).
+    #: +3.3, +4.0 and +4.4 points a deal over the expert against OpenSpiel's simple bot).
     margin: float = 0.5
-    z: float = 1.5
+    z: float = 1.75
     #: A close call (the best other candidate ahead of the expert's choice by more than
     #: ``margin`` and ``extend_z`` standard errors, but not ``z``) plays both out on
     #: ``extra_samples`` more samples before the test (0: never).  With ``extend_z`` 0
