@@ -10,7 +10,7 @@ work in a fraction of the time. What it produces is what the API has always sent
 - compact, UTF-8, dict keys that are not strings written as strings (as :mod:`json` does);
 - datetimes, dates, times, decimals, UUIDs, lazy translations and the like through DRF's
   own encoder (``rest_framework.utils.encoders.JSONEncoder``), so a datetime keeps DRF's
-  form (milliseconds, ``Z`` for UTC) rather than orjson's;
+  form (``Z`` for UTC) rather than orjson's (``+00:00``);
 - in answers to HTTP requests, U+2028 and U+2029 escaped, as DRF's renderer does.
 
 Anything orjson refuses (an integer beyond 64 bits, a lone surrogate in a string) is
